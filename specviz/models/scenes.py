@@ -1,0 +1,124 @@
+"""The embedded `scenes` backend: the trained Target + VQ decoder behind the model boundary (models/base.py)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from PIL import Image
+
+from specviz.models.base import Prefilled
+from specviz.scenes import data
+from specviz.scenes.target import Target, TargetConfig
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+
+
+@dataclass
+class ScenesState:
+    kv: list                    # per layer (k, v), each (B, heads, Tmax, dh); B = 2 with CFG (cond, uncond), else 1
+    length: int                 # committed rows
+    cfg: float
+    rows: int = field(default=1)
+
+
+class ScenesModel:
+    """Model boundary over a `Target` (and optionally a VQ decoder for pixels)."""
+
+    def __init__(self, target: Target, vq=None, name: str = "scenes"):
+        self.target = target.eval()
+        self.vq = vq.eval() if vq is not None else None
+        self.name = name
+        c: TargetConfig = target.cfg
+        self.grid = (c.grid, c.grid)
+        self.codebook_size = c.codes
+        self.hidden_size = c.dim
+        self._tril = torch.ones(256, 256, dtype=torch.bool).tril()
+
+    @classmethod
+    def load(cls, assets: Path | str = ASSETS) -> "ScenesModel":
+        from specviz.scenes.train import load_target, load_vq
+        assets = Path(assets)
+        missing = [n for n in ("target.safetensors", "vq.safetensors") if not (assets / n).exists()]
+        if missing:
+            raise FileNotFoundError(f"{', '.join(missing)} not found in {assets}; "
+                                    "train them with `python -m specviz train all`")
+        return cls(load_target(assets / "target.safetensors"), load_vq(assets / "vq.safetensors"))
+
+    # -- boundary -------------------------------------------------------------------------------------------------
+    @torch.inference_mode()
+    def prefill(self, prompt: str | list[int], cfg_scale: float) -> Prefilled:
+        cap = data.parse_prompt(prompt) if isinstance(prompt, str) else list(prompt)
+        rows = [cap] if cfg_scale == 1.0 else [cap, data.null_tokens()]
+        caption = torch.tensor(rows)
+        state = ScenesState(self.target.new_cache(len(rows)), 0, float(cfg_scale), len(rows))
+        n = caption.shape[1]
+        h = self.target.attend(self.target.embed_caption(caption), self._tril[:n, :n], state.kv, 0)
+        state.length = n
+        logits, hidden = self._out(h[:, -1:], state)
+        return Prefilled(state, logits[0], hidden[0])
+
+    @torch.inference_mode()
+    def forward(self, state: ScenesState, tokens: torch.Tensor, positions: torch.Tensor,
+                tree_mask: torch.Tensor | None = None):
+        n, t = len(tokens), state.length
+        inner = self._tril[:n, :n] if tree_mask is None else tree_mask
+        mask = torch.cat([torch.ones(n, t, dtype=torch.bool), inner], 1)                 # (N, T+N)
+        x = self.target.embed_image(tokens, positions).unsqueeze(0).expand(state.rows, -1, -1)
+        h = self.target.attend(x, mask, state.kv, t)                                      # (rows, N, d)
+        return self._out(h, state)
+
+    @torch.inference_mode()
+    def commit(self, state: ScenesState, kept: torch.Tensor) -> None:
+        k, t = len(kept), state.length
+        if k and not torch.equal(kept, torch.arange(k)):                                 # tree path: compact
+            src = t + kept
+            for kc, vc in state.kv:
+                kc[:, :, t:t + k] = kc[:, :, src]
+                vc[:, :, t:t + k] = vc[:, :, src]
+        state.length = t + k
+
+    def _out(self, h: torch.Tensor, state: ScenesState):
+        logits = self.target.head(h).float()                                              # (rows, N, V)
+        if state.rows == 2:
+            c, u = logits[0], logits[1]
+            logits = (u + state.cfg * (c - u)).unsqueeze(0)
+        return logits[0], h[0].float()
+
+    # -- extras for drafters, rules and rendering -----------------------------------------------------------------
+    def code_vectors(self) -> torch.Tensor:
+        if self.vq is not None:
+            return self.vq.code_vectors().detach()
+        return torch.nn.functional.normalize(self.target.img_emb.weight.detach(), dim=1)
+
+    @torch.inference_mode()
+    def embed_tokens(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.target.img_emb(tokens)
+
+    @torch.inference_mode()
+    def output_head(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.target.head(hidden).float()
+
+    @torch.inference_mode()
+    def decode_image(self, tokens: torch.Tensor) -> Image.Image:
+        gh, gw = self.grid
+        tokens = torch.as_tensor(tokens).view(1, gh, gw)
+        if self.vq is None:                                    # tiny test models: a fixed palette per code
+            pal = np.random.default_rng(0).integers(0, 256, (self.codebook_size, 3), dtype=np.uint8)
+            return Image.fromarray(pal[tokens[0].numpy()]).resize((gw * 4, gh * 4), Image.NEAREST)
+        from specviz.scenes.vq import to_uint8
+        return Image.fromarray(to_uint8(self.vq.decode(tokens))[0].numpy())
+
+
+def tiny(codes: int = 6, grid: int = 2, seed: int = 0, dim: int = 32, sharpen: float = 3.0) -> ScenesModel:
+    """A tiny random target for tests (no VQ): `sharpen` scales the head so laws are peaked, not uniform."""
+    torch.manual_seed(seed)
+    t = Target(TargetConfig(codes=codes, grid=grid, dim=dim, layers=2, heads=2))
+    for p in t.parameters():
+        if p.dim() > 1:
+            torch.nn.init.normal_(p, std=0.3)
+    with torch.no_grad():
+        t.pos_emb.normal_(0, 0.5)
+        t.head.weight.mul_(sharpen)
+    return ScenesModel(t, None, name="tiny")

@@ -1,0 +1,199 @@
+"""Training of the embedded `scenes` stack: tokenizer -> scorer -> target -> drafter.
+
+Every stage is deterministic given its seed, resumable (a safetensors checkpoint in the work directory every few
+hundred steps) and writes its final weights to assets/ plus a JSON record used by the model card.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from specviz import ckpt
+from specviz.scenes import data
+from specviz.scenes.target import Target, TargetConfig
+from specviz.scenes.vq import VQVAE, to_tensor
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+WORK = Path(__file__).resolve().parents[2] / ".cache" / "train"
+BF16 = dict(device_type="cpu", dtype=torch.bfloat16)
+
+
+def _lr(step: int, total: int, peak: float, warmup: int = 200, floor: float = 0.1) -> float:
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    t = (step - warmup) / max(1, total - warmup)
+    return peak * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * min(1.0, t))))
+
+
+def _record(stage: str, info: dict):
+    p = ASSETS / "training.json"
+    rec = json.loads(p.read_text()) if p.exists() else {}
+    rec[stage] = info
+    p.write_text(json.dumps(rec, indent=2))
+
+
+def _resume(name: str, model, opt) -> tuple[int, float]:
+    path = WORK / f"{name}.safetensors"
+    if path.exists():
+        meta = ckpt.load(path, model, opt)
+        return meta["step"], meta["seconds"]
+    return 0, 0.0
+
+
+def _loop(name: str, model, opt, steps: int, peak_lr: float, step_fn, every: int = 250, log=None):
+    """Shared resumable loop: step_fn(step) -> (loss tensor, postfix dict)."""
+    start, seconds = _resume(name, model, opt)
+    bar = tqdm(range(start, steps), initial=start, total=steps, desc=name, mininterval=5)
+    t0 = time.time()
+    for step in bar:
+        for g in opt.param_groups:
+            g["lr"] = _lr(step, steps, peak_lr)
+        loss, post = step_fn(step)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        bar.set_postfix(loss=f"{loss.item():.4f}", **post)
+        if (step + 1) % every == 0 or step + 1 == steps:
+            ckpt.save(WORK / f"{name}.safetensors", model,
+                      {"step": step + 1, "seconds": seconds + time.time() - t0}, opt)
+            if log:
+                log(step + 1)
+    return seconds + time.time() - t0
+
+
+# ---------------------------------------------------------------- tokenizer
+def load_vq(path=None) -> VQVAE:
+    vq = VQVAE()
+    ckpt.load(path or ASSETS / "vq.safetensors", vq)
+    return vq.eval()
+
+
+@torch.no_grad()
+def vq_psnr(vq: VQVAE, n: int = 1000, seed: int = 12345) -> dict:
+    rng = np.random.default_rng(seed)
+    imgs, _ = data.batch(rng, n, held_out=True)
+    x = to_tensor(imgs)
+    mse, used = [], torch.zeros(vq.codes)
+    for i in range(0, n, 100):
+        codes, _ = vq.encode(x[i:i + 100])
+        rec = vq.decode(codes).clamp(-1, 1)
+        mse.append(((rec - x[i:i + 100]) * 127.5).pow(2).mean((1, 2, 3)))
+        used += torch.bincount(codes.flatten(), minlength=vq.codes)
+    mse = torch.cat(mse)
+    p = used / used.sum()
+    return {"psnr_db": float((10 * torch.log10(255.0 ** 2 / mse)).mean()),
+            "codes_used": int((used > 0).sum()), "perplexity": float(torch.exp(-(p[p > 0] * p[p > 0].log()).sum()))}
+
+
+def train_tokenizer(steps: int = 2400, batch: int = 32, seed: int = 0):
+    torch.manual_seed(seed)
+    vq = VQVAE()
+    opt = torch.optim.Adam(vq.parameters(), lr=1e-3)
+    rng = np.random.default_rng(seed)
+
+    def step_fn(step):
+        imgs, _ = data.batch(rng, batch)
+        x = to_tensor(imgs)
+        with torch.autocast(**BF16):
+            out, codes, commit, codebook = vq(x)
+        rec = F.mse_loss(out.float(), x)
+        if step % 50 == 0:
+            with torch.no_grad():
+                _, z = vq.encode(x)
+            vq.revive_dead_codes(codes, z.float())
+        else:
+            vq.usage.mul_(0.99).add_(torch.bincount(codes.flatten(), minlength=vq.codes).float(), alpha=0.01)
+        return rec + codebook.float() + 0.25 * commit.float(), {"rec": f"{rec.item():.4f}"}
+
+    secs = _loop("vq", vq, opt, steps, 1e-3, step_fn)
+    vq.eval()
+    ckpt.save(ASSETS / "vq.safetensors", vq, {"codes": vq.codes, "dim": vq.dim})
+    q = vq_psnr(vq)
+    _record("tokenizer", {"steps": steps, "batch": batch, "seconds": round(secs), **q,
+                          "params": sum(p.numel() for p in vq.parameters())})
+    print("tokenizer:", q)
+
+
+# ---------------------------------------------------------------- target
+def caption_batch(caps: np.ndarray, rng: np.random.Generator, p_all: float = 0.1, p_field: float = 0.1) -> torch.Tensor:
+    """Caption tokens (B, 5) with classifier-free-guidance dropout: whole caption, and each field on its own."""
+    null = np.array(data.null_tokens())
+    drop = (rng.random(caps.shape) < p_field) | (rng.random((len(caps), 1)) < p_all)
+    return torch.from_numpy(np.where(drop, null[None], caps))
+
+
+def code_pool(vq: VQVAE, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """n training scenes encoded once: captions (n, 5) and codes (n, G*G); cached in the work directory."""
+    path = WORK / f"pool_{n}_{seed}.safetensors"
+    if path.exists():
+        from safetensors.torch import load_file
+        t = load_file(str(path))
+        return t["caps"], t["codes"]
+    rng = np.random.default_rng(seed)
+    caps, codes = [], []
+    with torch.no_grad():
+        for _ in tqdm(range(0, n, 256), desc="encode pool", mininterval=5):
+            imgs, sc = data.batch(rng, 256)
+            codes.append(vq.encode(to_tensor(imgs))[0].flatten(1).short())
+            caps.append(torch.tensor([s.tokens() for s in sc], dtype=torch.int16))
+    caps, codes = torch.cat(caps)[:n], torch.cat(codes)[:n]
+    from safetensors.torch import save_file
+    WORK.mkdir(parents=True, exist_ok=True)
+    save_file({"caps": caps, "codes": codes}, str(path))
+    return caps, codes
+
+
+def train_target(steps: int = 6000, batch: int = 32, seed: int = 0, cfg: TargetConfig = TargetConfig(),
+                 pool: int = 65536):
+    torch.manual_seed(seed)
+    vq = load_vq()
+    model = Target(cfg)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.95), weight_decay=0.05)
+    pool_caps, pool_codes = code_pool(vq, pool, seed + 1)
+    rng = np.random.default_rng(seed + 1)
+    vrng = np.random.default_rng(999)
+    vimgs, vsc = data.batch(vrng, 256, held_out=True)
+    with torch.no_grad():
+        vcodes = vq.encode(to_tensor(vimgs))[0].flatten(1)
+    vcap = torch.tensor([s.tokens() for s in vsc])
+    history = []
+
+    def step_fn(step):
+        idx = torch.from_numpy(rng.integers(0, len(pool_codes), batch))
+        codes = pool_codes[idx].long()
+        cap = caption_batch(pool_caps[idx].numpy(), rng)
+        with torch.autocast(**BF16):
+            logits, _ = model(cap, codes)
+        loss = F.cross_entropy(logits.float().flatten(0, 1), codes.flatten())
+        return loss, {}
+
+    @torch.no_grad()
+    def log(step):
+        model.eval()
+        with torch.autocast(**BF16):
+            logits, _ = model(vcap, vcodes)
+        ce = F.cross_entropy(logits.float().flatten(0, 1), vcodes.flatten()).item()
+        model.train()
+        history.append((step, round(ce, 4)))
+        tqdm.write(f"target step {step}: held-out CE {ce:.4f} nats/token")
+
+    secs = _loop("target", model, opt, steps, 1e-3, step_fn, log=log)
+    ckpt.save(ASSETS / "target.safetensors", model, {"config": cfg.to_dict()})
+    _record("target", {"steps": steps, "batch": batch, "seconds": round(secs), "config": cfg.to_dict(),
+                       "params": sum(p.numel() for p in model.parameters()), "heldout_ce_history": history})
+
+
+def load_target(path=None) -> Target:
+    path = path or ASSETS / "target.safetensors"
+    meta = ckpt.read_meta(path)
+    model = Target(TargetConfig(**meta["config"]))
+    ckpt.load(path, model)
+    return model.eval()
