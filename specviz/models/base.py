@@ -6,7 +6,9 @@ Conventions
   tokens[i] in its own path. `Prefilled.logits` is the law for position 0.
 - The committed KV rows are never touched by `forward`: new tokens go to a scratch region after them and become
   part of the cache only through `commit(state, kept)`, which keeps the listed scratch rows (a root-to-node path,
-  in order). Rejection therefore can never corrupt later steps.
+  in order). Rejection therefore can never corrupt later steps. Every `forward` is followed by exactly one
+  `commit` (possibly with an empty `kept`) before the next `forward`, so a backend may also append the scratch rows
+  to a growing cache in `forward` and compact/crop them in `commit`.
 - Logits are float32, CFG already mixed (u + s (c - u)); temperature / top-k / top-p belong to the sampler.
 - Hidden states are the final-norm states of the conditional row, one per fed token.
 """
