@@ -60,7 +60,7 @@ def _loop(name: str, model, opt, steps: int, peak_lr: float, step_fn, every: int
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        bar.set_postfix(loss=f"{loss.item():.4f}", **post)
+        bar.set_postfix(loss=f"{loss.item():.4f}", **post, refresh=False)
         if (step + 1) % every == 0 or step + 1 == steps:
             ckpt.save(WORK / f"{name}.safetensors", model,
                       {"step": step + 1, "seconds": seconds + time.time() - t0}, opt)
@@ -197,3 +197,61 @@ def load_target(path=None) -> Target:
     model = Target(TargetConfig(**meta["config"]))
     ckpt.load(path, model)
     return model.eval()
+
+
+# ---------------------------------------------------------------- scorer
+def _augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Light, label-preserving augmentation of (B, 3, H, W) in [-1, 1]: a mild blur on some images (generated
+    scenes are a little soft), small per-image brightness/contrast jitter and pixel noise. No flips or crops:
+    position is a label and the moon's crescent is not mirror-symmetric."""
+    b = len(x)
+    blur = F.avg_pool2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), 3, stride=1)
+    w = (torch.rand(b, 1, 1, 1, generator=g) < 0.3) * torch.rand(b, 1, 1, 1, generator=g) * 0.7
+    x = x * (1 - w) + blur * w
+    x = x * (1 + 0.06 * (torch.rand(b, 1, 1, 1, generator=g) - 0.5)) + 0.06 * (torch.rand(b, 1, 1, 1, generator=g) - 0.5)
+    x = x + torch.randn(x.shape, generator=g) * (0.04 * torch.rand(b, 1, 1, 1, generator=g))
+    return x.clamp(-1, 1)
+
+
+def _labels(scenes) -> torch.Tensor:
+    return torch.tensor([[getattr(s, f) for f in data.FIELD_NAMES] for s in scenes])
+
+
+@torch.no_grad()
+def scorer_accuracy(model, n: int = 1000, seed: int = 12345) -> dict:
+    """Per-attribute accuracy of `model` on n held-out real scenes (fixed seed)."""
+    imgs, sc = data.batch(np.random.default_rng(seed), n, held_out=True)
+    hit = (model.predict(imgs) == _labels(sc)).float().mean(0)
+    return {f: round(float(a), 4) for f, a in zip(data.FIELD_NAMES, hit)}
+
+
+def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0):
+    from specviz.scenes.scorer import Scorer
+    torch.manual_seed(seed)
+    model = Scorer()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    rng = np.random.default_rng(seed + 2)
+    g = torch.Generator().manual_seed(seed + 2)
+
+    def step_fn(step):
+        imgs, sc = data.batch(rng, batch)
+        y = _labels(sc)
+        logits = model(_augment(to_tensor(imgs), g))
+        losses = [F.cross_entropy(o, y[:, j]) for j, o in enumerate(logits)]
+        acc = sum((o.argmax(1) == y[:, j]).float().mean() for j, o in enumerate(logits)) / len(logits)
+        return sum(losses), {"acc": f"{acc.item():.3f}"}
+
+    def log(step):
+        tqdm.write(f"scorer step {step}: held-out accuracy {scorer_accuracy(model, 500, 777)}")
+        model.train()
+
+    secs = _loop("scorer", model, opt, steps, 2e-3, step_fn, every=300, log=log)
+    model.eval()
+    cfg = {"ch": model.body[0][0].out_channels, "feat": model.feat_dim}
+    ckpt.save(ASSETS / "scorer.safetensors", model, {"config": cfg, "fields": list(data.FIELD_NAMES)})
+    acc = scorer_accuracy(model)
+    _record("scorer", {"steps": steps, "batch": batch, "seconds": round(secs), "config": cfg,
+                       "params": sum(p.numel() for p in model.parameters()),
+                       "heldout_accuracy_1000": acc, "min_accuracy": min(acc.values())})
+    print("scorer held-out accuracy:", acc)
+    return acc

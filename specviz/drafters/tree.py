@@ -1,0 +1,161 @@
+"""EAGLE-style drafting (algorithms.md §4): a one-layer head on the target's features proposes a token tree.
+
+Head input at step t: fc([embed(y_{t+1}) + pos(t+1); f_t]) where f_t is the target's final hidden state after
+consuming y_t; one decoder block (own KV cache) and a norm give f^_{t+1}; the target's frozen output head turns it
+into the draft law of y_{t+2}. Trees: `dynamic` (EAGLE-2: expand the best frontier by cumulative draft
+log-probability, keep the best `tree_nodes`), `static` (the top-1 path with `tree_topk` siblings at every level) or
+`chain` (width 1).
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from specviz.sampling import target_probs
+from specviz.scenes.target import Block
+from specviz.verify import Tree
+
+
+class DraftHead(nn.Module):
+    def __init__(self, dim: int, heads: int, positions: int):
+        super().__init__()
+        self.fc = nn.Linear(2 * dim, dim)
+        self.pos = nn.Parameter(torch.zeros(positions, dim))
+        self.block = Block(dim, heads)
+        self.norm = nn.LayerNorm(dim)
+        self.heads, self.positions = heads, positions
+
+    def inputs(self, tok_emb: torch.Tensor, pos: torch.Tensor, feat: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.cat([tok_emb + self.pos[pos], feat], -1))
+
+    def forward(self, tok_emb, pos, feat):
+        """Training: (B, N, d) embeddings of y_{t+1}, positions t+1, features f_t -> predicted f_{t+1}."""
+        return self.norm(self.block(self.inputs(tok_emb, pos, feat)))
+
+    def new_cache(self, rows: int = 1):
+        d = self.fc.out_features
+        shape = (rows, self.heads, self.positions + 192, d // self.heads)
+        return (torch.zeros(shape), torch.zeros(shape))
+
+
+class HeadDrafter:
+    """Runtime drafter over a trained DraftHead and a model boundary (for embeddings and the output head)."""
+
+    def __init__(self, head: DraftHead, model, cfg, gen: torch.Generator):
+        self.head, self.model, self.cfg, self.gen = head.eval(), model, cfg, gen
+        self.cache = head.new_cache()
+        self.length = 0
+        self.pending: list[tuple[int, int, torch.Tensor]] = []     # (token, pos, feature before it)
+        self.vocab = model.codebook_size
+        self.n_pos = model.grid[0] * model.grid[1]
+
+    def observe(self, tokens: list[int], positions: list[int], features: torch.Tensor) -> None:
+        """Newly committed tokens with the target features f_{t-1} that precede each of them."""
+        self.pending += [(t, p, f) for t, p, f in zip(tokens, positions, features)]
+
+    @torch.inference_mode()
+    def _feed(self, tokens, pos, feats, mask) -> torch.Tensor:
+        x = self.head.inputs(self.model.embed_tokens(tokens), pos, feats)[None]
+        kc, vc = self.cache
+        return self.head.norm(self.head.block(x, mask, (kc, vc), self.length))[0]
+
+    def _law(self, feats: torch.Tensor):
+        logits = self.model.output_head(feats)
+        c = self.cfg
+        return target_probs(logits, c.temperature, c.top_k, c.top_p), logits
+
+    @torch.inference_mode()
+    def build(self, root_token: int, root_pos: int) -> Tree:
+        c = self.cfg
+        # 1. commit the pending pairs (the last one is the root) into the head's cache
+        toks = torch.tensor([t for t, _, _ in self.pending])
+        pos = torch.tensor([p for _, p, _ in self.pending])
+        feats = torch.stack([f for _, _, f in self.pending])
+        n = len(toks)
+        mask = torch.cat([torch.ones(n, self.length, dtype=torch.bool), torch.ones(n, n, dtype=torch.bool).tril()], 1)
+        out = self._feed(toks, pos, feats, mask)
+        self.length += n
+        self.pending = []
+        # 2. grow the tree in the scratch region after the cache
+        tokens, parents, depths, laws, score = [root_token], [-1], [0], [None], [0.0]
+        feat_of = {0: out[-1]}
+        scratch: list[int] = []                       # node ids fed to the head, in slot order
+        frontier = [0]
+        width = 1 if c.tree == "chain" else c.tree_topk
+        for depth in range(1, c.tree_depth + 1):
+            if root_pos + depth >= self.n_pos or not frontier:
+                break
+            probs, logits = self._law(torch.stack([feat_of[f] for f in frontier]))
+            new = []
+            for row, par in enumerate(frontier):
+                for tok, law in self._children(probs[row], logits[row], width):
+                    p_tok = float(probs[row, tok])
+                    if p_tok <= 0:
+                        continue
+                    tokens.append(tok), parents.append(par), depths.append(depth), laws.append(law)
+                    score.append(score[par] + float(torch.log(torch.tensor(p_tok))))
+                    new.append(len(tokens) - 1)
+            if c.tree == "static":
+                frontier = new[:1]
+            elif c.tree == "chain":
+                frontier = new[:1]
+            else:
+                frontier = sorted(new, key=lambda i: -score[i])[:c.tree_topk]
+            if depth < c.tree_depth and frontier and root_pos + depth + 1 < self.n_pos:
+                self._expand(frontier, tokens, parents, feat_of, scratch, root_pos, depths)
+        keep = self._prune(score, parents, c.tree_nodes if c.tree == "dynamic" else len(tokens))
+        return _subtree(keep, tokens, parents, depths, laws)
+
+    def _children(self, probs, logits, width):
+        if self.cfg.tree_sampling == "sample" and self.cfg.temperature > 0:
+            law, out = probs.clone(), []
+            for _ in range(min(width, int((probs > 0).sum()))):
+                tok = int(torch.multinomial(law, 1, generator=self.gen))
+                out.append((tok, law / law.sum()))
+                law = law.clone()
+                law[tok] = 0
+            return out
+        return [(int(t), None) for t in logits.topk(min(width, self.vocab)).indices]
+
+    def _expand(self, frontier, tokens, parents, feat_of, scratch, root_pos, depths):
+        """Feed the frontier nodes to the head (tree mask over earlier scratch nodes) to get their features."""
+        base = len(scratch)
+        slot = {nid: i for i, nid in enumerate(scratch)}
+        m = torch.zeros(len(frontier), base + len(frontier), dtype=torch.bool)
+        for r, nid in enumerate(frontier):
+            j = parents[nid]
+            while j > 0:
+                if j in slot:
+                    m[r, slot[j]] = True
+                j = parents[j]
+            m[r, base + r] = True
+        mask = torch.cat([torch.ones(len(frontier), self.length, dtype=torch.bool), m], 1)
+        toks = torch.tensor([tokens[i] for i in frontier])
+        pos = torch.tensor([root_pos + depths[i] for i in frontier])
+        feats = torch.stack([feat_of[parents[i]] for i in frontier])
+        out = self._feed_at(toks, pos, feats, mask, self.length + base)
+        for r, nid in enumerate(frontier):
+            feat_of[nid] = out[r]
+            scratch.append(nid)
+
+    def _feed_at(self, tokens, pos, feats, mask, start):
+        x = self.head.inputs(self.model.embed_tokens(tokens), pos, feats)[None]
+        return self.head.norm(self.head.block(x, mask, self.cache, start))[0]
+
+    @staticmethod
+    def _prune(score, parents, limit):
+        order = sorted(range(1, len(score)), key=lambda i: -score[i])[:max(0, limit)]
+        keep = {0}
+        for i in order:                                  # ancestor-closed
+            while i not in keep:
+                keep.add(i)
+                i = parents[i]
+        return sorted(keep)
+
+
+def _subtree(keep, tokens, parents, depths, laws) -> Tree:
+    """Re-index kept nodes breadth-first (parents precede children)."""
+    keep = sorted(keep, key=lambda i: (depths[i], i))
+    new = {old: k for k, old in enumerate(keep)}
+    return Tree([tokens[i] for i in keep], [new.get(parents[i], -1) for i in keep], [depths[i] for i in keep],
+                [laws[i] for i in keep])

@@ -1,0 +1,77 @@
+"""Turn one verification step's tensors into TokenEvents (one batched .tolist() per field, no per-vocab work)."""
+from __future__ import annotations
+
+import torch
+
+from specviz.sampling import entropy, tv
+from specviz.trace import TokenEvent
+
+
+def simple_event(pos: int, token: int, decision: str, q: torch.Tensor, cfg) -> TokenEvent:
+    """An ar or bonus token sampled straight from q."""
+    return TokenEvent(pos=pos, token=token, decision=decision, p_target=float(q[token]),
+                      entropy=float(entropy(q)), entropy_norm=float(entropy(q, cfg.h_norm)))
+
+
+def chain_events(n: int, x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res, new: list, cfg) -> list:
+    """Events of a Jacobi step that started at position n (drafts x at n, n+1, ...)."""
+    k = res.judged
+    out = []
+    if k:
+        rows = torch.arange(k)
+        xs = x[:k]
+        qk, pk = q[:k], p[:k]
+        h, hn, d = entropy(qk).tolist(), entropy(qk, cfg.h_norm).tolist(), tv(pk, qk).tolist()
+        px, qx = pk[rows, xs].tolist(), qk[rows, xs].tolist()
+        j = res.j
+        b, ex, cost = j.accept_prob[:k].tolist(), j.exact_prob[:k].tolist(), j.tv_cost[:k].tolist()
+        rel, u = j.relaxed[:k].tolist(), res.u[:k].tolist()
+        toks = xs.tolist()
+        for i in range(k):
+            dec = "rejected" if i >= res.accepted else ("relaxed" if rel[i] else "exact")
+            out.append(TokenEvent(pos=n + i, token=toks[i], decision=dec, level=i + 1, node=i + 1, p_draft=px[i],
+                                  p_target=qx[i], accept_prob=b[i], exact_prob=ex[i], u=u[i], entropy=h[i],
+                                  entropy_norm=hn[i], tv=d[i], tv_cost=cost[i], point_mass=px[i] == 1.0))
+    if res.new_token >= 0:
+        i = res.accepted
+        if res.bonus:
+            ev = TokenEvent(pos=n + i, token=res.new_token, decision="bonus", level=i + 1,
+                            p_target=float(q[i, res.new_token]), entropy=float(entropy(q[i])),
+                            entropy_norm=float(entropy(q[i], cfg.h_norm)))
+        else:
+            r = out[i]
+            ev = TokenEvent(pos=r.pos, token=res.new_token, decision="resampled", level=r.level, node=r.node,
+                            p_target=float(q[i, res.new_token]), entropy=r.entropy, entropy_norm=r.entropy_norm,
+                            tv=r.tv, tv_cost=r.tv_cost)
+        out.append(ev)
+    return out
+
+
+def tree_events(root_pos: int, tree, q: torch.Tensor, judged: list, path: list, new_tok: int, bonus: bool,
+                cfg) -> list:
+    """Events of a tree step rooted at root_pos: every judged candidate, then the resampled or bonus token."""
+    out = []
+    parent_q = {}
+    for s in judged:
+        par = tree.parents[s.node]
+        if par not in parent_q:
+            parent_q[par] = (float(entropy(q[par])), float(entropy(q[par], cfg.h_norm)))
+        h, hn = parent_q[par]
+        dec = "rejected" if not s.accepted else ("relaxed" if s.relaxed else "exact")
+        info = s.info
+        sib = [[m, tree.tokens[m], float(q[par, tree.tokens[m]]), info["cos"].get(m, 0.0),
+                info["child_cos"].get(m, -1.0)] for m in info.get("cos", {})] if info else []
+        out.append(TokenEvent(pos=root_pos + s.level, token=tree.tokens[s.node], decision=dec, level=s.level,
+                              node=s.node, p_draft=s.p_x, p_target=s.q_x, accept_prob=s.b, exact_prob=s.exact,
+                              u=s.u, entropy=h, entropy_norm=hn, tv=s.tv, tv_cost=s.tv_cost,
+                              point_mass=s.point_mass, similarity=max(info["cos"].values(), default=0.0) if info else 0.0,
+                              interchangeable=list(info.get("inter", [])), convergent=list(info.get("conv", [])),
+                              siblings=sib))
+    if new_tok >= 0:
+        last = path[-1]
+        pos = root_pos + len(path)
+        cost = sum(e.tv_cost for e in out if e.pos == pos)          # bound: sum over the tests at this position
+        out.append(TokenEvent(pos=pos, token=new_tok, decision="bonus" if bonus else "resampled",
+                              level=len(path), p_target=float(q[last, new_tok]), entropy=float(entropy(q[last])),
+                              entropy_norm=float(entropy(q[last], cfg.h_norm)), tv_cost=0.0 if bonus else cost))
+    return out

@@ -1,0 +1,39 @@
+"""Shared toy setups for engine tests: a tiny random target with a random EAGLE head."""
+import itertools
+
+import torch
+
+from specviz.config import RunConfig
+from specviz.decode import decode
+from specviz.drafters.tree import DraftHead, HeadDrafter
+from specviz.models.scenes import tiny
+from specviz.sampling import target_probs
+
+
+def toy(codes=3, grid=2, seed=0):
+    model = tiny(codes=codes, grid=grid, seed=seed)
+    torch.manual_seed(seed + 1)
+    head = DraftHead(model.hidden_size, 2, grid * grid)
+    for p in head.parameters():
+        if p.dim() > 1:
+            torch.nn.init.normal_(p, std=0.5)
+    return model, (lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen))
+
+
+def run(model, factory, **kw):
+    kw.setdefault("prompt", "red house")
+    *_, last = decode(model, RunConfig(**kw), factory)
+    return last.trace
+
+
+def exact_law(model, prompt="red house", cfg_scale=3.0, temperature=1.0):
+    """The AR joint law of all image tokens by enumeration: {tuple(tokens): prob}."""
+    n = model.grid[0] * model.grid[1]
+    out = {}
+    for seq in itertools.product(range(model.codebook_size), repeat=n):
+        pf = model.prefill(prompt, cfg_scale)
+        logits, _ = model.forward(pf.state, torch.tensor(seq[:-1]), torch.arange(n - 1))
+        model.commit(pf.state, torch.arange(0))
+        q = target_probs(torch.cat([pf.logits[None], logits]), temperature)
+        out[seq] = float(torch.prod(q[torch.arange(n), torch.tensor(seq)]))
+    return out
