@@ -1,8 +1,47 @@
-"""Command line: python -m specviz {generate,bench,sweep,train} ..."""
+"""Command line: python -m specviz {generate,bench,sweep,train} ... (design.md §5)."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from dataclasses import fields
+
+from specviz.config import METHODS, RunConfig
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):                      # one clear line, exit code 2, no usage dump
+        sys.stderr.write(f"error: {message}\n")
+        sys.exit(2)
+
+
+def _add_run_flags(p: argparse.ArgumentParser) -> None:
+    """One flag per RunConfig field (design.md: flags and UI controls map one to one onto config fields)."""
+    for f in fields(RunConfig):
+        flag = "--" + f.name.replace("_", "-")
+        kind = {"int": int, "float": float}.get(str(f.type), str)
+        p.add_argument(flag, type=kind, default=f.default, dest=f.name,
+                       choices=METHODS if f.name == "method" else None)
+
+
+def _generate(args) -> int:
+    from specviz.models import load_model
+    from specviz.runner import run
+    cfg = RunConfig(**{f.name: getattr(args, f.name) for f in fields(RunConfig)})
+    draft = load_model(args.draft_model, args.device) if args.draft_model else None
+    model = load_model(cfg.model, args.device)
+    if args.grid:
+        want = [int(v) for v in args.grid.lower().split("x")]
+        if want != list(model.grid):
+            raise ValueError(f"--grid {args.grid} does not match the model's {model.grid[0]}x{model.grid[1]} grid; "
+                             "drop --grid or pass the model's grid")
+    trace = run(cfg, device=args.device, draft_model=draft, model=model)
+    if args.out:
+        model.decode_image(trace.tokens).save(args.out)
+    if args.trace:
+        trace.save(args.trace)
+    print(json.dumps(trace.summary))
+    return 0
 
 
 def _train(args) -> int:
@@ -16,14 +55,50 @@ def _train(args) -> int:
     return 0
 
 
+def _bench(args) -> int:
+    from specviz.bench import main as bench_main
+    return bench_main(args)
+
+
+def _sweep(args) -> int:
+    from specviz.bench import sweep_main
+    return sweep_main(args)
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m specviz", description=__doc__)
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    ap = _Parser(prog="python -m specviz", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    gen = sub.add_parser("generate", help="decode one image with one method; prints a JSON summary line last")
+    _add_run_flags(gen)
+    gen.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    gen.add_argument("--draft-model", default=None, help="a second checkpoint that drafts for tree methods")
+    gen.add_argument("--grid", default=None, help="assert the model's token grid, e.g. 12x12")
+    gen.add_argument("--out", default=None, help="image PNG path")
+    gen.add_argument("--trace", default=None, help="trace JSON path")
     tr = sub.add_parser("train", help="train the embedded scenes model (resumable; weights go to assets/)")
     tr.add_argument("stage", choices=["tokenizer", "scorer", "target", "drafter", "all"])
     tr.add_argument("--threads", type=int, default=2)
+    be = sub.add_parser("bench", help="same prompts and seeds for every method; Markdown table + JSON")
+    be.add_argument("--model", default="scenes")
+    be.add_argument("--prompts", type=int, default=8)
+    be.add_argument("--seeds", type=int, default=2)
+    be.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    be.add_argument("--json", default=None)
+    be.add_argument("--set", nargs="*", default=[], help="extra knobs, e.g. lam=0.2 delta=0.8")
+    sw = sub.add_parser("sweep", help="grid over rule parameters -> JSONL + Pareto plot")
+    sw.add_argument("--method", default="csd", choices=METHODS)
+    sw.add_argument("--param", action="append", required=True)
+    sw.add_argument("--values", action="append", required=True)
+    sw.add_argument("--prompts", type=int, default=4)
+    sw.add_argument("--seeds", type=int, default=1)
+    sw.add_argument("--out", default="sweep.jsonl")
+    sw.add_argument("--ray", default=None)
     args = ap.parse_args(argv)
-    return {"train": _train}[args.cmd](args)
+    try:
+        return {"generate": _generate, "train": _train, "bench": _bench, "sweep": _sweep}[args.cmd](args)
+    except (ValueError, FileNotFoundError) as e:                    # ConfigError is a ValueError
+        sys.stderr.write(f"error: {e}\n")
+        return 2
 
 
 if __name__ == "__main__":

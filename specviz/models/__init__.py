@@ -1,0 +1,43 @@
+"""Model loading: `scenes` (embedded, offline) or a Janus-Pro checkpoint (hub id or local directory)."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+ALLOWED_HUB = ("deepseek-community/Janus-Pro-1B", "deepseek-community/Janus-Pro-7B")
+
+
+@lru_cache(maxsize=4)
+def load_model(name: str = "scenes", device: str = "auto"):
+    """'scenes' -> the embedded model from assets/; anything else -> a Janus checkpoint (hub id or directory).
+    Loaded models are cached per (name, device) and never mutated by a run."""
+    if name == "scenes":
+        from specviz.models.scenes import ScenesModel
+        return ScenesModel.load()
+    from specviz.models.janus import load_janus
+    return load_janus(name, device=device)
+
+
+def drafter_factory(model, draft_model=None):
+    """The tree drafter of a model: a draft model when given, else the trained EAGLE head shipped with `scenes`.
+    Returns factory(model, cfg, gen) or None when the model has no drafter (tree methods then fail clearly)."""
+    if draft_model is not None:
+        from specviz.drafters.model import ModelDrafter
+        return lambda m, cfg, gen: ModelDrafter(draft_model, cfg, gen)
+    head = _scenes_head(model) if getattr(model, "name", "") == "scenes" else None
+    if head is None:
+        return None
+    from specviz.drafters.tree import HeadDrafter
+    return lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen)
+
+
+_HEADS: dict = {}
+
+
+def _scenes_head(model):
+    if id(model) not in _HEADS:
+        from specviz.models.scenes import ASSETS
+        from specviz.scenes.drafter import load_head
+        path = Path(ASSETS) / "drafter.safetensors"
+        _HEADS[id(model)] = load_head(model.target, path) if path.exists() else None
+    return _HEADS[id(model)]

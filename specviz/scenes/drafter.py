@@ -1,0 +1,80 @@
+"""Training of the EAGLE-style draft head on the scenes target's features (algorithms.md §4.1).
+
+Input pair at step t: (y_{t+1}, f_t) -> predict f_{t+1} (SmoothL1) and y_{t+2} through the target's frozen head
+(0.1 x cross-entropy); uniform noise on input features. CASCADE's drafter tweak (optional): weight positions where
+consecutive target states converge, w_t = 1 + beta * 1[cos(f_t, f_{t+1}) > tau_seq].
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from specviz import ckpt
+from specviz.drafters.tree import DraftHead
+from specviz.scenes import data
+from specviz.scenes.vq import to_tensor
+
+
+def head_for(target) -> DraftHead:
+    c = target.cfg
+    return DraftHead(c.dim, c.heads, c.grid * c.grid)
+
+
+def load_head(target, path: Path | str) -> DraftHead:
+    head = head_for(target)
+    ckpt.load(path, head)
+    return head.eval()
+
+
+def _pairs(target, caps, codes):
+    """Teacher-forced features: inputs (emb y_j + pos j, f before y_j) for j < N-1; targets f after y_j, y_{j+1}."""
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        _, h = target(caps, codes)                                        # h[:, j] predicts position j
+    h = h.float()
+    n = codes.shape[1]
+    return target.img_emb(codes[:, :n - 1]).detach(), torch.arange(n - 1), h[:, :n - 1], h[:, 1:], codes[:, 1:]
+
+
+def train_drafter_head(target, pool_caps, pool_codes, steps: int, batch: int, seed: int, beta: float = 0.0,
+                       tau_seq: float = 0.95, name: str = "drafter"):
+    from specviz.scenes.train import BF16, _loop, caption_batch
+    torch.manual_seed(seed)
+    head = head_for(target)
+    for p in target.parameters():
+        p.requires_grad_(False)
+    opt = torch.optim.AdamW(head.parameters(), lr=1e-3, weight_decay=0.0)
+    rng = np.random.default_rng(seed)
+    g = torch.Generator().manual_seed(seed)
+
+    def step_fn(step):
+        idx = torch.from_numpy(rng.integers(0, len(pool_codes), batch))
+        codes = pool_codes[idx].long()
+        caps = caption_batch(pool_caps[idx].numpy(), rng)
+        emb, pos, f_in, f_out, y = _pairs(target, caps, codes)
+        f_in = f_in + (torch.rand(f_in.shape, generator=g) - 0.5) * 0.2
+        with torch.autocast(**BF16):
+            pred = head(emb, pos, f_in)
+        pred = pred.float()
+        w = torch.ones(y.shape)
+        if beta > 0:
+            w = w + beta * (F.cosine_similarity(f_in, f_out, dim=-1) > tau_seq).float()
+        reg = (F.smooth_l1_loss(pred, f_out, reduction="none").mean(-1) * w).sum() / w.sum()
+        ce = (F.cross_entropy(target.head(pred).flatten(0, 1), y.flatten(), reduction="none") * w.flatten()).sum()
+        return reg + 0.1 * ce / w.sum(), {}
+
+    secs = _loop(name, head, opt, steps, 1e-3, step_fn)
+    return head.eval(), secs
+
+
+@torch.no_grad()
+def agreement(target, head, vq, n: int = 200, seed: int = 4321) -> float:
+    """Top-1 agreement of the head's next-token guess with the target's, teacher-forced on held-out scenes."""
+    imgs, sc = data.batch(np.random.default_rng(seed), n, held_out=True)
+    codes = vq.encode(to_tensor(imgs))[0].flatten(1)
+    caps = torch.tensor([s.tokens() for s in sc])
+    emb, pos, f_in, f_out, _ = _pairs(target, caps, codes)
+    pred = head(emb, pos, f_in)
+    return float((target.head(pred).argmax(-1) == target.head(f_out).argmax(-1)).float().mean())
