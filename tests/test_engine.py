@@ -149,3 +149,18 @@ def test_cfg_scale_one_is_conditional():
     assert torch.allclose(pf.logits, full[0, 0], atol=1e-5)
     pf3 = m.prefill(cap[0].tolist(), 3.0)
     assert not torch.allclose(pf3.logits, full[0, 0], atol=1e-3)
+
+
+@pytest.mark.parametrize("kw", [dict(tree="chain"), dict(tree="static"), dict(tree="static", tree_sampling="sample")])
+def test_draft_model_drafter(tm, kw):
+    """A second small AR model drafts for sd and cascade: greedy equals AR; sampling keeps the trace invariants."""
+    from specviz.drafters.model import ModelDrafter
+    from specviz.models.scenes import tiny
+    model, _ = tm
+    draft = tiny(codes=16, grid=5, seed=9)
+    fac = lambda m, cfg, gen: ModelDrafter(draft, cfg, gen)
+    ar = run(model, fac, method="ar", temperature=0.0).tokens
+    assert run(model, fac, method="sd", temperature=0.0, **kw).tokens == ar
+    assert run(model, fac, method="cascade", temperature=0.0, tau_pos=1.1, tau_seq=1.1, **kw).tokens == ar
+    t = run(model, fac, method="cascade", seed=1, tau_pos=0.3, tau_seq=0.3, **kw)
+    assert sorted(e.pos for s in t.steps for e in s.events if e.commits) == list(range(25))

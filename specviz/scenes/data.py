@@ -74,6 +74,11 @@ def null_tokens() -> list[int]:
     return [_OFFSETS[f] + len(FIELDS[f]) for f in FIELD_NAMES]
 
 
+def scene_from_tokens(tokens: list[int]) -> Scene:
+    """Inverse of Scene.tokens() for a fully specified caption."""
+    return Scene(*[t - _OFFSETS[f] for t, f in zip(tokens, FIELD_NAMES)])
+
+
 def parse_prompt(text: str) -> list[int]:
     """Map free text onto the five caption fields; fields not mentioned stay unspecified (null id).
 

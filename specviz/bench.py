@@ -1,0 +1,182 @@
+"""`python -m specviz bench` and `sweep`: the same prompts and seeds for every method in one run; medians.
+
+Quality on the embedded model: scorer fidelity (fraction of caption attributes found), a Fréchet distance on scorer
+features against real scenes of the same captions, the target NLL of the generated codes (from the trace: -log q of
+every committed token), and the total relaxation TV cost.
+"""
+from __future__ import annotations
+
+import json
+import statistics as st
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from specviz.config import RunConfig
+from specviz.runner import run
+from specviz.scenes import data
+
+
+def prompt_set(n: int) -> list[tuple[str, list[int]]]:
+    """n fixed captions, alternating held-out and training combinations (deterministic)."""
+    rng = np.random.default_rng(2026)
+    out = []
+    for i in range(n):
+        s = data.random_scene(rng, held_out=i % 2 == 0)
+        out.append((s.caption(), s.tokens()))
+    return out
+
+
+def _cast(v: str):
+    for kind in (int, float):
+        try:
+            return kind(v)
+        except ValueError:
+            pass
+    return v
+
+
+def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality: bool = True,
+            progress: bool = True) -> dict:
+    """Run every (prompt, seed) for every method, interleaved so machine noise hits all methods alike."""
+    rows = {m: [] for m in methods}
+    jobs = [(p, s) for p in prompts for s in range(seeds)]
+    bar = tqdm(total=len(jobs) * len(methods), desc="bench", disable=not progress, mininterval=2)
+    for (caption, toks), seed in jobs:
+        for m in methods:
+            cfg = RunConfig(**(base | {"method": m, "prompt": caption, "seed": seed}))
+            t0 = time.perf_counter()
+            trace = run(cfg, model=model)
+            secs = time.perf_counter() - t0
+            nll = -float(np.mean([np.log(max(ev.p_target, 1e-12)) for _, ev in trace.committing().values()]))
+            rows[m].append({"caption": caption, "caption_tokens": toks, "seed": seed, "seconds": secs,
+                            "nll": nll, "tokens": trace.tokens, **trace.summary})
+            bar.update()
+    bar.close()
+    out = {m: _aggregate(r, rows.get("ar")) for m, r in rows.items()}
+    if quality and hasattr(model, "vq") and model.vq is not None:
+        _add_quality(model, rows, out)
+    return {"methods": out, "runs": rows}
+
+
+def _aggregate(r: list, ar: list | None) -> dict:
+    med = lambda k: round(st.median(x[k] for x in r), 4)
+    agg = {"images": len(r), "target_forwards": med("target_forwards"), "step_compression": med("step_compression"),
+           "step_compression_mean": round(st.mean(x["step_compression"] for x in r), 4),
+           "seconds": med("seconds"), "mean_accepted": med("mean_accepted"), "nll": med("nll"),
+           "tv_cost": med("tv_cost"),
+           "relaxed_share": round(sum(x["relaxed"] for x in r) / max(1, sum(x["accepted_drafts"] for x in r)), 4)}
+    hist = np.zeros(64, int)
+    for x in r:
+        h = np.asarray(x["accepted_hist"])
+        hist[:len(h)] += h
+    agg["accepted_hist"] = np.trim_zeros(hist, "b").tolist()
+    if ar:
+        agg["speedup_vs_ar"] = round(st.median(a["seconds"] / x["seconds"] for a, x in zip(ar, r)), 4)
+    return agg
+
+
+def _add_quality(model, rows: dict, out: dict) -> None:
+    from specviz.scenes.scorer import fidelity, frechet_distance, load_scorer
+    scorer = load_scorer()
+    any_rows = next(iter(rows.values()))
+    rng = np.random.default_rng(77)
+    real = []
+    for x in any_rows:                                    # real scenes of the same captions (4 per caption)
+        s = data.scene_from_tokens(x["caption_tokens"])
+        real += [data.render(s, rng) for _ in range(4)]
+    real_f = scorer.features(np.stack(real))
+    for m, r in rows.items():
+        imgs = np.stack([np.asarray(model.decode_image(torch.tensor(x["tokens"]))) for x in r])
+        caps = torch.tensor([x["caption_tokens"] for x in r])
+        out[m]["fidelity"] = round(float(np.mean(fidelity(scorer, imgs, caps))), 4)
+        out[m]["fid_scorer"] = round(frechet_distance(scorer.features(imgs), real_f), 3)
+
+
+def markdown(res: dict) -> str:
+    cols = ["images", "target_forwards", "step_compression", "seconds", "speedup_vs_ar", "mean_accepted",
+            "relaxed_share", "tv_cost", "nll", "fidelity", "fid_scorer"]
+    lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for m, a in res["methods"].items():
+        lines.append(f"| {m} | " + " | ".join(str(a.get(c, "")) for c in cols) + " |")
+    return "\n".join(lines)
+
+
+def main(args) -> int:
+    from specviz.models import load_model
+    model = load_model(args.model)
+    base = {k: _cast(v) for k, v in (s.split("=", 1) for s in args.set)} | {"model": args.model}
+    RunConfig(**base)                                     # validate the extra knobs once, before any work
+    res = measure(model, args.methods, prompt_set(args.prompts), args.seeds, base)
+    res["machine"] = f"{torch.get_num_threads()} torch threads; {time.strftime('%Y-%m-%d')}"
+    print(markdown(res))
+    if args.json:
+        Path(args.json).write_text(json.dumps(res))
+    return 0
+
+
+def sweep_points(params: list[str], values: list[str]) -> list[dict]:
+    import itertools
+    grids = [[_cast(v) for v in vals.split(",")] for vals in values]
+    return [dict(zip(params, combo)) for combo in itertools.product(*grids)]
+
+
+def sweep_main(args) -> int:
+    from specviz.models import load_model
+    if len(args.param) != len(args.values):
+        raise ValueError("give one --values list per --param")
+    points = sweep_points(args.param, args.values)
+    for p in points:
+        RunConfig(method=args.method, **p)
+    out = Path(args.out)
+    done = {json.dumps(json.loads(line)["point"], sort_keys=True) for line in out.read_text().splitlines()} \
+        if out.exists() else set()
+    todo = [p for p in points if json.dumps(p, sort_keys=True) not in done]
+    prompts = prompt_set(args.prompts)
+    if args.ray:
+        results = _sweep_ray(args, todo, prompts)
+    else:
+        model = load_model("scenes")
+        results = [(p, measure(model, [args.method], prompts, args.seeds, p, progress=False)["methods"][args.method])
+                   for p in tqdm(todo, desc="sweep")]
+    with out.open("a") as f:
+        for p, agg in results:
+            f.write(json.dumps({"method": args.method, "point": p, "result": agg}) + "\n")
+    from specviz.render import pareto_figure
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    fig = pareto_figure(rows)
+    fig.savefig(out.with_suffix(".png"), dpi=120)
+    fig.savefig(out.with_suffix(".pdf"))
+    print(f"{len(results)} new points, {len(rows)} in {out}; plot: {out.with_suffix('.png')}")
+    return 0
+
+
+def _sweep_ray(args, todo, prompts):
+    import ray
+    ray.init(address=None if args.ray == "auto" else args.ray, ignore_reinit_error=True)
+
+    @ray.remote
+    def point(p):
+        from specviz.models import load_model
+        torch.set_num_threads(1)
+        return p, measure(load_model("scenes"), [args.method], prompts, args.seeds, p, progress=False)["methods"][
+            args.method]
+    return ray.get([point.remote(p) for p in todo])
+
+
+def trace_overhead(model, cfg: RunConfig, images: int = 5) -> dict:
+    """Decode time with trace recording on vs off (same seeds, interleaved): medians and the ratio."""
+    from specviz.decode import decode
+    on, off = [], []
+    for s in range(images):
+        for rec, acc in ((True, on), (False, off)):
+            c = replace(cfg, seed=s)
+            t0 = time.perf_counter()
+            for _ in decode(model, c, None, record=rec):
+                pass
+            acc.append(time.perf_counter() - t0)
+    return {"on": st.median(on), "off": st.median(off), "overhead": st.median(on) / st.median(off) - 1}
