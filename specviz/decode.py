@@ -7,6 +7,7 @@ cascade, lantern). Randomness is one explicit torch.Generator seeded from cfg.se
 from __future__ import annotations
 
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -45,23 +46,37 @@ def make_accept_fn(cfg: RunConfig, model):
         nbrs = neighbour_table(model, cfg.lantern_k)
         return lambda q, p: rules.lantern(q, p, nbrs, cfg.lantern_k, cfg.lantern_delta)
     if m == "gsd":
-        vecs = model.code_vectors().float()
+        vecs = model.code_vectors().float().cpu()
         return lambda q, p: rules.gsd(q, p, vecs, cfg.gsd_group, cfg.gsd_gap, cfg.gsd_dist)
     raise ValueError(f"unknown method {m!r}")
 
 
-_NBR_CACHE: dict = {}
+_NBR_CACHE: dict = {}                  # (id(model), k) -> (weakref to model, (V, k) table)
+_NBR_CHUNK_FLOATS = 1 << 24            # distance rows per chunk x V <= 16M floats (64 MB), whatever the codebook size
 
 
 def neighbour_table(model, k: int) -> torch.Tensor:
-    """(V, k) nearest other codes by codebook distance (LANTERN), computed once per model."""
+    """(V, k) nearest other codes by codebook distance (LANTERN), computed once per model, on the host.
+    Distances are computed a block of rows at a time (never the full V x V matrix: 1 GB for 16384 codes)."""
     key = (id(model), k)
-    if key not in _NBR_CACHE:
+    hit = _NBR_CACHE.get(key)
+    if hit is None or hit[0]() is not model:             # the weak reference guards against a reused id()
         v = model.code_vectors().float()
-        d = torch.cdist(v, v)
-        d.fill_diagonal_(float("inf"))
-        _NBR_CACHE[key] = d.topk(k, largest=False).indices
-    return _NBR_CACHE[key]
+        n = v.shape[0]
+        rows = max(1, _NBR_CHUNK_FLOATS // n)
+        out = []
+        for i in range(0, n, rows):
+            d = torch.cdist(v[i:i + rows], v)                                   # (rows, V)
+            d[torch.arange(d.shape[0]), torch.arange(i, i + d.shape[0])] = float("inf")   # not its own neighbour
+            out.append(d.topk(k, largest=False).indices.cpu())
+        _NBR_CACHE[key] = (weakref.ref(model), torch.cat(out))
+    return _NBR_CACHE[key][1]
+
+
+def _host(t: torch.Tensor) -> torch.Tensor:
+    """Model outputs -> float32 on the CPU, where the sampler's generator, the drafts and the rules live
+    (a no-op for CPU models; a (N, V) copy per forward for a model on CUDA)."""
+    return t.float().cpu()
 
 
 def decode(model, cfg: RunConfig, drafter_factory=None, record: bool = True) -> Iterator[Progress]:
@@ -72,10 +87,10 @@ def decode(model, cfg: RunConfig, drafter_factory=None, record: bool = True) -> 
     t_start = t0 = time.perf_counter()
     pf = model.prefill(cfg.prompt, cfg.cfg)
     state = pf.state
-    q0 = target_probs(pf.logits, cfg.temperature, cfg.top_k, cfg.top_p)
+    q0 = target_probs(_host(pf.logits), cfg.temperature, cfg.top_k, cfg.top_p)
     committed = [int(sample(q0, gen))]
     ev = [simple_event(0, committed[0], "ar", q0, cfg)] if record else []
-    hidden_prev = pf.hidden                                # f before the newest committed token
+    hidden_prev = _host(pf.hidden)                         # f before the newest committed token
     trace.steps.append(StepEvent(0, time.perf_counter() - t0, ev))
     yield Progress(trace.steps[-1], committed, trace, n_pos == 1)
 
@@ -97,6 +112,7 @@ def decode(model, cfg: RunConfig, drafter_factory=None, record: bool = True) -> 
             x, p = jacobi.propose(committed, n)
             feed = torch.cat([torch.tensor([root]), x])
             logits, hidden = model.forward(state, feed, torch.arange(n - 1, n - 1 + len(feed)))
+            logits, hidden = _host(logits), _host(hidden)
             q = target_probs(logits, cfg.temperature, cfg.top_k, cfg.top_p)        # (k+1, V)
             res = verify_chain(q, p, x, accept_fn, gen, bonus_ok=n + len(x) < n_pos)
             model.commit(state, torch.arange(res.accepted + 1))
@@ -109,6 +125,7 @@ def decode(model, cfg: RunConfig, drafter_factory=None, record: bool = True) -> 
             feed = torch.tensor(tree.tokens)
             pos = n - 1 + torch.tensor(tree.depths)
             logits, hidden = model.forward(state, feed, pos, tree.mask())
+            logits, hidden = _host(logits), _host(hidden)
             q = target_probs(logits, cfg.temperature, cfg.top_k, cfg.top_p)        # (N, V)
             group_fn = cascade_groups(tree, hidden, cfg) if cfg.method == "cascade" else None
             path, new_tok, bonus, judged = verify_tree(tree, q, accept_fn, gen, group_fn,
@@ -121,6 +138,7 @@ def decode(model, cfg: RunConfig, drafter_factory=None, record: bool = True) -> 
                        for i in range(1, len(tree.tokens))] if record else []
         else:                                                                      # plain AR
             logits, hidden = model.forward(state, torch.tensor([root]), torch.tensor([n - 1]))
+            logits = _host(logits)
             q = target_probs(logits, cfg.temperature, cfg.top_k, cfg.top_p)
             model.commit(state, torch.arange(1))
             new = [int(sample(q[0], gen))]

@@ -32,7 +32,7 @@ class TokenEvent:
     tv: float = 0.0              # TV(p, q) at this slot
     tv_cost: float = 0.0         # TV(o, q) of this position's output law (0 for lossless)
     point_mass: bool = True      # the draft law was a point mass
-    moved: float = 0.0           # CASCADE: target mass granted to x by the relaxation (counts against the budget)
+    moved: float = 0.0           # tree rules: target mass granted to x beyond q(x) (CASCADE: against the budget)
     similarity: float = 0.0      # CASCADE: largest cosine to a group member
     interchangeable: list = field(default_factory=list)   # CASCADE: node ids of I(n)
     convergent: list = field(default_factory=list)        # CASCADE: node ids of C(n)

@@ -98,39 +98,58 @@ def verify_tree(tree: Tree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Gen
     """Walk the tree from the root. q (N, V): target law at each node's children position.
     group_fn (CASCADE) gives the relaxation group of a candidate; budget caps the moved mass of the step.
     Returns (accepted path of node ids from the root, new token or -1, bonus?, judged candidates)."""
-    vocab = q.shape[1]
     path, steps, used = [0], [], 0.0
     while True:
         cur = path[-1]
-        kids = tree.children[cur]
-        q_cur = q[cur]
-        chosen = None
-        for c in kids:
-            p_c = tree.laws[c] if tree.laws[c] is not None else rules.point_mass(torch.tensor(tree.tokens[c]), vocab)
-            x = tree.tokens[c]
-            extra, group, info = 0.0, [], {}
-            if group_fn is not None:
-                group, info = group_fn(c, kids)
-                a, extra = rules.cascade(q_cur, p_c, x, [tree.tokens[g] for g in group], budget - used)
-            else:
-                a = accept_fn(q_cur[None], p_c[None])[0]
-            u = torch.rand(1, generator=gen)
-            jd = rules.judge(q_cur[None], p_c[None], a[None], torch.tensor([x]), u)
-            ok = bool(jd.accepted[0])
-            steps.append(TreeStep(c, tree.depths[c], ok, bool(jd.relaxed[0]), float(jd.accept_prob[0]),
-                                  float(jd.exact_prob[0]), float(u[0]), float(p_c[x]), float(q_cur[x]),
-                                  float(tv(p_c, q_cur)), float(jd.tv_cost[0]), tree.laws[c] is None,
-                                  extra if ok and bool(jd.relaxed[0]) else 0.0, group, info))
-            if ok:
-                if steps[-1].relaxed:
-                    used += extra
-                chosen = c
-                break
-            q_cur = jd.residual[0]
+        chosen, residual, level_steps = _judge_level(tree, cur, q[cur], accept_fn, gen, group_fn, budget - used)
+        steps += level_steps
         if chosen is None:
-            return path, int(sample(q_cur, gen)), False, steps
+            return path, int(sample(residual, gen)), False, steps
+        used += level_steps[-1].extra if group_fn is not None else 0.0
         path.append(chosen)
         if not tree.children[chosen]:
             if bonus_ok(len(path) - 1):
                 return path, int(sample(q[chosen], gen)), True, steps
             return path, -1, False, steps
+
+
+def _judge_level(tree: Tree, cur: int, q_node: torch.Tensor, accept_fn, gen, group_fn, budget_left: float):
+    """P3 over the children of `cur`: each sibling against the running residual; the first accepted wins.
+    Also follows the siblings after the winner hypothetically (no random draws) to get the position's exact output
+    law o = sum_j reach_j p_j a_j + reach_end r_end, so every event there records TV(o, q) as its cost."""
+    vocab = q_node.shape[0]
+    q_cur, reach, out = q_node, 1.0, torch.zeros_like(q_node)
+    chosen, residual, steps = None, None, []
+    for c in tree.children[cur]:
+        p_c = tree.laws[c] if tree.laws[c] is not None else rules.point_mass(torch.tensor(tree.tokens[c]), vocab)
+        x = tree.tokens[c]
+        extra, group, info = 0.0, [], {}
+        if group_fn is not None:
+            group, info = group_fn(c, tree.children[cur])
+            a, extra = rules.cascade(q_cur, p_c, x, [tree.tokens[g] for g in group], budget_left)
+        else:
+            a = accept_fn(q_cur[None], p_c[None])[0]
+        pa = p_c * a
+        out += reach * pa
+        reach *= max(0.0, 1.0 - float(pa.sum()))
+        if chosen is None:
+            u = torch.rand(1, generator=gen)
+            jd = rules.judge(q_cur[None], p_c[None], a[None], torch.tensor([x]), u)
+            ok = bool(jd.accepted[0])
+            relaxed = bool(jd.relaxed[0])
+            if group_fn is None:                      # mass granted at x beyond q (CASCADE reports its own)
+                extra = max(0.0, float(pa[x] - q_cur[x]))
+            steps.append(TreeStep(c, tree.depths[c], ok, relaxed, float(jd.accept_prob[0]), float(jd.exact_prob[0]),
+                                  float(u[0]), float(p_c[x]), float(q_cur[x]), float(tv(p_c, q_cur)), 0.0,
+                                  tree.laws[c] is None, extra if ok and relaxed else 0.0, group, info))
+            if ok:
+                chosen = c
+            residual = jd.residual[0]
+        else:
+            residual = rules.judge(q_cur[None], p_c[None], a[None], torch.tensor([x]), torch.ones(1)).residual[0]
+        q_cur = residual
+    out += reach * q_cur
+    cost = float(tv(out, q_node))
+    for st in steps:
+        st.tv_cost = cost
+    return chosen, (q_cur if chosen is None else None), steps

@@ -23,8 +23,9 @@ class ModelDrafter:
         self.pending += list(zip(tokens, positions))
 
     def _law(self, logits: torch.Tensor) -> torch.Tensor:
+        """Draft law on the host (the verifier's laws, generator and rules live there; the draft may be on CUDA)."""
         c = self.cfg
-        return target_probs(logits, c.temperature, c.top_k, c.top_p)
+        return target_probs(logits.float().cpu(), c.temperature, c.top_k, c.top_p)
 
     def _children(self, law: torch.Tensor, width: int) -> list[tuple[int, torch.Tensor | None]]:
         if self.cfg.tree_sampling == "sample" and self.cfg.temperature > 0:

@@ -23,6 +23,13 @@ def drafter_factory(model, draft_model=None):
     Returns factory(model, cfg, gen) or None when the model has no drafter (tree methods then fail clearly)."""
     if draft_model is not None:
         from specviz.drafters.model import ModelDrafter
+        same = (draft_model.codebook_size == model.codebook_size and tuple(draft_model.grid) == tuple(model.grid))
+        if not same:
+            raise ValueError(
+                f"--draft-model {getattr(draft_model, 'name', '?')!r} ({draft_model.codebook_size} codes, "
+                f"{draft_model.grid[0]}x{draft_model.grid[1]} grid) does not match --model "
+                f"{getattr(model, 'name', '?')!r} ({model.codebook_size} codes, {model.grid[0]}x{model.grid[1]} "
+                "grid): a draft model must share the target's image tokenizer (e.g. Janus-Pro-1B for -7B)")
         return lambda m, cfg, gen: ModelDrafter(draft_model, cfg, gen)
     head = _scenes_head(model) if getattr(model, "name", "") == "scenes" else None
     if head is None:

@@ -1,0 +1,44 @@
+"""Downloads for a finished comparison: each method's image (PNG), its trace (JSON), the heatmap composites and a
+slide figure (PNG and PDF), written into a fresh, uniquely named folder under the app's temp dir."""
+from __future__ import annotations
+
+import re
+import tempfile
+import uuid
+from pathlib import Path
+
+from specviz import figures, panels, render
+
+
+def export_dir(root: str | Path | None = None) -> Path:
+    """A new folder specviz-<uuid> under `root` (default: the system temp dir)."""
+    base = Path(root) if root else Path(tempfile.gettempdir())
+    out = base / f"specviz-{uuid.uuid4().hex[:12]}"
+    out.mkdir(parents=True, exist_ok=False)
+    return out
+
+
+def slug(text: str, n: int = 32) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:n] or "run"
+
+
+def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None = None) -> list[Path]:
+    """Write every artefact of one run; returns the paths (images first)."""
+    out = export_dir(root)
+    stem = slug(prompt)
+    paths = []
+    for m, t in traces.items():
+        p = out / f"{stem}_{m}.png"
+        render.upscale(images[m], t.grid, 480).save(p)
+        paths.append(p)
+    for kind in panels.KINDS:
+        p = out / f"{stem}_map_{kind}.png"
+        panels.heatmap(kind, traces, images).save(p)
+        paths.append(p)
+    fig = figures.slide_figure(traces, images, prompt)
+    paths += [figures.save(fig, out / f"{stem}_figure.png"), figures.save(fig, out / f"{stem}_figure.pdf")]
+    for m, t in traces.items():
+        p = out / f"{stem}_{m}_trace.json"
+        t.save(p)
+        paths.append(p)
+    return paths

@@ -1,0 +1,93 @@
+"""Matplotlib figures through the Figure API only (no pyplot in a server, design.md §8.5): the accepted-length
+histogram and a slide figure laying out each method's image and maps, exportable as PNG and PDF."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from specviz import render, views
+from specviz.trace import DECISIONS
+
+SLIDE_MAPS = ("entropy", "tv", "decision", "finalize", "tv_cost")
+MAP_TITLES = {"entropy": "entropy H(q)", "tv": "TV(p, q)", "decision": "decision", "finalize": "finalize step",
+              "tv_cost": "TV cost"}
+
+
+def histogram_figure(traces: dict) -> Figure:
+    """Grouped bars: how many verification steps committed k tokens, per method (summary['accepted_hist'])."""
+    fig = Figure(figsize=(6.4, 2.8), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    hists = {m: t.summary.get("accepted_hist", [0]) for m, t in traces.items()}
+    width = 0.8 / max(1, len(hists))
+    top = max((len(h) for h in hists.values()), default=1)
+    for i, (m, h) in enumerate(hists.items()):
+        ax.bar(np.arange(len(h)) + (i - (len(hists) - 1) / 2) * width, h, width, label=m)
+    ax.set_xticks(range(top))
+    ax.set_xlabel("tokens committed by one verification step")
+    ax.set_ylabel("steps")
+    ax.set_title("Accepted length per target forward", fontsize=11)
+    ax.legend(frameon=False, fontsize=9)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def slide_figure(traces: dict, images: dict, prompt: str = "") -> Figure:
+    """Rows = methods; columns = final image, then the maps with one shared colour scale per column."""
+    cols = 1 + len(SLIDE_MAPS)
+    fig = Figure(figsize=(2.1 * cols, 2.1 * len(traces) + 0.9), dpi=150, layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = np.atleast_2d(fig.subplots(len(traces), cols, squeeze=False))
+    arrays = {k: {m: _map(t, k) for m, t in traces.items()} for k in SLIDE_MAPS}
+    for r, (m, t) in enumerate(traces.items()):
+        s = t.summary
+        axes[r, 0].imshow(images[m], interpolation="nearest")
+        axes[r, 0].set_ylabel(f"{m}\n{s.get('target_forwards', '?')} fwd · {s.get('step_compression', 0):.2f}×",
+                              fontsize=9)
+        for c, k in enumerate(SLIDE_MAPS, start=1):
+            im = _draw_map(axes[r, c], k, arrays[k][m], list(arrays[k].values()))
+            if r == len(traces) - 1 and im is not None:
+                fig.colorbar(im, ax=axes[:, c], location="bottom", shrink=0.8, pad=0.02)
+    for c, k in enumerate(("image",) + SLIDE_MAPS):
+        axes[0, c].set_title(MAP_TITLES.get(k, k), fontsize=10)
+    for ax in axes.flat:
+        ax.set_xticks([]), ax.set_yticks([])
+    _decision_legend(fig)
+    if prompt:
+        fig.suptitle(prompt, fontsize=11)
+    return fig
+
+
+def _map(trace, kind):
+    return views.decision_map(trace)[0] if kind == "decision" else views.numeric_map(trace, kind)
+
+
+def _draw_map(ax, kind, a, column):
+    if kind == "decision":
+        cmap = ListedColormap(np.array([render.DECISION_RGB[d] for d in DECISIONS]) / 255)
+        cmap.set_bad(np.array(render.NAN_RGB) / 255)
+        ax.imshow(np.ma.masked_invalid(a), cmap=cmap, vmin=-0.5, vmax=len(DECISIONS) - 0.5,
+                  interpolation="nearest")
+        return None
+    spec = views.MAPS[kind]
+    lo, hi = views.shared_range(column, spec)
+    cmap = ListedColormap(render.lut(spec.cmap) / 255)
+    cmap.set_bad(np.array(render.NAN_RGB) / 255)
+    return ax.imshow(np.ma.masked_invalid(a), cmap=cmap, vmin=lo, vmax=hi, interpolation="nearest")
+
+
+def _decision_legend(fig):
+    handles = [Patch(color=np.array(render.DECISION_RGB[d]) / 255, label=render.DECISION_LABEL[d])
+               for d in DECISIONS if d != "rejected"]
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8, frameon=False)
+
+
+def save(fig: Figure, path: str | Path) -> Path:
+    """Write a figure (format from the suffix: .png, .pdf, .svg)."""
+    fig.savefig(path, bbox_inches="tight")
+    return Path(path)

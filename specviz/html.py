@@ -1,0 +1,127 @@
+"""Small HTML fragments for the app: lane counters, the token inspector, the preview table, the summary rows.
+Pure string building over trace views; no Gradio."""
+from __future__ import annotations
+
+from html import escape
+
+from specviz import views
+from specviz.preview import Preview
+from specviz.render import DECISION_LABEL, DECISION_RGB
+
+SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",
+                   "TV cost total", "time s"]
+
+
+def lane_stats(v) -> str:
+    """The counters under one race panel (v: session.LaneView)."""
+    state = (f"<span class='sv-done'>✓ done at forward {v.forwards}</span>" if v.done
+             else f"<span class='sv-run'>● forward {v.forwards}</span>")
+    return (f"<div class='sv-lane'>{state}<br>{v.committed}/{v.positions} tokens · "
+            f"<b>{v.compression:.2f}×</b> step compression · {v.seconds:.2f} s</div>")
+
+
+def status(tick: int, lanes, done: bool, elapsed: float) -> str:
+    left = [v.method for v in lanes if not v.done]
+    if done:
+        return f"<div class='sv-status'>Finished: {tick} ticks of the common clock in {elapsed:.1f} s.</div>"
+    return (f"<div class='sv-status'>Tick {tick} (one target forward per unfinished method) · still running: "
+            f"{', '.join(left)}</div>")
+
+
+def summary_rows(traces: dict) -> list[list]:
+    rows = []
+    for m, t in traces.items():
+        s = t.summary
+        rows.append([m, s["target_forwards"], round(s["step_compression"], 3), round(s["mean_accepted"], 3),
+                     s["relaxed"], s["rejected"], round(s["tv_cost"], 4),
+                     round(sum(st.seconds for st in t.steps), 3)])
+    return rows
+
+
+def _chip(decision: str) -> str:
+    r, g, b = DECISION_RGB[decision]
+    return (f"<span class='sv-chip' style='background:rgb({r},{g},{b})'></span>"
+            f"{escape(DECISION_LABEL[decision])}")
+
+
+def _bar(label: str, value: float, colour: str) -> str:
+    w = max(0.0, min(1.0, value)) * 100
+    return (f"<div class='sv-bar'><span class='sv-bl'>{label}</span><span class='sv-bt'>"
+            f"<span style='width:{w:.1f}%;background:{colour}'></span></span><span class='sv-bv'>{value:.4f}</span>"
+            f"</div>")
+
+
+def inspector(trace, pos: int) -> str:
+    """p vs q, acceptance, entropy, TV and the decision history at one position (design.md §6)."""
+    gh, gw = trace.grid
+    r, c = divmod(pos, gw)
+    hist = views.attempts(trace, pos)
+    head = f"<div class='sv-insp'><h4>{escape(trace.method)} · row {r}, column {c} (position {pos})</h4>"
+    if not hist:
+        return head + "<p>Nothing was decided here yet.</p></div>"
+    final = next((a for a in reversed(hist) if a.event.commits), None)
+    judged = [a for a in hist if a.event.decision in views.JUDGED]
+    key = judged[-1] if judged else hist[-1]
+    e = key.event
+    lines = [head]
+    if final is not None:
+        lines.append(f"<p>Final token <b>{final.event.token}</b>: {_chip(final.event.decision)} at target "
+                     f"forward {final.step}. {len(judged)} draft(s) judged here.</p>")
+    lines.append(f"<p class='sv-sub'>Deciding draft: token {e.token} at forward {key.step} — "
+                 f"{'point-mass draft' if e.point_mass else 'sampled draft'}</p>")
+    lines += [_bar("p(x) draft", e.p_draft, "#3b7dd8"), _bar("q(x) target", e.p_target, "#2ea043"),
+              _bar("min(1, q/p)", e.exact_prob, "#8c959f"), _bar("b accept", e.accept_prob, "#f2a900"),
+              _bar("TV(p, q)", e.tv, "#9a3fb5"), _bar("TV cost", e.tv_cost, "#d73027")]
+    lines.append(f"<p class='sv-sub'>H(q) = {e.entropy:.3f} nats (normalised {e.entropy_norm:.3f}); "
+                 f"u = {e.u:.3f}</p>")
+    lines.append(_history(hist))
+    if key.members:
+        lines.append(_members(key))
+    return "\n".join(lines) + "</div>"
+
+
+def _history(hist) -> str:
+    rows = "".join(f"<tr><td>{a.step}</td><td>{a.event.level}</td><td>{a.event.token}</td>"
+                   f"<td>{_chip(a.event.decision)}</td><td>{a.event.p_draft:.3f}</td><td>{a.event.p_target:.3f}</td>"
+                   f"<td>{a.event.accept_prob:.3f}</td><td>{a.event.tv:.3f}</td></tr>" for a in hist)
+    return ("<table class='sv-t'><tr><th>forward</th><th>level</th><th>token</th><th>decision</th><th>p(x)</th>"
+            f"<th>q(x)</th><th>b</th><th>TV</th></tr>{rows}</table>")
+
+
+def _members(a) -> str:
+    rows = "".join(f"<tr><td>{n}</td><td>{tok}</td><td>{q:.4f}</td><td>{cos:.3f}</td>"
+                   f"<td>{'—' if cc <= -1 else f'{cc:.3f}'}</td><td>{'I' if i else ''}{'C' if cv else ''}</td></tr>"
+                   for n, tok, q, cos, cc, i, cv in a.members)
+    return ("<p class='sv-sub'>CASCADE siblings of node " f"{a.event.node} (I = interchangeable, C = convergent)</p>"
+            "<table class='sv-t'><tr><th>node</th><th>token</th><th>q(token)</th><th>cos</th><th>child cos</th>"
+            f"<th>group</th></tr>{rows}</table>")
+
+
+def preview_table(previews: list[Preview], knobs) -> str:
+    rows = "".join(
+        f"<tr><td>{p.method}</td><td>{'yes' if p.tunable else 'no (rule has no λ/δ/τ)'}</td>"
+        f"<td>{p.recorded_compression:.2f}×</td><td>{p.baseline_compression:.2f}×</td>"
+        f"<td><b>{p.expected_compression:.2f}×</b></td></tr>" for p in previews)
+    return (f"<div class='sv-prev'><b>Preview of recorded drafts</b> — no model run. λ = {knobs.lam:.2f}, "
+            f"δ = {knobs.delta:.2f}, τ_pos = {knobs.tau_pos:.2f}, τ_seq = {knobs.tau_seq:.2f}. "
+            "Release the slider to re-run the model."
+            "<table class='sv-t'><tr><th>method</th><th>depends on knobs</th><th>run achieved</th>"
+            f"<th>expected at recorded knobs</th><th>expected at new knobs</th></tr>{rows}</table></div>")
+
+
+CSS = """
+.sv-lane {font-size: 13px; line-height: 1.35; padding: 2px 4px;}
+.sv-done {color: #1a7f37; font-weight: 600;}
+.sv-run {color: #bf8700; font-weight: 600;}
+.sv-status {font-size: 13px; color: #444;}
+.sv-insp h4 {margin: 0 0 4px 0;}
+.sv-sub {color: #555; font-size: 12px; margin: 4px 0;}
+.sv-chip {display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px;}
+.sv-bar {display: flex; align-items: center; font-size: 12px; margin: 2px 0;}
+.sv-bl {width: 95px;} .sv-bv {width: 60px; text-align: right; font-family: monospace;}
+.sv-bt {flex: 1; height: 10px; background: #eee; border-radius: 3px; overflow: hidden; display: flex;}
+.sv-bt span {display: block; height: 100%;}
+.sv-t {font-size: 12px; border-collapse: collapse; margin-top: 4px;}
+.sv-t td, .sv-t th {padding: 1px 6px; border-bottom: 1px solid #eee; text-align: right;}
+.sv-prev {font-size: 13px;}
+"""

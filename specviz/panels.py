@@ -1,0 +1,118 @@
+"""Trace views -> finished pictures for the app: race frames, heatmap composites (one map per method, shared
+colour scale, legend), the live-preview map and the replay frame. Glue between views.py (what) and render.py
+(how); no model, no Gradio."""
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image
+
+from specviz import render, views
+from specviz.preview import Preview
+from specviz.trace import DECISIONS, Trace
+
+KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups")
+TAB_TITLES = {"entropy": "Entropy H(q)", "tv": "TV(p, q)", "decision": "Decisions", "finalize": "Finalize step",
+              "tv_cost": "TV cost", "groups": "CASCADE groups"}
+GROUP_METHODS = ("cascade",)
+
+
+def race_frame(decoded: Image.Image, decided: np.ndarray, grid, px: int = render.PANEL) -> Image.Image:
+    """A partial image: decoded codes upscaled crisp, undecided cells hatched."""
+    return render.hatch(render.upscale(decoded, grid, px), ~decided)
+
+
+def base_image(image: np.ndarray | None, grid, px: int = render.PANEL) -> Image.Image | None:
+    return None if image is None else render.upscale(image, grid, px)
+
+
+def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
+    """One composite per map kind over all methods of a run (shared colour scale, legend on the right)."""
+    if not traces:
+        return render.message("Generate to see the maps")
+    if kind == "decision":
+        panels, side = _decision_panels(traces)
+    elif kind == "groups":
+        panels, side = _group_panels(traces)
+    else:
+        panels, side = _numeric_panels(kind, traces)
+    out = []
+    for (method, im) in panels:
+        grid = traces[method].grid
+        out.append((_title(traces[method]), render.blend(im, base_image(images.get(method), grid), opacity)))
+    return render.composite(out, side)
+
+
+def _title(trace: Trace) -> str:
+    s = trace.summary
+    if not s:
+        return trace.method
+    return f"{trace.method}  ·  {s['target_forwards']} fwd  ·  {s['step_compression']:.2f}×"
+
+
+def _numeric_panels(kind: str, traces: dict):
+    spec = views.MAPS[kind]
+    arrays = {m: views.numeric_map(t, kind) for m, t in traces.items()}
+    lo, hi = views.shared_range(list(arrays.values()), spec)
+    panels = [(m, render.upscale(render.colorize(a, spec.cmap, lo, hi), traces[m].grid)) for m, a in arrays.items()]
+    bar = render.colorbar(spec.cmap, lo, hi, spec.label + " (grey: none)")
+    return panels, bar
+
+
+def _decision_panels(traces: dict):
+    colours = [render.DECISION_RGB[d] for d in DECISIONS]
+    panels = []
+    for m, t in traces.items():
+        idx, rejected = views.decision_map(t)
+        im = render.upscale(render.categorical(idx, colours), t.grid)
+        panels.append((m, render.mark_dots(im, np.flatnonzero(rejected & np.isfinite(idx)), t.grid)))
+    used = {DECISIONS[int(v)] for t in traces.values() for v in np.unique(views.decision_map(t)[0])
+            if np.isfinite(v)}
+    items = [(render.DECISION_LABEL[d], render.DECISION_RGB[d]) for d in DECISIONS if d in used]
+    items.append(("● a draft was rejected here first", "dot"))
+    return panels, render.legend(items, "committing decision")
+
+
+def _group_panels(traces: dict):
+    panels = []
+    for m, t in traces.items():
+        if m not in GROUP_METHODS:
+            panels.append((m, render.message(f"{m} forms no CASCADE groups")))
+            continue
+        cells = views.group_cells(t)
+        im = render.upscale(render.categorical(views.group_category(cells, t.grid), render.GROUP_RGB), t.grid)
+        panels.append((m, render.draw_groups(im, cells, t.grid)))
+    items = list(zip(render.GROUP_LABEL, render.GROUP_RGB))
+    items += [("○ accepted by relaxation", "ring"), ("digit: group members", (255, 255, 255)),
+              ("— branches converge next cell", (255, 230, 200))]
+    return panels, render.legend(items, "deciding candidate's group")
+
+
+def preview_map(previews: list[Preview], traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
+    """Acceptance probability b' of each recorded draft under the new knobs (shared 0..1 scale)."""
+    if not previews:
+        return render.message("Generate, then move λ, δ, τ")
+    panels = []
+    for pv in previews:
+        t = traces[pv.method]
+        im = render.upscale(render.colorize(pv.accept, "viridis", 0.0, 1.0), t.grid)
+        title = f"{pv.method}  ·  est. {pv.expected_compression:.2f}×"
+        panels.append((title, render.blend(im, base_image(images.get(pv.method), t.grid), opacity)))
+    return render.composite(panels, render.colorbar("viridis", 0, 1, "preview: acceptance prob. b' of the "
+                                                                    "recorded drafts (grey: none judged)"))
+
+
+def replay_image(trace: Trace, image: np.ndarray | None, step: int) -> tuple[Image.Image, str]:
+    """The run as it stood after verification step `step`, with that step's drafts and decisions drawn on top."""
+    v = views.step_view(trace, step)
+    grid = trace.grid
+    base = base_image(image, grid) or render.upscale(np.full((*grid, 3), 200, np.uint8), grid)
+    im = render.draw_replay(render.hatch(base, ~views.decided_mask(trace, v.step)), v.events, v.drafted, grid)
+    title = f"{trace.method} · step {v.step}"
+    return render.composite([(title, im)], replay_legend()), views.step_caption(trace, v)
+
+
+def replay_legend() -> Image.Image:
+    items = [("drafted (outline)", (235, 235, 235))]
+    items += [(render.DECISION_LABEL[d], render.DECISION_RGB[d]) for d in DECISIONS]
+    items.append(("not committed yet", "hatch"))
+    return render.legend(items, "this step")

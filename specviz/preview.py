@@ -1,0 +1,144 @@
+"""Instant preview: re-score the RECORDED drafts of a finished run under new λ, δ, τ_pos, τ_seq — no model call.
+
+Every judged TokenEvent keeps what its rule needed (design.md §4): q(x), p(x), the normalised entropy, TV(p, q) and,
+for CASCADE, the sibling rows [node, token, q(token), cos, child_cos]. From these the acceptance probability b' of
+each recorded draft under other knob values follows in closed form. What cannot be known without the model: drafts
+that were never judged (after the first rejection of a chain), and the residual laws of later siblings (their
+sibling q's are the parent's law, not the running residual). So the numbers are a preview of the recorded drafts,
+not a new run; releasing a slider runs the model for the real thing.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from specviz.trace import Trace, TokenEvent
+
+JUDGED = frozenset({"exact", "relaxed", "rejected"})
+TUNABLE = ("csd", "cascade")
+
+
+@dataclass(frozen=True)
+class Knobs:
+    lam: float
+    delta: float
+    tau_pos: float
+    tau_seq: float
+    g: str = "h"                       # h | one_minus_h
+    budget: float = math.inf           # CASCADE moved mass per verification step
+
+    @classmethod
+    def from_config(cls, config: dict, **over) -> "Knobs":
+        base = {k: config.get(k, d) for k, d in (("lam", 0.1), ("delta", 0.5), ("tau_pos", 0.95),
+                                                 ("tau_seq", 0.95), ("g", "h"))}
+        base["budget"] = config.get("cascade_budget", math.inf)
+        base.update({k: v for k, v in over.items() if v is not None})
+        return cls(**base)
+
+
+def exact_prob(ev: TokenEvent) -> float:
+    """min(1, q(x)/p(x)); 1 where the draft law puts no mass on x (as rules.lossless)."""
+    return min(1.0, ev.p_target / ev.p_draft) if ev.p_draft > 0 else 1.0
+
+
+def csd_accept(ev: TokenEvent, lam: float, delta: float, g: str = "h") -> float:
+    """CSD (algorithms.md §7): b' = min(1, q(x)/p(x) + λ·g(H)) where TV(p, q) < δ, else min(1, q(x)/p(x));
+    g(H) = H or 1 - H on the run's normalised entropy."""
+    if ev.p_draft <= 0:
+        return 1.0
+    gh = max(0.0, 1.0 - ev.entropy_norm) if g == "one_minus_h" else ev.entropy_norm
+    relax = lam * gh if ev.tv < delta else 0.0
+    return min(1.0, ev.p_target / ev.p_draft + relax)
+
+
+def cascade_group(ev: TokenEvent, tau_pos: float, tau_seq: float) -> tuple[list[int], list[int]]:
+    """Re-derived CASCADE groups of one candidate: I(n) = {m : cos(h_m, h_n) >= τ_pos},
+    C(n) = {m : max child cosine >= τ_seq} (child_cos is -1 where a branch has no children)."""
+    inter = [int(r[0]) for r in ev.siblings if r[3] >= tau_pos]
+    conv = [int(r[0]) for r in ev.siblings if r[4] > -1.0 and r[4] >= tau_seq]
+    return inter, conv
+
+
+def cascade_accept(ev: TokenEvent, tau_pos: float, tau_seq: float, budget_left: float = math.inf
+                   ) -> tuple[float, float]:
+    """CASCADE (design.md §3): b' = min(1, (q(x) + Σ_{m ∈ I ∪ C} q(x_m)) / p(x)), the moved mass capped by the
+    step's remaining budget. Returns (b', moved mass)."""
+    inter, conv = cascade_group(ev, tau_pos, tau_seq)
+    members = set(inter) | set(conv)
+    q_of = {int(r[1]): float(r[2]) for r in ev.siblings if int(r[0]) in members and int(r[1]) != ev.token}
+    extra = min(sum(q_of.values()), max(0.0, budget_left))
+    if extra <= 0 or ev.p_draft <= 0:
+        return exact_prob(ev), 0.0
+    return min(1.0, (ev.p_target + extra) / ev.p_draft), extra
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A finished run re-scored under new knobs."""
+    method: str
+    tunable: bool                       # whether the method's rule depends on the knobs at all
+    accept: np.ndarray                  # (H, W) b' of the last judged draft per position (NaN: none judged)
+    recorded: np.ndarray                # (H, W) the recorded b at the same events
+    expected_len: list                  # per verification step >= 1: 1 + Σ_k Π_{j<=k} a_j
+    expected_compression: float         # positions / expected forwards under the new knobs
+    baseline_compression: float         # the same estimate from the recorded b (compare like with like)
+    recorded_compression: float         # what the run actually achieved
+
+
+def step_scores(trace: Trace, knobs: Knobs) -> list[list[tuple[TokenEvent, float]]]:
+    """Per step: (judged event, b') in judge order."""
+    out = []
+    for st in trace.steps:
+        used, row = 0.0, []
+        for ev in st.events:
+            if ev.decision not in JUDGED:
+                continue
+            if trace.method == "csd":
+                b = csd_accept(ev, knobs.lam, knobs.delta, knobs.g)
+            elif trace.method == "cascade":
+                b, extra = cascade_accept(ev, knobs.tau_pos, knobs.tau_seq, knobs.budget - used)
+                if ev.decision != "rejected" and ev.u >= exact_prob(ev):      # recorded path, relaxation needed
+                    used += extra
+            else:
+                b = ev.accept_prob
+            row.append((ev, b))
+        out.append(row)
+    return out
+
+
+def expected_length(scored: list[tuple[TokenEvent, float]]) -> float:
+    """1 + Σ_k Π_{l<=k} a_l with a_l = 1 - Π_{siblings s at level l} (1 - b'_s) (a chain has one draft per level):
+    the expected tokens one verification step commits, the resampled / bonus token included."""
+    levels: dict[int, float] = {}
+    for ev, b in scored:
+        levels[ev.level] = levels.get(ev.level, 1.0) * (1.0 - b)
+    total, run = 1.0, 1.0
+    for lvl in sorted(levels):
+        run *= 1.0 - levels[lvl]
+        total += run
+    return total
+
+
+def rescore(trace: Trace, knobs: Knobs) -> Preview:
+    """Re-score every recorded draft of `trace` under `knobs`."""
+    h, w = trace.grid
+    n = h * w
+    accept, recorded = np.full(n, np.nan), np.full(n, np.nan)
+    lens, base = [], []
+    for i, row in enumerate(step_scores(trace, knobs)):
+        for ev, b in row:
+            accept[ev.pos], recorded[ev.pos] = b, ev.accept_prob
+        if i > 0:
+            lens.append(expected_length(row))
+            base.append(expected_length([(ev, ev.accept_prob) for ev, _ in row]))
+    return Preview(trace.method, trace.method in TUNABLE, accept.reshape(h, w), recorded.reshape(h, w), lens,
+                   _compression(n, lens), _compression(n, base), float(n / max(1, len(trace.steps))))
+
+
+def _compression(n: int, lens: list) -> float:
+    """positions / (1 prefill + (n - 1) / mean expected step length)."""
+    if not lens:
+        return 1.0
+    return float(n / (1.0 + (n - 1) / float(np.mean(lens))))

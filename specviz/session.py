@@ -1,0 +1,162 @@
+"""The side-by-side race (design.md §6): several methods advance on a common clock of target forwards — at tick t
+every unfinished method makes one more target forward — and throttled frames show the partial images.
+
+Everything here is per call: `race` owns its decoding generators and closes them in `finally` (a cancelled UI
+event closes the race at its next yield, so Stop lands within one tick). No module state is mutated per request.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import torch
+
+from specviz.config import METHODS, TREE_METHODS, ConfigError, RunConfig
+from specviz.decode import Progress, decode
+from specviz.panels import race_frame
+from specviz.trace import Trace
+
+Loader = Callable[[str], tuple[Any, Any]]          # model name -> (model, tree drafter factory or None)
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Where models come from: the app's default loads from assets / the local HF cache; tests inject tiny ones."""
+    load: Loader
+    models: tuple                                   # names the UI offers
+    live: tuple = ("scenes",)                       # models on which releasing a slider re-runs the methods
+    allow_paths: bool = False                       # accept a local checkpoint directory typed into the UI
+
+
+def available_models() -> tuple:
+    """'scenes' always; the allow-listed Janus-Pro checkpoints only when their files are in the local HF cache."""
+    from specviz.models import ALLOWED_HUB
+    out = ["scenes"]
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return tuple(out)
+    for repo in ALLOWED_HUB:
+        if isinstance(try_to_load_from_cache(repo, "config.json"), str):
+            out.append(repo)
+    return tuple(out)
+
+
+def default_backend(device: str = "auto", allow_paths: bool = False) -> Backend:
+    from specviz.models import drafter_factory, load_model
+
+    def load(name: str):
+        model = load_model(name, device)
+        return model, drafter_factory(model)
+    return Backend(load, available_models(), ("scenes",), allow_paths)
+
+
+def check_model(backend: Backend, name: str) -> str:
+    if name in backend.models or (backend.allow_paths and name and name.strip()):
+        return name.strip()
+    raise ConfigError(f"model {name!r} is not offered here; choose one of {', '.join(backend.models)} "
+                      "(local checkpoint paths need `python app.py --allow-paths`)")
+
+
+def make_configs(methods, **knobs) -> list[RunConfig]:
+    """One validated RunConfig per selected method (same seed and knobs), in the canonical METHODS order."""
+    chosen = [m for m in METHODS if m in (methods or [])]
+    if not chosen:
+        raise ConfigError("choose at least one method to compare")
+    return [RunConfig(method=m, **knobs) for m in chosen]
+
+
+@dataclass(frozen=True)
+class LaneView:
+    """One method's panel in one frame."""
+    method: str
+    image: Any                                      # PIL image (partial, undecided cells hatched)
+    forwards: int
+    committed: int
+    positions: int
+    done: bool
+    seconds: float                                  # this method's own compute time so far
+
+    @property
+    def compression(self) -> float:
+        return self.committed / max(1, self.forwards)
+
+
+@dataclass(frozen=True)
+class Frame:
+    tick: int                                       # target forwards on the common clock
+    lanes: tuple
+    done: bool
+    traces: dict = field(default_factory=dict)     # method -> finished Trace (final frame only)
+    images: dict = field(default_factory=dict)     # method -> (h, w, 3) uint8 final image (final frame only)
+
+
+class _Lane:
+    def __init__(self, model, cfg: RunConfig, factory):
+        self.cfg, self.model = cfg, model
+        self.gen = decode(model, cfg, factory)
+        self.last: Progress | None = None
+        self.drawn, self.picture, self.raw = -1, None, None
+
+    @property
+    def done(self) -> bool:
+        return self.last is not None and self.last.done
+
+    def advance(self) -> None:
+        self.last = next(self.gen)
+
+    def view(self, px: int) -> LaneView:
+        p = self.last
+        gh, gw = self.model.grid
+        n = len(p.tokens)
+        if n != self.drawn:
+            self.picture, self.drawn = self._render(p.tokens, px), n
+        return LaneView(self.cfg.method, self.picture, len(p.trace.steps), min(n, gh * gw), gh * gw, p.done,
+                        sum(s.seconds for s in p.trace.steps))
+
+    def _render(self, tokens: list, px: int):
+        gh, gw = self.model.grid
+        n_pos = gh * gw
+        tokens = tokens[:n_pos]
+        full = torch.tensor(tokens + [tokens[-1]] * (n_pos - len(tokens)))   # neutral fill: repeat the last code
+        decided = np.zeros(n_pos, bool)
+        decided[:len(tokens)] = True
+        self.raw = self.model.decode_image(full).convert("RGB")
+        return race_frame(self.raw, decided.reshape(gh, gw), (gh, gw), px)
+
+
+def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = 240) -> Iterator[Frame]:
+    """Run every config on one clock of target forwards; yield at most `fps` frames per second, always the first
+    and the final one. The final frame carries the finished traces and decoded images."""
+    for cfg in cfgs:
+        if cfg.method in TREE_METHODS and factory is None:
+            raise ConfigError(f"{cfg.method} needs a tree drafter and this model has none (assets/drafter.safetensors "
+                              "is missing); untick the tree methods (sd, cascade, lantern)")
+    lanes = [_Lane(model, cfg, factory) for cfg in cfgs]
+    try:
+        tick, last = 0, -1.0
+        while True:
+            for lane in lanes:
+                if not lane.done:
+                    lane.advance()
+            tick += 1
+            done = all(lane.done for lane in lanes)
+            if done or last < 0 or time.perf_counter() - last >= 1.0 / fps:
+                yield _frame(tick, lanes, done, px)
+                last = time.perf_counter()
+            if done:
+                return
+    finally:
+        for lane in lanes:
+            lane.gen.close()
+
+
+def _frame(tick: int, lanes: list, done: bool, px: int) -> Frame:
+    views = tuple(lane.view(px) for lane in lanes)
+    if not done:
+        return Frame(tick, views, False)
+    traces: dict[str, Trace] = {lane.cfg.method: lane.last.trace for lane in lanes}
+    images = {lane.cfg.method: np.asarray(lane.raw) for lane in lanes}
+    return Frame(tick, views, True, traces, images)

@@ -1,0 +1,207 @@
+"""Gradio handlers: thin glue from UI values to session / panels / preview / html, and back to component updates.
+
+Handlers return dicts keyed by output *names*; app.py binds names to components (`outputs_for`). Per-session data
+lives in a RunState held by gr.State; nothing shared is mutated per request. Every error reaches the UI as one
+gr.Error line (the traceback goes to the server log only).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import time
+from dataclasses import dataclass, field
+
+import gradio as gr
+
+from specviz import html, panels, render
+from specviz.config import METHODS, ConfigError
+from specviz.exports import export_run
+from specviz.figures import histogram_figure
+from specviz.preview import Knobs, rescore
+from specviz.session import Backend, check_model, make_configs, race
+
+log = logging.getLogger("specviz.app")
+KNOBS = ("prompt", "seed", "model", "methods", "lam", "delta", "tau_pos", "tau_seq", "temperature", "top_k",
+         "cfg", "window", "tree", "tree_depth", "tree_topk", "cascade_budget")
+GEN_OUTPUTS = ([f"img_{m}" for m in METHODS] + [f"stats_{m}" for m in METHODS] + [f"map_{k}" for k in panels.KINDS]
+               + ["summary", "hist", "status", "state", "replay_method", "replay_step", "replay_image",
+                  "replay_caption", "preview_image", "preview_table"])
+PREVIEW_OUTPUTS = ("preview_image", "preview_table")
+
+
+@dataclass
+class RunState:
+    """One browser session's finished comparison."""
+    model: str = ""
+    prompt: str = ""
+    traces: dict = field(default_factory=dict)      # method -> Trace
+    images: dict = field(default_factory=dict)      # method -> (h, w, 3) uint8
+
+
+def friendly(fn):
+    """Turn any exception into one clear gr.Error line; works for plain and generator handlers."""
+    def explain(e: Exception) -> gr.Error:
+        if isinstance(e, gr.Error):
+            return e
+        if isinstance(e, (ConfigError, ValueError, FileNotFoundError)):
+            return gr.Error(str(e))
+        log.exception("handler %s failed", fn.__name__)
+        return gr.Error(f"Unexpected error ({type(e).__name__}): {e}")
+
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def gen(*a, **k):
+            try:
+                yield from fn(*a, **k)
+            except Exception as e:                      # noqa: BLE001 - surfaced as one UI line
+                raise explain(e) from None
+        return gen
+
+    @functools.wraps(fn)
+    def plain(*a, **k):
+        try:
+            return fn(*a, **k)
+        except Exception as e:                          # noqa: BLE001
+            raise explain(e) from None
+    return plain
+
+
+def as_tuple(names, values: dict) -> tuple:
+    return tuple(values.get(n, gr.skip()) for n in names)
+
+
+class Handlers:
+    def __init__(self, backend: Backend, export_root: str | None = None, fps: float = 8.0):
+        self.backend, self.export_root, self.fps = backend, export_root, fps
+
+    # ------------------------------------------------------------------------------------------------ generate
+    def generate(self, *args):
+        """Stream the race: (KNOBS..., opacity) -> GEN_OUTPUTS tuples."""
+        for upd in self._race(dict(zip(KNOBS, args[:len(KNOBS)])), float(args[len(KNOBS)])):
+            yield as_tuple(GEN_OUTPUTS, upd)
+
+    def rerun(self, *args):
+        """Slider released: re-run only on the embedded (fast) models; elsewhere the preview must do."""
+        model = args[KNOBS.index("model")]
+        if model not in self.backend.live:
+            yield as_tuple(GEN_OUTPUTS, {})
+            return
+        yield from self.generate(*args)
+
+    @friendly
+    def _race(self, knobs: dict, opacity: float):
+        name = check_model(self.backend, knobs.pop("model") or "")
+        methods = knobs.pop("methods")
+        cfgs = make_configs(methods, model=name, **_typed(knobs))
+        model, factory = self.backend.load(name)
+        t0 = time.perf_counter()
+        for fr in race(model, factory, cfgs, fps=self.fps):
+            upd = {f"img_{v.method}": v.image for v in fr.lanes}
+            upd |= {f"stats_{v.method}": html.lane_stats(v) for v in fr.lanes}
+            upd["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0)
+            if fr.done:
+                upd |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)
+            yield upd
+
+    def _finish(self, st: RunState, opacity: float) -> dict:
+        first = next(iter(st.traces))
+        upd = self._maps(st, opacity)
+        upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_figure(st.traces),
+                "replay_method": gr.Radio(choices=list(st.traces), value=first)}
+        upd |= self._replay(st, first, 0, slider=True)
+        upd |= {"preview_image": panels.preview_map([], {}, {}), "preview_table": ""}
+        return upd
+
+    def _maps(self, st: RunState, opacity: float) -> dict:
+        return {f"map_{k}": panels.heatmap(k, st.traces, st.images, opacity) for k in panels.KINDS}
+
+    # ------------------------------------------------------------------------------------------------ cheap views
+    @friendly
+    def maps(self, st: RunState, opacity: float):
+        return as_tuple([f"map_{k}" for k in panels.KINDS], self._maps(st or RunState(), float(opacity)))
+
+    @friendly
+    def preview(self, st: RunState, lam, delta, tau_pos, tau_seq, opacity):
+        """Re-score the recorded drafts under the slider values (no model call)."""
+        if not st or not st.traces:
+            return panels.preview_map([], {}, {}), "<i>Generate first; then the sliders preview here.</i>"
+        first = next(iter(st.traces.values()))
+        knobs = Knobs.from_config(first.config, lam=float(lam), delta=float(delta), tau_pos=float(tau_pos),
+                                  tau_seq=float(tau_seq))
+        pv = [rescore(t, Knobs.from_config(t.config, lam=knobs.lam, delta=knobs.delta, tau_pos=knobs.tau_pos,
+                                           tau_seq=knobs.tau_seq)) for t in st.traces.values()]
+        return panels.preview_map(pv, st.traces, st.images, float(opacity)), html.preview_table(pv, knobs)
+
+    def inspect_slot(self, method: str):
+        @friendly
+        def fn(st: RunState, evt: gr.SelectData):
+            if not st or method not in st.traces:
+                return "<i>Finish a run with this method, then click a cell.</i>"
+            t = st.traces[method]
+            c = max(1, render.cell_px(t.grid))
+            x, y = evt.index
+            return html.inspector(t, _clamp(int(y) // c, t.grid[0]) * t.grid[1] + _clamp(int(x) // c, t.grid[1]))
+        return fn
+
+    def inspect_map(self):
+        @friendly
+        def fn(st: RunState, evt: gr.SelectData):
+            if not st or not st.traces:
+                return "<i>Generate first, then click a cell of any map.</i>"
+            first = next(iter(st.traces.values()))
+            hit = render.locate(len(st.traces), evt.index[0], evt.index[1], first.grid)
+            if hit is None:
+                return "<i>Click inside one of the maps.</i>"
+            return html.inspector(list(st.traces.values())[hit[0]], hit[1])
+        return fn
+
+    @friendly
+    def replay(self, st: RunState, method: str, step, slider: bool = False):
+        return as_tuple(("replay_step", "replay_image", "replay_caption"),
+                        self._replay(st, method, int(step or 0), slider))
+
+    def replay_pick(self, st: RunState, method: str):
+        return self.replay(st, method, 0, slider=True)
+
+    def _replay(self, st: RunState, method: str, step: int, slider: bool) -> dict:
+        if not st or method not in st.traces:
+            return {"replay_caption": "Generate first, then scrub through the run."}
+        t = st.traces[method]
+        img, caption = panels.replay_image(t, st.images.get(method), step)
+        upd = {"replay_image": img, "replay_caption": caption}
+        if slider:
+            upd["replay_step"] = gr.Slider(minimum=0, maximum=len(t.steps) - 1, value=min(step, len(t.steps) - 1),
+                                           step=1, interactive=True)
+        return upd
+
+    @friendly
+    def export(self, st: RunState):
+        if not st or not st.traces:
+            raise gr.Error("Nothing to export yet: generate first.")
+        return [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root)]
+
+
+def slot_visibility(methods) -> list:
+    return [gr.Column(visible=m in (methods or [])) for m in METHODS]
+
+
+def _typed(knobs: dict) -> dict:
+    """UI numbers arrive as floats: cast the integer knobs (validation happens in RunConfig)."""
+    out = dict(knobs)
+    for k in ("seed", "top_k", "window", "tree_depth", "tree_topk"):
+        v = out.get(k)
+        if isinstance(v, float) and v.is_integer():
+            out[k] = int(v)
+        elif v is None:
+            raise ConfigError(f"{k} is empty; enter a whole number")
+    for k in ("lam", "delta", "tau_pos", "tau_seq", "temperature", "cfg", "cascade_budget"):
+        if out.get(k) is None:
+            raise ConfigError(f"{k} is empty; enter a number")
+        out[k] = float(out[k])
+    out["prompt"] = (out.get("prompt") or "").strip()
+    return out
+
+
+def _clamp(v: int, n: int) -> int:
+    return max(0, min(n - 1, v))

@@ -1,0 +1,188 @@
+"""Read-only views of a finished (or growing) Trace for the app: per-position maps, CASCADE groups, the attempt
+history of one position, and what happened at one verification step. Pure: no model, no rendering."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from specviz.trace import COMMITTING, Trace, TokenEvent
+
+JUDGED = frozenset({"exact", "relaxed", "rejected"})
+
+
+@dataclass(frozen=True)
+class MapSpec:
+    """One heatmap kind: its tab title, colour map and scale rule ('fixed' uses vmax, 'shared' the max over runs)."""
+    key: str
+    title: str
+    cmap: str
+    label: str
+    vmax: float = 1.0
+    scale: str = "shared"
+
+
+MAPS = {
+    "entropy": MapSpec("entropy", "Entropy", "viridis", "H(q) at commit [nats]"),
+    "tv": MapSpec("tv", "TV(p, q)", "magma", "TV(p, q) of the last judged draft", 1.0, "fixed"),
+    "finalize": MapSpec("finalize", "Finalize step", "plasma", "target forward that committed the cell"),
+    "tv_cost": MapSpec("tv_cost", "TV cost", "inferno", "relaxation cost TV(o, q)"),
+}
+CATEGORICAL = ("decision", "groups")
+
+
+def numeric_map(trace: Trace, key: str) -> np.ndarray:
+    """(H, W) float map of a numeric kind; NaN where undecided (or, for tv, where nothing was judged)."""
+    if key == "tv":
+        return _last_judged_field(trace, "tv")
+    return trace.to_grid(key)
+
+
+def shared_range(arrays: list[np.ndarray], spec: MapSpec) -> tuple[float, float]:
+    """Colour range shared by every method's map of one kind."""
+    if spec.scale == "fixed":
+        return 0.0, spec.vmax
+    finite = [a[np.isfinite(a)] for a in arrays]
+    top = max((float(f.max()) for f in finite if f.size), default=0.0)
+    return 0.0, max(top, 1e-3)
+
+
+def decision_map(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
+    """(H, W) index into trace.DECISIONS of the committing decision (NaN undecided) and a bool map of cells that
+    saw at least one rejected draft before they were committed."""
+    h, w = trace.grid
+    rejected = np.zeros(h * w, bool)
+    for st in trace.steps:
+        for ev in st.events:
+            if ev.decision == "rejected":
+                rejected[ev.pos] = True
+    return trace.to_grid("decision"), rejected.reshape(h, w)
+
+
+def _last_judged_field(trace: Trace, name: str) -> np.ndarray:
+    h, w = trace.grid
+    out = np.full(h * w, np.nan)
+    for st in trace.steps:
+        for ev in st.events:
+            if ev.decision in JUDGED:
+                out[ev.pos] = float(getattr(ev, name))
+    return out.reshape(h, w)
+
+
+def decided_mask(trace: Trace, upto_step: int | None = None) -> np.ndarray:
+    """(H, W) bool: positions committed by steps 0..upto_step (all steps when None)."""
+    h, w = trace.grid
+    out = np.zeros(h * w, bool)
+    for st in trace.steps[: None if upto_step is None else upto_step + 1]:
+        for ev in st.events:
+            if ev.commits:
+                out[ev.pos] = True
+    return out.reshape(h, w)
+
+
+# ---------------------------------------------------------------------------------------------------- CASCADE groups
+@dataclass(frozen=True)
+class GroupCell:
+    """CASCADE group of the deciding candidate at one position (node ids mapped to grid positions)."""
+    pos: int
+    step: int
+    node: int
+    interchangeable: tuple     # positions of I(n) members (siblings: the same cell, alternative tokens)
+    convergent: tuple          # positions of C(n) members
+    relaxed: bool
+    similarity: float
+
+
+def group_cells(trace: Trace) -> list[GroupCell]:
+    """One GroupCell per position that had a judged tree candidate: the last one judged there (the accepted one when
+    a draft was accepted, else the last rejected sibling). Node ids map to positions through the step's drafted rows [node, parent, pos, tok]."""
+    cells: dict[int, GroupCell] = {}
+    for st in trace.steps:
+        node_pos = {int(r[0]): int(r[2]) for r in st.drafted}
+        for ev in st.events:
+            if ev.decision not in JUDGED:
+                continue
+            cells[ev.pos] = GroupCell(ev.pos, st.step, ev.node,
+                                      tuple(node_pos.get(int(m), ev.pos) for m in ev.interchangeable),
+                                      tuple(node_pos.get(int(m), ev.pos) for m in ev.convergent),
+                                      ev.decision == "relaxed", ev.similarity)
+    return [cells[p] for p in sorted(cells)]
+
+
+def group_category(cells: list[GroupCell], grid) -> np.ndarray:
+    """(H, W) category: NaN not judged, 0 judged without group, 1 interchangeable only, 2 convergent only, 3 both."""
+    h, w = grid
+    out = np.full(h * w, np.nan)
+    for c in cells:
+        out[c.pos] = (1 if c.interchangeable else 0) + (2 if c.convergent else 0)
+    return out.reshape(h, w)
+
+
+# ---------------------------------------------------------------------------------------------------- inspector
+@dataclass(frozen=True)
+class Attempt:
+    step: int
+    event: TokenEvent
+    members: tuple             # CASCADE siblings: (node, token, q, cos, child_cos, in_I, in_C)
+
+
+def attempts(trace: Trace, pos: int) -> list[Attempt]:
+    """Every event at `pos` in order (judged drafts, the resampled / bonus / ar token)."""
+    out = []
+    for st in trace.steps:
+        for ev in st.events:
+            if ev.pos == pos:
+                inter, conv = set(ev.interchangeable), set(ev.convergent)
+                members = tuple((int(r[0]), int(r[1]), float(r[2]), float(r[3]), float(r[4]),
+                                 int(r[0]) in inter, int(r[0]) in conv) for r in ev.siblings)
+                out.append(Attempt(st.step, ev, members))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- replay
+@dataclass(frozen=True)
+class StepView:
+    """What one verification step did, for the replay view."""
+    step: int
+    forwards: int              # steps in the run
+    drafted: tuple             # positions proposed (one entry per drafted node)
+    counts: dict               # decision -> count in this step
+    committed_before: int
+    committed_after: int
+    first_pos: int             # first position the step decided (-1 if none)
+    last_pos: int
+    events: tuple              # the step's TokenEvents
+
+
+def step_view(trace: Trace, step: int) -> StepView:
+    step = max(0, min(step, len(trace.steps) - 1))
+    before = int(decided_mask(trace, step - 1).sum()) if step > 0 else 0
+    st = trace.steps[step]
+    counts = {d: 0 for d in ("exact", "relaxed", "rejected", "resampled", "bonus", "ar")}
+    for ev in st.events:
+        counts[ev.decision] += 1
+    poss = [ev.pos for ev in st.events]
+    after = before + sum(ev.decision in COMMITTING for ev in st.events)
+    return StepView(step, len(trace.steps), tuple(int(r[2]) for r in st.drafted), counts, before, after,
+                    min(poss, default=-1), max(poss, default=-1), tuple(st.events))
+
+
+def step_caption(trace: Trace, v: StepView) -> str:
+    """One line of what happened at this step."""
+    n = trace.grid[0] * trace.grid[1]
+    head = f"{trace.method} · target forward {v.step} of {v.forwards - 1}: "
+    if v.step == 0:
+        return head + f"prefill encodes the prompt and samples the first token (1/{n} committed)."
+    c = v.counts
+    if not v.drafted:
+        return head + f"plain AR — one token sampled at position {v.first_pos} ({v.committed_after}/{n} committed)."
+    drafted = sorted(set(v.drafted))
+    span = f"{drafted[0]}" if len(drafted) == 1 else f"{drafted[0]}–{drafted[-1]}"
+    parts = [f"drafted {len(v.drafted)} tokens for positions {span}",
+             f"{c['exact']} accepted exactly", f"{c['relaxed']} by relaxation", f"{c['rejected']} rejected"]
+    if c["resampled"]:
+        parts.append("1 resampled from the residual")
+    if c["bonus"]:
+        parts.append("1 bonus token")
+    gained = v.committed_after - v.committed_before
+    return head + "; ".join(parts) + f" → +{gained} committed ({v.committed_after}/{n})."
