@@ -146,13 +146,36 @@ def sweep_main(args) -> int:
     with out.open("a") as f:
         for p, agg in results:
             f.write(json.dumps({"method": args.method, "point": p, "result": agg}) + "\n")
-    from specviz.render import pareto_figure
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     fig = pareto_figure(rows)
     fig.savefig(out.with_suffix(".png"), dpi=120)
     fig.savefig(out.with_suffix(".pdf"))
     print(f"{len(results)} new points, {len(rows)} in {out}; plot: {out.with_suffix('.png')}")
     return 0
+
+
+def pareto_figure(rows: list[dict]):
+    """Speed (step compression) vs quality (fidelity, else NLL) of sweep points; the Pareto front joined."""
+    from matplotlib.figure import Figure
+    key = "fidelity" if all("fidelity" in r["result"] for r in rows) else "nll"
+    pts = sorted(((r["result"]["step_compression"], r["result"][key], r["point"]) for r in rows),
+                 key=lambda t: -t[0])
+    fig = Figure(figsize=(6, 4), layout="constrained")
+    ax = fig.add_subplot()
+    ax.scatter([p[0] for p in pts], [p[1] for p in pts], c="tab:blue")
+    for x, y, pt in pts:
+        ax.annotate(",".join(f"{k}={v}" for k, v in pt.items()), (x, y), fontsize=7, alpha=0.7)
+    front, best = [], None
+    for x, y, _ in pts:                                     # fastest first; keep points that improve quality
+        better = best is None or (y > best if key == "fidelity" else y < best)
+        if better:
+            front.append((x, y))
+            best = y
+    ax.plot([f[0] for f in front], [f[1] for f in front], "--", c="tab:red", label="Pareto front")
+    ax.set_xlabel("step compression (positions / target forwards)")
+    ax.set_ylabel("scene fidelity" if key == "fidelity" else "target NLL (nats/token, lower is better)")
+    ax.legend()
+    return fig
 
 
 def _sweep_ray(args, todo, prompts):

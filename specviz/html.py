@@ -12,20 +12,29 @@ SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accept
                    "TV cost total", "time s"]
 
 
+KIND = {"ar": "autoregressive baseline", "sjd": "Jacobi window · lossless", "csd": "Jacobi · entropy-relaxed",
+        "gsd": "Jacobi · grouped", "sd": "draft tree · lossless", "cascade": "draft tree · CASCADE groups",
+        "lantern": "draft tree · latent neighbours"}
+
+
 def lane_stats(v) -> str:
     """The counters under one race panel (v: session.LaneView)."""
     state = (f"<span class='sv-done'>✓ done at forward {v.forwards}</span>" if v.done
              else f"<span class='sv-run'>● forward {v.forwards}</span>")
-    return (f"<div class='sv-lane'>{state}<br>{v.committed}/{v.positions} tokens · "
+    return (f"<div class='sv-lane'><span class='sv-kind'>{KIND.get(v.method, '')}</span><br>{state}<br>"
+            f"{v.committed}/{v.positions} tokens · "
             f"<b>{v.compression:.2f}×</b> step compression · {v.seconds:.2f} s</div>")
 
 
 def status(tick: int, lanes, done: bool, elapsed: float) -> str:
     left = [v.method for v in lanes if not v.done]
     if done:
-        return f"<div class='sv-status'>Finished: {tick} ticks of the common clock in {elapsed:.1f} s.</div>"
-    return (f"<div class='sv-status'>Tick {tick} (one target forward per unfinished method) · still running: "
-            f"{', '.join(left)}</div>")
+        return f"<div class='sv-status'>All done: {tick} ticks of the common clock in {elapsed:.1f} s.</div>"
+    return (f"<div class='sv-status'>Clock: tick {tick} — each method still running makes one target forward "
+            f"per tick · running: {', '.join(left)}</div>")
+
+
+STOPPED = "<div class='sv-status'>Stopped. Press Generate to start again.</div>"
 
 
 def summary_rows(traces: dict) -> list[list]:
@@ -53,39 +62,41 @@ def _bar(label: str, value: float, colour: str) -> str:
 
 def inspector(trace, pos: int) -> str:
     """p vs q, acceptance, entropy, TV and the decision history at one position (design.md §6)."""
-    gh, gw = trace.grid
-    r, c = divmod(pos, gw)
+    r, c = divmod(pos, trace.grid[1])
     hist = views.attempts(trace, pos)
     head = f"<div class='sv-insp'><h4>{escape(trace.method)} · row {r}, column {c} (position {pos})</h4>"
     if not hist:
         return head + "<p>Nothing was decided here yet.</p></div>"
-    final = next((a for a in reversed(hist) if a.event.commits), None)
     judged = [a for a in hist if a.event.decision in views.JUDGED]
     key = judged[-1] if judged else hist[-1]
+    right = _history(hist) + (_members(key) if key.members else "")
+    return f"{head}<div class='sv-cols'><div>{_numbers(hist, key, len(judged))}</div><div>{right}</div></div></div>"
+
+
+def _numbers(hist, key, n_judged: int) -> str:
+    final = next((a for a in reversed(hist) if a.event.commits), None)
     e = key.event
-    lines = [head]
+    lines = []
     if final is not None:
         lines.append(f"<p>Final token <b>{final.event.token}</b>: {_chip(final.event.decision)} at target "
-                     f"forward {final.step}. {len(judged)} draft(s) judged here.</p>")
+                     f"forward {final.step}. {n_judged} draft(s) judged here.</p>")
     lines.append(f"<p class='sv-sub'>Deciding draft: token {e.token} at forward {key.step} — "
                  f"{'point-mass draft' if e.point_mass else 'sampled draft'}</p>")
     lines += [_bar("p(x) draft", e.p_draft, "#3b7dd8"), _bar("q(x) target", e.p_target, "#2ea043"),
               _bar("min(1, q/p)", e.exact_prob, "#8c959f"), _bar("b accept", e.accept_prob, "#f2a900"),
               _bar("TV(p, q)", e.tv, "#9a3fb5"), _bar("TV cost", e.tv_cost, "#d73027")]
-    lines.append(f"<p class='sv-sub'>H(q) = {e.entropy:.3f} nats (normalised {e.entropy_norm:.3f}); "
-                 f"u = {e.u:.3f}</p>")
-    lines.append(_history(hist))
-    if key.members:
-        lines.append(_members(key))
-    return "\n".join(lines) + "</div>"
+    lines.append(f"<p class='sv-sub'>H(q) = {e.entropy:.3f} nats (normalised {e.entropy_norm:.3f})"
+                 + (f"; uniform u = {e.u:.3f}" if e.u >= 0 else "") + "</p>")
+    return "\n".join(lines)
 
 
 def _history(hist) -> str:
     rows = "".join(f"<tr><td>{a.step}</td><td>{a.event.level}</td><td>{a.event.token}</td>"
                    f"<td>{_chip(a.event.decision)}</td><td>{a.event.p_draft:.3f}</td><td>{a.event.p_target:.3f}</td>"
                    f"<td>{a.event.accept_prob:.3f}</td><td>{a.event.tv:.3f}</td></tr>" for a in hist)
-    return ("<table class='sv-t'><tr><th>forward</th><th>level</th><th>token</th><th>decision</th><th>p(x)</th>"
-            f"<th>q(x)</th><th>b</th><th>TV</th></tr>{rows}</table>")
+    return ("<p class='sv-sub'>Every event at this position, in order</p><table class='sv-t'><tr><th>forward</th>"
+            "<th>level</th><th>token</th><th>decision</th><th>p(x)</th><th>q(x)</th><th>b</th><th>TV</th></tr>"
+            f"{rows}</table>")
 
 
 def _members(a) -> str:
@@ -114,7 +125,9 @@ CSS = """
 .sv-done {color: #1a7f37; font-weight: 600;}
 .sv-run {color: #bf8700; font-weight: 600;}
 .sv-status {font-size: 13px; color: #444;}
+.sv-kind {color: #666; font-size: 12px;}
 .sv-insp h4 {margin: 0 0 4px 0;}
+.sv-cols {display: grid; grid-template-columns: minmax(260px, 1fr) minmax(260px, 1fr); gap: 20px;}
 .sv-sub {color: #555; font-size: 12px; margin: 4px 0;}
 .sv-chip {display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px;}
 .sv-bar {display: flex; align-items: center; font-size: 12px; margin: 2px 0;}

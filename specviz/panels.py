@@ -11,8 +11,8 @@ from specviz.preview import Preview
 from specviz.trace import DECISIONS, Trace
 
 KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups")
-TAB_TITLES = {"entropy": "Entropy H(q)", "tv": "TV(p, q)", "decision": "Decisions", "finalize": "Finalize step",
-              "tv_cost": "TV cost", "groups": "CASCADE groups"}
+TAB_TITLES = {"entropy": "Entropy", "tv": "TV(p,q)", "decision": "Decisions", "finalize": "Finalize",
+              "tv_cost": "TV cost", "groups": "Groups"}
 GROUP_METHODS = ("cascade",)
 
 
@@ -68,7 +68,7 @@ def _decision_panels(traces: dict):
     used = {DECISIONS[int(v)] for t in traces.values() for v in np.unique(views.decision_map(t)[0])
             if np.isfinite(v)}
     items = [(render.DECISION_LABEL[d], render.DECISION_RGB[d]) for d in DECISIONS if d in used]
-    items.append(("● a draft was rejected here first", "dot"))
+    items.append(("a draft was rejected here first", "dot"))
     return panels, render.legend(items, "committing decision")
 
 

@@ -107,17 +107,17 @@ def draw_groups(img: Image.Image, cells, grid) -> Image.Image:
     n = grid[0] * grid[1]
     for g in cells:
         x, y = _centre(g.pos, grid, c)
-        if g.convergent and g.pos + 1 < n:
-            x2, y2 = _centre(g.pos + 1, grid, c)
-            if y2 != y:
-                x2, y2 = x + c / 2, y
-            d.line((x, y, x2, y2), fill=(255, 230, 200), width=max(1, c // 8))
+        if g.convergent and g.pos + 1 < n:                   # link along the bottom edge to the next position
+            ly = y + c * 0.32
+            x2 = _centre(g.pos + 1, grid, c)[0] if (g.pos + 1) % grid[1] else x + c / 2
+            d.line((x, ly, x2, ly), fill=(255, 230, 200), width=max(1, c // 8))
         k = len(set(g.interchangeable) | set(g.convergent)) if (g.interchangeable or g.convergent) else 0
         if g.relaxed:
             r = c * 0.42
             d.ellipse((x - r, y - r, x + r, y + r), outline=(255, 255, 255), width=max(1, c // 10))
         if k:
-            d.text((x, y), str(k), fill=(255, 255, 255), font=f, anchor="mm")
+            d.text((x, y - c * 0.05), str(k), fill=(255, 255, 255), font=f, anchor="mm", stroke_width=1,
+                   stroke_fill=(30, 30, 30))
     return img
 
 
@@ -171,7 +171,7 @@ def legend(items, title: str = "") -> Image.Image:
     """Swatches: items are (label, rgb) or (label, 'hatch') / (label, 'dot') / (label, 'ring')."""
     row = 22
     top = 20 if title else 0
-    img = Image.new("RGB", (210, top + row * len(items) + 4), "white")
+    img = Image.new("RGB", (236, top + row * len(items) + 4), "white")
     d = ImageDraw.Draw(img)
     if title:
         d.text((0, 0), title, fill=(40, 40, 40), font=font(12, bold=True))

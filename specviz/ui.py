@@ -45,7 +45,7 @@ def friendly(fn):
         if isinstance(e, gr.Error):
             return e
         if isinstance(e, (ConfigError, ValueError, FileNotFoundError)):
-            return gr.Error(str(e))
+            return gr.Error(str(e).removeprefix("--"))          # CLI flag names read as plain knob names here
         log.exception("handler %s failed", fn.__name__)
         return gr.Error(f"Unexpected error ({type(e).__name__}): {e}")
 
@@ -125,13 +125,14 @@ class Handlers:
     def preview(self, st: RunState, lam, delta, tau_pos, tau_seq, opacity):
         """Re-score the recorded drafts under the slider values (no model call)."""
         if not st or not st.traces:
-            return panels.preview_map([], {}, {}), "<i>Generate first; then the sliders preview here.</i>"
+            return panels.preview_map([], {}, {}), "<i>Generate first; then the sliders preview here.</i>", gr.skip()
         first = next(iter(st.traces.values()))
         knobs = Knobs.from_config(first.config, lam=float(lam), delta=float(delta), tau_pos=float(tau_pos),
                                   tau_seq=float(tau_seq))
         pv = [rescore(t, Knobs.from_config(t.config, lam=knobs.lam, delta=knobs.delta, tau_pos=knobs.tau_pos,
                                            tau_seq=knobs.tau_seq)) for t in st.traces.values()]
-        return panels.preview_map(pv, st.traces, st.images, float(opacity)), html.preview_table(pv, knobs)
+        return (panels.preview_map(pv, st.traces, st.images, float(opacity)), html.preview_table(pv, knobs),
+                gr.Tabs(selected="preview"))
 
     def inspect_slot(self, method: str):
         @friendly
@@ -157,12 +158,14 @@ class Handlers:
         return fn
 
     @friendly
-    def replay(self, st: RunState, method: str, step, slider: bool = False):
-        return as_tuple(("replay_step", "replay_image", "replay_caption"),
-                        self._replay(st, method, int(step or 0), slider))
+    def replay(self, st: RunState, method: str, step):
+        """The step slider moved: (image, caption)."""
+        return as_tuple(("replay_image", "replay_caption"), self._replay(st, method, int(step or 0), False))
 
+    @friendly
     def replay_pick(self, st: RunState, method: str):
-        return self.replay(st, method, 0, slider=True)
+        """Another run picked: (step slider reset to its range, image, caption)."""
+        return as_tuple(("replay_step", "replay_image", "replay_caption"), self._replay(st, method, 0, True))
 
     def _replay(self, st: RunState, method: str, step: int, slider: bool) -> dict:
         if not st or method not in st.traces:

@@ -2,8 +2,9 @@
 loaded through the same `--model PATH` path a user takes (specviz.models.load_model -> load_janus).
 
 Target: tests/janus_tiny.py seed 0 (4x4 grid, 64 codes); draft model for the tree methods: the same shapes, seed 1.
-Two unrelated random models rarely agree, so the draft model's trees are mostly rejected; the target drafting for
-itself (`self`) makes greedy trees accepted, which exercises the tree-path KV compaction through the engine.
+Two unrelated random models rarely agree, so the draft model's trees are mostly rejected (wide trees, tree_topk=16,
+get some drafts accepted); the target drafting for itself (`self`) gets greedy trees accepted, which exercises the
+tree-path KV compaction through the engine.
 """
 from __future__ import annotations
 
@@ -121,18 +122,18 @@ def test_runner_loads_the_model_by_path(paths, models, tmp_path):
 LOSSLESS = [dict(method="sjd", window=5), dict(method="sjd", window=4, init="repeat_vertical"),
             dict(method="csd", lam=0.0, window=5),
             dict(method="sd", tree="chain"), dict(method="sd", tree="static"),
+            dict(method="sd", tree="static", tree_topk=16),
             dict(method="sd", tree="static", draft="self"), dict(method="sd", tree="chain", draft="self"),
-            dict(method="cascade", tau_pos=1.1, tau_seq=1.1, tree="static"),
+            dict(method="cascade", tau_pos=1.1, tau_seq=1.1, tree="static", tree_topk=16),
             dict(method="cascade", tau_pos=1.1, tau_seq=1.1, tree="chain", draft="self"),
             dict(method="lantern", lantern_delta=0.0, tree="static")]
 
 
 @pytest.mark.parametrize("kw", LOSSLESS, ids=lambda k: "-".join(str(v) for v in k.values()))
 def test_lossless_greedy_equals_ar(paths, models, kw):
-    ar = go(paths, models, method="ar", temperature=0.0).tokens
-    for cfg in (3.0, 1.0):                                          # with and without CFG rows
-        assert go(paths, models, temperature=0.0, cfg=cfg, **kw).tokens == \
-            (ar if cfg == 3.0 else go(paths, models, method="ar", temperature=0.0, cfg=cfg).tokens)
+    for cfg in (3.0, 1.0):                                          # with and without the CFG row
+        ar = go(paths, models, method="ar", temperature=0.0, cfg=cfg).tokens
+        assert go(paths, models, temperature=0.0, cfg=cfg, **kw).tokens == ar
 
 
 def test_draft_model_must_share_the_codebook(models):
@@ -201,3 +202,10 @@ def test_cli_missing_checkpoint_exit_2(paths, tmp_path):
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error:") and missing in lines[0], r.stderr
         assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_cuda_without_cuda_is_a_clear_error(paths):
+    from specviz.models.janus import load_janus
+    with pytest.raises(ValueError, match="no CUDA device.*--device cpu"):
+        load_janus(paths[0], device="cuda")

@@ -191,6 +191,9 @@ def _pick(device: str | torch.device, dtype) -> tuple[torch.device, torch.dtype]
     if str(device) == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {str(device)!r} was asked for, but this torch build sees no CUDA device "
+                         f"(torch {torch.__version__}); use --device cpu or auto, or install a CUDA build of torch")
     if isinstance(dtype, str):
         dtype = getattr(torch, dtype)
     return dev, dtype or (torch.bfloat16 if dev.type == "cuda" else torch.float32)

@@ -1,0 +1,168 @@
+"""specviz app: layout and wiring only (logic lives in specviz/ui.py, session.py, panels.py, preview.py).
+
+    python app.py [--model scenes] [--device auto] [--host 127.0.0.1] [--port 7860] [--share] [--allow-paths]
+"""
+from __future__ import annotations
+
+import argparse
+
+import gradio as gr
+
+from specviz import html, panels
+from specviz.config import METHODS, RunConfig
+from specviz.session import Backend, default_backend
+from specviz.ui import GEN_OUTPUTS, KNOBS, Handlers, slot_visibility
+
+DEFAULT_METHODS = ["ar", "sjd", "csd", "cascade"]
+EXAMPLES = ["a red house on the left, a sunset sky over snow", "a yellow sun in the centre, a clear day sky over sand",
+            "a green tree on the right, an overcast sky over grass", "a purple mountain, a starry night sky over water"]
+LABELS = {"ar": "AR", "sjd": "SJD", "csd": "CSD", "gsd": "GSD", "sd": "SD", "cascade": "CASCADE", "lantern": "LANTERN"}
+INTRO = ("## specviz — speculative decoding, made visible\n"
+         "Same prompt and seed for every method; one shared clock of **target forwards** (each tick, every method "
+         "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
+         "Click any cell of an image or map to inspect it.")
+STYLE = dict(theme=gr.themes.Soft(), css=html.CSS)
+D = RunConfig()
+
+
+def _controls(backend: Backend, c: dict) -> None:
+    c["prompt"] = gr.Textbox(D.prompt, label="Prompt", lines=2, elem_id="prompt")
+    with gr.Row():
+        c["go"] = gr.Button("Generate", variant="primary", elem_id="generate")
+        c["stop"] = gr.Button("Stop", variant="stop", elem_id="stop")
+    gr.Examples([[e] for e in EXAMPLES], [c["prompt"]], label="Example prompts")
+    with gr.Row():
+        c["seed"] = gr.Number(D.seed, label="Seed", precision=0, minimum=0, elem_id="seed")
+        c["model"] = gr.Dropdown(list(backend.models), value=backend.models[0], label="Model",
+                                 allow_custom_value=backend.allow_paths, elem_id="model")
+    c["methods"] = gr.CheckboxGroup(list(METHODS), value=DEFAULT_METHODS, label="Methods to compare",
+                                    info="Jacobi: sjd, csd, gsd · draft tree: sd, cascade, lantern", elem_id="methods")
+    gr.Markdown("Moving a slider previews the recorded drafts; releasing it re-runs the methods.",
+                elem_classes="sv-sub")
+    c["lam"] = gr.Slider(0, 1, D.lam, step=0.01, label="λ  CSD strength", elem_id="lam")
+    c["delta"] = gr.Slider(0, 1, D.delta, step=0.01, label="δ  CSD TV gate", elem_id="delta")
+    c["tau_pos"] = gr.Slider(0.5, 1, D.tau_pos, step=0.005, label="τ_pos  CASCADE I(n)", elem_id="tau_pos")
+    c["tau_seq"] = gr.Slider(0.5, 1, D.tau_seq, step=0.005, label="τ_seq  CASCADE C(n)", elem_id="tau_seq")
+    with gr.Accordion("Sampling and drafting", open=False):
+        c["temperature"] = gr.Slider(0, 2, D.temperature, step=0.05, label="Temperature (0 = greedy)")
+        c["top_k"] = gr.Slider(0, 512, D.top_k, step=1, label="Top-k (0 = off)")
+        c["cfg"] = gr.Slider(1, 10, D.cfg, step=0.5, label="CFG scale")
+        c["window"] = gr.Slider(2, 32, D.window, step=1, label="Jacobi window length")
+        c["tree"] = gr.Radio(["dynamic", "static", "chain"], value=D.tree, label="Tree shape")
+        c["tree_depth"] = gr.Slider(1, 8, D.tree_depth, step=1, label="Tree depth")
+        c["tree_topk"] = gr.Slider(1, 8, D.tree_topk, step=1, label="Tree branching (top-k)")
+        c["cascade_budget"] = gr.Slider(0, 1, D.cascade_budget, step=0.05, label="CASCADE moved-mass budget per step")
+
+
+def _race_row(c: dict) -> list:
+    cols = []
+    with gr.Row(equal_height=True):
+        for m in METHODS:
+            with gr.Column(visible=m in DEFAULT_METHODS, min_width=150, elem_id=f"lane_{m}") as col:
+                c[f"img_{m}"] = gr.Image(label=LABELS[m], format="png", type="pil", interactive=False,
+                                         buttons=["download", "fullscreen"], elem_id=f"img_{m}")
+                c[f"stats_{m}"] = gr.HTML(elem_id=f"stats_{m}")
+            cols.append(col)
+    return cols
+
+
+def _tabs(c: dict) -> None:
+    with gr.Tabs(elem_id="tabs") as c["tabs"]:
+        with gr.Tab("Heatmaps", id="maps", elem_id="tab_maps"):
+            with gr.Tabs():
+                for k in panels.KINDS:
+                    with gr.Tab(panels.TAB_TITLES[k], elem_id=f"tab_{k}"):
+                        c[f"map_{k}"] = gr.Image(format="png", type="pil", interactive=False, show_label=False,
+                                                 buttons=["download", "fullscreen"], elem_id=f"map_{k}")
+            c["opacity"] = gr.Slider(0, 1, 1.0, step=0.05, label="Overlay: map opacity over the image",
+                                     elem_id="opacity")
+            c["inspector"] = gr.HTML("<i>Token inspector: click a cell of any image or map.</i>",
+                                     elem_id="inspector")
+        with gr.Tab("Live preview", id="preview", elem_id="tab_preview"):
+            c["preview_table"] = gr.HTML("<i>Move λ, δ, τ_pos or τ_seq after a run.</i>", elem_id="preview_table")
+            c["preview_image"] = gr.Image(format="png", type="pil", interactive=False, show_label=False,
+                                          elem_id="preview_image")
+        with gr.Tab("Replay", id="replay", elem_id="tab_replay"):
+            with gr.Row():
+                c["replay_method"] = gr.Radio([], label="Run", elem_id="replay_method")
+                c["replay_step"] = gr.Slider(0, 1, 0, step=1, label="Verification step (target forward)",
+                                             elem_id="replay_step")
+            c["replay_caption"] = gr.Markdown(elem_id="replay_caption")
+            c["replay_image"] = gr.Image(format="png", type="pil", interactive=False, show_label=False,
+                                         elem_id="replay_image")
+        with gr.Tab("Summary", id="summary", elem_id="tab_summary"):
+            c["summary"] = gr.Dataframe(headers=html.SUMMARY_HEADERS, interactive=False, elem_id="summary")
+            gr.Markdown("*time s* is the method's own compute; the race interleaves the methods on one clock.")
+            c["hist"] = gr.Plot(label="Accepted length", elem_id="hist")
+        with gr.Tab("Export", id="export", elem_id="tab_export"):
+            c["export"] = gr.Button("Write images, maps, traces and slide figure", elem_id="export")
+            c["files"] = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="files")
+
+
+def _wire(h: Handlers, c: dict, cols: list) -> None:
+    gen_in = [c[k] for k in KNOBS] + [c["opacity"]]
+    outs = [c[n] for n in GEN_OUTPUTS]
+    model = dict(concurrency_id="model", concurrency_limit=1, show_progress="minimal")
+    runs = [c["go"].click(h.generate, gen_in, outs, api_name="generate", **model),
+            c["prompt"].submit(h.generate, gen_in, outs, api_visibility="private", **model)]
+    quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
+    knobs = [c[k] for k in ("lam", "delta", "tau_pos", "tau_seq")]
+    for s in knobs:
+        s.input(h.preview, [c["state"], *knobs, c["opacity"]], [c["preview_image"], c["preview_table"], c["tabs"]],
+                trigger_mode="always_last", **quick)
+        runs.append(s.release(h.rerun, gen_in, outs, api_visibility="private", trigger_mode="always_last", **model))
+    c["stop"].click(lambda: html.STOPPED, None, [c["status"]], cancels=runs, queue=False, api_visibility="private")
+    c["opacity"].change(h.maps, [c["state"], c["opacity"]], [c[f"map_{k}"] for k in panels.KINDS], **quick)
+    for m in METHODS:
+        c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], [c["inspector"]], **quick)
+    for k in panels.KINDS:
+        c[f"map_{k}"].select(h.inspect_map(), [c["state"]], [c["inspector"]], **quick)
+    replay_out = [c["replay_step"], c["replay_image"], c["replay_caption"]]
+    c["replay_step"].change(h.replay, [c["state"], c["replay_method"], c["replay_step"]], replay_out[1:], **quick)
+    c["replay_method"].change(h.replay_pick, [c["state"], c["replay_method"]], replay_out, **quick)
+    c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
+    c["methods"].change(slot_visibility, [c["methods"]], cols, queue=False, api_visibility="private")
+
+
+def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: str | None = None) -> gr.Blocks:
+    """The whole app. `backend` injects models (tests pass tiny ones); default: assets + local HF cache."""
+    h = Handlers(backend or default_backend(), export_root, fps)
+    c: dict = {}
+    with gr.Blocks(title="specviz", fill_width=True, delete_cache=(900, 3600)) as demo:
+        c["state"] = gr.State(None)
+        gr.Markdown(INTRO)
+        with gr.Row():
+            with gr.Column(scale=1, min_width=300):
+                _controls(h.backend, c)
+            with gr.Column(scale=4):
+                c["status"] = gr.HTML(elem_id="status")
+                cols = _race_row(c)
+                _tabs(c)
+        _wire(h, c, cols)
+    return demo
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description="specviz: speculative decoding of image generators, made visible")
+    p.add_argument("--model", default="scenes", help="model to preload (scenes or an allow-listed Janus-Pro id)")
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--share", action="store_true", help="create a public gradio.live link")
+    p.add_argument("--allow-paths", action="store_true", help="also accept local checkpoint directories as models")
+    p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch default)")
+    args = p.parse_args(argv)
+    if args.threads:
+        import torch
+        torch.set_num_threads(args.threads)
+    backend = default_backend(args.device, args.allow_paths)
+    models = (args.model, *(m for m in backend.models if m != args.model))      # the preloaded model first
+    backend = Backend(backend.load, models, backend.live, backend.allow_paths)
+    backend.load(args.model)                                      # load once, before the first visitor waits
+    demo = build_demo(backend)
+    demo.queue(default_concurrency_limit=1).launch(server_name=args.host, server_port=args.port, share=args.share,
+                                                   **STYLE)
+
+
+if __name__ == "__main__":
+    main()

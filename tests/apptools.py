@@ -1,0 +1,38 @@
+"""Shared app-test setups: a tiny injected backend (fast), optionally slowed down to exercise Stop."""
+import time
+
+from specviz.session import Backend
+from tests.toy import toy
+
+
+class Slow:
+    """Delegates to a model; each target forward sleeps `delay` seconds and is counted."""
+
+    def __init__(self, model, delay: float = 0.0):
+        self.inner, self.delay, self.forwards = model, delay, 0
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def forward(self, *a, **k):
+        self.forwards += 1
+        if self.delay:
+            time.sleep(self.delay)
+        return self.inner.forward(*a, **k)
+
+
+def tiny_backend(codes=8, grid=4, delay=0.0):
+    """(backend, slow model wrapper, factory): every model name loads the same tiny model + random tree head."""
+    model, factory = toy(codes=codes, grid=grid)
+    slow = Slow(model, delay)
+    return Backend(lambda name: (slow, factory), ("scenes",), ("scenes",)), slow, factory
+
+
+def knob_args(methods, prompt="a red house on the left", seed=3, **over):
+    """Positional /generate arguments in ui.KNOBS order, then the map opacity."""
+    from specviz.ui import KNOBS
+    vals = dict(prompt=prompt, seed=seed, model="scenes", methods=list(methods), lam=0.3, delta=0.5, tau_pos=0.9,
+                tau_seq=0.9, temperature=1.0, top_k=0, cfg=3.0, window=4, tree="dynamic", tree_depth=3, tree_topk=2,
+                cascade_budget=0.5)
+    vals.update(over)
+    return [vals[k] for k in KNOBS] + [1.0]

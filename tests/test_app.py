@@ -1,0 +1,141 @@
+"""The app end to end through gradio_client (in-process server, tiny injected model), plus its cheap handlers."""
+import time
+
+import gradio as gr
+import numpy as np
+import pytest
+from gradio_client import Client
+from gradio_client.utils import Status
+from PIL import Image
+
+import app
+from specviz import panels, render
+from specviz.config import RunConfig
+from specviz.runner import run
+from specviz.session import make_configs, race
+from specviz.ui import GEN_OUTPUTS, KNOBS, Handlers, RunState
+from tests.apptools import knob_args, tiny_backend
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _gradio_tmp(tmp_path_factory):
+    """One Gradio cache dir for the whole module (the server outlives single tests)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GRADIO_TEMP_DIR", str(tmp_path_factory.mktemp("gradio")))
+        yield
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    backend, slow, factory = tiny_backend()
+    demo = app.build_demo(backend, fps=1000, export_root=str(tmp_path_factory.mktemp("exports")))
+    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True)
+    client = Client(url, verbose=False)
+    yield client, slow
+    client.close()
+    demo.close()
+
+
+def out(values, name):
+    return values[GEN_OUTPUTS.index(name)]
+
+
+def test_generate_streams_and_matches_the_engine(served):
+    client, slow = served
+    args = knob_args(["csd", "ar"])
+    job = client.submit(*args, api_name="/generate")
+    updates = list(job)
+    assert job.status().code == Status.FINISHED
+    assert len(updates) >= 5                                             # streamed, not one final answer
+    final = job.outputs()[-1]
+    knobs = dict(zip(KNOBS, args))
+    table = out(final, "summary")
+    rows = {r[0]: r for r in table["data"]}
+    assert list(rows) == ["ar", "csd"]
+    for m in ("ar", "csd"):
+        cfg = RunConfig(method=m, **{k: v for k, v in knobs.items() if k not in ("methods",)})
+        trace = run(cfg, model=slow.inner)
+        s = trace.summary
+        want = panels.race_frame(slow.inner.decode_image(trace.tokens), np.ones((4, 4), bool), (4, 4))
+        got = Image.open(out(final, f"img_{m}")).convert("RGB")
+        assert np.array_equal(np.asarray(got), np.asarray(want)), m
+        r = rows[m]
+        assert r[1] == s["target_forwards"] and r[2] == pytest.approx(s["step_compression"], abs=1e-3)
+        assert r[3] == pytest.approx(s["mean_accepted"], abs=1e-3) and r[4] == s["relaxed"]
+        assert r[5] == s["rejected"] and r[6] == pytest.approx(s["tv_cost"], abs=1e-4)
+        assert f"done at forward {s['target_forwards']}" in out(final, f"stats_{m}")
+    assert rows["csd"][1] < rows["ar"][1] == 16
+    first = updates[0]
+    assert "● forward" in out(first, "stats_ar")                           # the first frame is mid-race
+    assert Image.open(out(final, "map_decision")).size[0] > 2 * render.PANEL
+
+
+def test_stop_ends_the_run_within_one_iteration_and_a_new_run_works(served):
+    client, slow = served
+    slow.delay = 0.1
+    try:
+        job = client.submit(*knob_args(["ar"], seed=9), api_name="/generate")
+        for _ in job:                                                    # wait for the first streamed frame
+            break
+        assert job.cancel()
+        at_cancel = slow.forwards
+        time.sleep(0.6)
+        after = slow.forwards
+        assert after - at_cancel <= 1, "the run kept going after Stop"
+        time.sleep(0.4)
+        assert slow.forwards == after
+        assert job.status().code == Status.CANCELLED
+    finally:
+        slow.delay = 0.0
+    job = client.submit(*knob_args(["ar", "sjd"], seed=9), api_name="/generate")
+    job.result()
+    assert job.status().code == Status.FINISHED
+    assert "done at forward 16" in out(job.outputs()[-1], "stats_ar")
+
+
+@pytest.mark.parametrize("over, message", [
+    (dict(methods=[]), "choose at least one method"),
+    (dict(prompt="zzz qqq"), "understands none of the words"),
+    (dict(cfg=0.0), "less than minimum value"),
+    (dict(prompt="a red house " * 50), "prompt is 599 characters; the limit is 500"),
+    (dict(model="somebody/secret-model"), "not in the list of choices"),
+])
+def test_bad_input_is_one_clear_error(served, over, message):
+    client, _ = served
+    methods = over.pop("methods", ["ar"])
+    with pytest.raises(Exception, match=message) as info:
+        client.predict(*knob_args(methods, **over), api_name="/generate")
+    assert "Traceback" not in str(info.value)
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory):
+    backend, slow, factory = tiny_backend()
+    cfgs = make_configs(["ar", "csd", "cascade"], prompt="a red house", seed=2, window=4, tree_depth=3, tree_topk=2,
+                        tau_pos=0.5, tau_seq=0.5)
+    fr = list(race(slow, factory, cfgs))[-1]
+    h = Handlers(backend, str(tmp_path_factory.mktemp("exp")))
+    return h, RunState("scenes", "a red house", fr.traces, fr.images)
+
+
+def test_preview_inspector_replay_and_export_handlers(state):
+    h, st = state
+    img, table, _ = h.preview(st, 0.9, 1.0, 0.6, 0.6, 1.0)
+    assert "Preview of recorded drafts" in table and img.size[0] > render.PANEL
+    x0, y0 = render.layout(3)[1]
+    c = render.cell_px((4, 4))
+    evt = gr.SelectData(None, {"index": [x0 + 2 * c + 1, y0 + c + 1], "value": None})
+    assert "csd · row 1, column 2 (position 6)" in h.inspect_map()(st, evt)
+    evt = gr.SelectData(None, {"index": [c * 3 + 1, 1], "value": None})
+    assert "row 0, column 3" in h.inspect_slot("cascade")(st, evt)
+    step, im, caption = h.replay_pick(st, "csd")
+    assert step.maximum == len(st.traces["csd"].steps) - 1 and "prefill" in caption
+    _, caption = h.replay(st, "csd", 1)
+    assert caption.startswith("csd · target forward 1")
+    paths = h.export(st)
+    names = {p.rsplit("/", 1)[-1] for p in paths}
+    assert {"a-red-house_ar.png", "a-red-house_figure.pdf", "a-red-house_figure.png",
+            "a-red-house_csd_trace.json"} <= names
+    assert all(Image.open(p).size[0] > 100 for p in paths if p.endswith(".png"))
+    with pytest.raises(gr.Error, match="generate first"):
+        h.export(RunState())
