@@ -23,22 +23,21 @@ def slug(text: str, n: int = 32) -> str:
 
 
 def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None = None) -> list[Path]:
-    """Write every artefact of one run; returns the paths (images first)."""
+    """Write every artefact of one run; returns the paths (slide figure first, then images, traces, maps)."""
     out = export_dir(root)
     stem = slug(prompt)
-    paths = []
+    fig = figures.slide_figure(traces, images, prompt)
+    paths = [figures.save(fig, out / f"{stem}_figure.pdf"), figures.save(fig, out / f"{stem}_figure.png")]
     for m, t in traces.items():
         p = out / f"{stem}_{m}.png"
         render.upscale(images[m], t.grid, 480).save(p)
         paths.append(p)
-    for kind in panels.KINDS:
-        p = out / f"{stem}_map_{kind}.png"
-        panels.heatmap(kind, traces, images).save(p)
-        paths.append(p)
-    fig = figures.slide_figure(traces, images, prompt)
-    paths += [figures.save(fig, out / f"{stem}_figure.png"), figures.save(fig, out / f"{stem}_figure.pdf")]
     for m, t in traces.items():
         p = out / f"{stem}_{m}_trace.json"
         t.save(p)
+        paths.append(p)
+    for kind in panels.KINDS:
+        p = out / f"{stem}_map_{kind}.png"
+        panels.heatmap(kind, traces, images).save(p)
         paths.append(p)
     return paths

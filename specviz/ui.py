@@ -105,7 +105,7 @@ class Handlers:
             yield upd
 
     def _finish(self, st: RunState, opacity: float) -> dict:
-        first = next(iter(st.traces))
+        first = next((m for m in st.traces if m != "ar"), next(iter(st.traces)))    # replay the first speculative run
         upd = self._maps(st, opacity)
         upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_figure(st.traces),
                 "replay_method": gr.Radio(choices=list(st.traces), value=first)}

@@ -139,3 +139,24 @@ def test_preview_inspector_replay_and_export_handlers(state):
     assert all(Image.open(p).size[0] > 100 for p in paths if p.endswith(".png"))
     with pytest.raises(gr.Error, match="generate first"):
         h.export(RunState())
+
+
+def test_slider_release_reruns_only_live_models(state):
+    h, _ = state
+    args = knob_args(["ar", "csd"])
+    frames = list(h.rerun(*args))
+    assert len(frames) >= 2 and len(frames[-1]) == len(GEN_OUTPUTS)
+    assert isinstance(frames[-1][GEN_OUTPUTS.index("state")], RunState)
+    frozen = Handlers(type(h.backend)(h.backend.load, ("scenes",), live=()))
+    (only,) = list(frozen.rerun(*args))
+    assert all(isinstance(v, type(gr.skip())) for v in only)
+
+
+def test_model_allow_list():
+    from specviz.config import ConfigError
+    from specviz.session import Backend, check_model
+    closed = Backend(lambda n: None, ("scenes",))
+    assert check_model(closed, "scenes") == "scenes"
+    with pytest.raises(ConfigError, match="--allow-paths"):
+        check_model(closed, "/some/checkpoint")
+    assert check_model(Backend(lambda n: None, ("scenes",), allow_paths=True), " /ckpt ") == "/ckpt"

@@ -152,7 +152,7 @@ def code_pool(vq: VQVAE, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]
 
 
 def train_target(steps: int = 6000, batch: int = 32, seed: int = 0, cfg: TargetConfig = TargetConfig(),
-                 pool: int = 65536):
+                 pool: int = 32768):
     torch.manual_seed(seed)
     vq = load_vq()
     model = Target(cfg)
@@ -259,7 +259,7 @@ def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0):
 
 # ---------------------------------------------------------------- drafter
 def train_drafter(steps: int = 1200, batch: int = 32, seed: int = 0, beta: float = 1.0, tau_seq: float = 0.95,
-                  pool: int = 65536):
+                  pool: int = 32768):
     """Train the EAGLE head twice (plain, and with CASCADE's convergence re-weighting); ship the re-weighted one
     and record both heads' top-1 agreement with the target on held-out scenes."""
     from specviz.scenes.drafter import agreement, train_drafter_head
