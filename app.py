@@ -76,8 +76,6 @@ def _tabs(c: dict) -> None:
                                                  buttons=["download", "fullscreen"], elem_id=f"map_{k}")
             c["opacity"] = gr.Slider(0, 1, 1.0, step=0.05, label="Overlay: map opacity over the image",
                                      elem_id="opacity")
-            c["inspector"] = gr.HTML("<i>Token inspector: click a cell of any image or map.</i>",
-                                     elem_id="inspector")
         with gr.Tab("Live preview", id="preview", elem_id="tab_preview"):
             c["preview_table"] = gr.HTML("<i>Move λ, δ, τ_pos or τ_seq after a run.</i>", elem_id="preview_table")
             c["preview_image"] = gr.Image(format="png", type="pil", interactive=False, show_label=False,
@@ -97,6 +95,7 @@ def _tabs(c: dict) -> None:
         with gr.Tab("Export", id="export", elem_id="tab_export"):
             c["export"] = gr.Button("Write images, maps, traces and slide figure", elem_id="export")
             c["files"] = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="files")
+    c["inspector"] = gr.HTML("<i>Token inspector: click a cell of any image or map.</i>", elem_id="inspector")
 
 
 def _wire(h: Handlers, c: dict, cols: list) -> None:
@@ -115,8 +114,9 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     c["opacity"].change(h.maps, [c["state"], c["opacity"]], [c[f"map_{k}"] for k in panels.KINDS], **quick)
     for m in METHODS:
         c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], [c["inspector"]], **quick)
-    for k in panels.KINDS:
-        c[f"map_{k}"].select(h.inspect_map(), [c["state"]], [c["inspector"]], **quick)
+    for img in [c[f"map_{k}"] for k in panels.KINDS] + [c["preview_image"]]:
+        img.select(h.inspect_map(), [c["state"]], [c["inspector"]], **quick)
+    c["replay_image"].select(h.inspect_replay(), [c["state"], c["replay_method"]], [c["inspector"]], **quick)
     replay_out = [c["replay_step"], c["replay_image"], c["replay_caption"]]
     c["replay_step"].change(h.replay, [c["state"], c["replay_method"], c["replay_step"]], replay_out[1:], **quick)
     c["replay_method"].change(h.replay_pick, [c["state"], c["replay_method"]], replay_out, **quick)
@@ -158,7 +158,10 @@ def main(argv=None) -> None:
     backend = default_backend(args.device, args.allow_paths)
     models = (args.model, *(m for m in backend.models if m != args.model))      # the preloaded model first
     backend = Backend(backend.load, models, backend.live, backend.allow_paths)
-    backend.load(args.model)                                      # load once, before the first visitor waits
+    try:
+        backend.load(args.model)                                  # load once, before the first visitor waits
+    except (FileNotFoundError, ValueError) as e:
+        raise SystemExit(f"error: {e}") from None
     demo = build_demo(backend)
     demo.queue(default_concurrency_limit=1).launch(server_name=args.host, server_port=args.port, share=args.share,
                                                    **STYLE)

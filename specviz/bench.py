@@ -126,32 +126,63 @@ def sweep_points(params: list[str], values: list[str]) -> list[dict]:
 
 
 def sweep_main(args) -> int:
-    from specviz.models import load_model
     if len(args.param) != len(args.values):
         raise ValueError("give one --values list per --param")
     points = sweep_points(args.param, args.values)
-    for p in points:
-        RunConfig(method=args.method, **p)
     out = Path(args.out)
-    done = {json.dumps(json.loads(line)["point"], sort_keys=True) for line in out.read_text().splitlines()} \
-        if out.exists() else set()
-    todo = [p for p in points if json.dumps(p, sort_keys=True) not in done]
-    prompts = prompt_set(args.prompts)
-    if args.ray:
-        results = _sweep_ray(args, todo, prompts)
-    else:
-        model = load_model("scenes")
-        results = [(p, measure(model, [args.method], prompts, args.seeds, p, progress=False)["methods"][args.method])
-                   for p in tqdm(todo, desc="sweep")]
-    with out.open("a") as f:
-        for p, agg in results:
-            f.write(json.dumps({"method": args.method, "point": p, "result": agg}) + "\n")
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    rows, new = sweep(args.method, points, prompt_set(args.prompts), args.seeds, out, args.ray)
     fig = pareto_figure(rows)
     fig.savefig(out.with_suffix(".png"), dpi=120)
     fig.savefig(out.with_suffix(".pdf"))
-    print(f"{len(results)} new points, {len(rows)} in {out}; plot: {out.with_suffix('.png')}")
+    print(f"{new} new points, {len(rows)} in {out}; plot: {out.with_suffix('.png')}")
     return 0
+
+
+def sweep(method: str, points: list[dict], prompts, seeds: int, out: Path, ray: str | None = None,
+          model_name: str = "scenes") -> tuple[list[dict], int]:
+    """Measure every grid point not yet in `out` (JSONL, appended as each point finishes, so a restart skips
+    finished points). Locally by default; with `ray` ('auto' = connect to or start a local Ray; or an address)
+    each point is a Ray task. Returns (all rows of out, number of new points)."""
+    for p in points:
+        RunConfig(method=method, **p)                         # validate the whole grid before any work
+    done = {json.dumps(json.loads(line)["point"], sort_keys=True) for line in out.read_text().splitlines()} \
+        if out.exists() else set()
+    todo = [p for p in points if json.dumps(p, sort_keys=True) not in done]
+    results = _ray_points(ray, method, todo, prompts, seeds, model_name) if ray else \
+        _local_points(method, todo, prompts, seeds, model_name)
+    n = 0
+    for p, agg in results:
+        with out.open("a") as f:
+            f.write(json.dumps({"method": method, "point": p, "result": agg}) + "\n")
+        n += 1
+    return [json.loads(line) for line in out.read_text().splitlines()], n
+
+
+def _point(method, p, prompts, seeds, model_name):
+    from specviz.models import load_model
+    res = measure(load_model(model_name), [method], prompts, seeds, {**p, "model": model_name}, progress=False)
+    return p, res["methods"][method]
+
+
+def _local_points(method, todo, prompts, seeds, model_name):
+    for p in tqdm(todo, desc="sweep"):
+        yield _point(method, p, prompts, seeds, model_name)
+
+
+def _ray_points(address, method, todo, prompts, seeds, model_name):
+    import ray
+    ray.init(address=None if address == "auto" else address, ignore_reinit_error=True,
+             include_dashboard=False, log_to_driver=False)
+
+    @ray.remote(num_cpus=1)
+    def task(p):
+        torch.set_num_threads(1)
+        return _point(method, p, prompts, seeds, model_name)
+
+    pending = [task.remote(p) for p in todo]
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        yield ray.get(ready[0])
 
 
 def pareto_figure(rows: list[dict]):
@@ -176,19 +207,6 @@ def pareto_figure(rows: list[dict]):
     ax.set_ylabel("scene fidelity" if key == "fidelity" else "target NLL (nats/token, lower is better)")
     ax.legend()
     return fig
-
-
-def _sweep_ray(args, todo, prompts):
-    import ray
-    ray.init(address=None if args.ray == "auto" else args.ray, ignore_reinit_error=True)
-
-    @ray.remote
-    def point(p):
-        from specviz.models import load_model
-        torch.set_num_threads(1)
-        return p, measure(load_model("scenes"), [args.method], prompts, args.seeds, p, progress=False)["methods"][
-            args.method]
-    return ray.get([point.remote(p) for p in todo])
 
 
 def trace_overhead(model, cfg: RunConfig, images: int = 5) -> dict:

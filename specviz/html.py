@@ -109,15 +109,19 @@ def _members(a) -> str:
 
 
 def preview_table(previews: list[Preview], knobs) -> str:
+    def mean(v):
+        return sum(v) / len(v) if v else 1.0
     rows = "".join(
-        f"<tr><td>{p.method}</td><td>{'yes' if p.tunable else 'no (rule has no λ/δ/τ)'}</td>"
-        f"<td>{p.recorded_compression:.2f}×</td><td>{p.baseline_compression:.2f}×</td>"
-        f"<td><b>{p.expected_compression:.2f}×</b></td></tr>" for p in previews)
+        f"<tr><td>{p.method}</td><td>{'yes' if p.tunable else 'no'}</td><td>{p.recorded_compression:.2f}×</td>"
+        f"<td>{mean(p.baseline_len):.2f} → <b>{mean(p.expected_len):.2f}</b></td>"
+        f"<td>{p.baseline_compression:.2f}× → <b>{p.expected_compression:.2f}×</b></td></tr>" for p in previews)
     return (f"<div class='sv-prev'><b>Preview of recorded drafts</b> — no model run. λ = {knobs.lam:.2f}, "
             f"δ = {knobs.delta:.2f}, τ_pos = {knobs.tau_pos:.2f}, τ_seq = {knobs.tau_seq:.2f}. "
-            "Release the slider to re-run the model."
-            "<table class='sv-t'><tr><th>method</th><th>depends on knobs</th><th>run achieved</th>"
-            f"<th>expected at recorded knobs</th><th>expected at new knobs</th></tr>{rows}</table></div>")
+            "Release the slider to re-run the model. Expected values re-score only the drafts the run judged "
+            "(recorded knobs → new knobs); only csd and cascade depend on these knobs."
+            "<table class='sv-t'><tr><th>method</th><th>uses knobs</th><th>run achieved</th>"
+            "<th>E[tokens / step]</th><th>E[step compression]</th></tr>"
+            f"{rows}</table></div>")
 
 
 CSS = """

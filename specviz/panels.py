@@ -64,11 +64,12 @@ def _decision_panels(traces: dict):
     for m, t in traces.items():
         idx, rejected = views.decision_map(t)
         im = render.upscale(render.categorical(idx, colours), t.grid)
-        panels.append((m, render.mark_dots(im, np.flatnonzero(rejected & np.isfinite(idx)), t.grid)))
+        later = rejected & np.isfinite(idx) & (idx != DECISIONS.index("resampled"))   # resampled implies it
+        panels.append((m, render.mark_dots(im, np.flatnonzero(later), t.grid)))
     used = {DECISIONS[int(v)] for t in traces.values() for v in np.unique(views.decision_map(t)[0])
             if np.isfinite(v)}
     items = [(render.DECISION_LABEL[d], render.DECISION_RGB[d]) for d in DECISIONS if d in used]
-    items.append(("a draft was rejected here first", "dot"))
+    items.append(("accepted after a rejected draft", "dot"))
     return panels, render.legend(items, "committing decision")
 
 
@@ -81,7 +82,7 @@ def _group_panels(traces: dict):
         cells = views.group_cells(t)
         im = render.upscale(render.categorical(views.group_category(cells, t.grid), render.GROUP_RGB), t.grid)
         panels.append((m, render.draw_groups(im, cells, t.grid)))
-    items = list(zip(render.GROUP_LABEL, render.GROUP_RGB))
+    items = list(zip(render.GROUP_LABEL, render.GROUP_RGB, strict=False))
     items += [("○ accepted by relaxation", "ring"), ("digit: group members", (255, 255, 255)),
               ("— branches converge next cell", (255, 230, 200))]
     return panels, render.legend(items, "deciding candidate's group")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specviz.trace import Trace, TokenEvent
+from specviz.trace import TokenEvent, Trace
 
 JUDGED = frozenset({"exact", "relaxed", "rejected"})
 TUNABLE = ("csd", "cascade")
@@ -82,6 +82,7 @@ class Preview:
     accept: np.ndarray                  # (H, W) b' of the last judged draft per position (NaN: none judged)
     recorded: np.ndarray                # (H, W) the recorded b at the same events
     expected_len: list                  # per verification step >= 1: 1 + Σ_k Π_{j<=k} a_j
+    baseline_len: list                  # the same from the recorded b
     expected_compression: float         # positions / expected forwards under the new knobs
     baseline_compression: float         # the same estimate from the recorded b (compare like with like)
     recorded_compression: float         # what the run actually achieved
@@ -133,7 +134,7 @@ def rescore(trace: Trace, knobs: Knobs) -> Preview:
         if i > 0:
             lens.append(expected_length(row))
             base.append(expected_length([(ev, ev.accept_prob) for ev, _ in row]))
-    return Preview(trace.method, trace.method in TUNABLE, accept.reshape(h, w), recorded.reshape(h, w), lens,
+    return Preview(trace.method, trace.method in TUNABLE, accept.reshape(h, w), recorded.reshape(h, w), lens, base,
                    _compression(n, lens), _compression(n, base), float(n / max(1, len(trace.steps))))
 
 

@@ -239,7 +239,7 @@ def composite(panels, side: Image.Image | None = None, px: int = PANEL) -> Image
     height = max(MARGIN + rows * (px + TITLE + GAP), MARGIN + TITLE + (side.size[1] if side else 0) + MARGIN)
     out = Image.new("RGB", (width, height), "white")
     d = ImageDraw.Draw(out)
-    for (title, im), (x, y) in zip(panels, corners):
+    for (title, im), (x, y) in zip(panels, corners, strict=False):
         d.text((x, y - 6), title, fill=(30, 30, 30), font=font(14, bold=True), anchor="ls")
         out.paste(im, (x, y))
     if side is not None:

@@ -78,7 +78,7 @@ class Handlers:
     # ------------------------------------------------------------------------------------------------ generate
     def generate(self, *args):
         """Stream the race: (KNOBS..., opacity) -> GEN_OUTPUTS tuples."""
-        for upd in self._race(dict(zip(KNOBS, args[:len(KNOBS)])), float(args[len(KNOBS)])):
+        for upd in self._race(dict(zip(KNOBS, args[:len(KNOBS)], strict=False)), float(args[len(KNOBS)])):
             yield as_tuple(GEN_OUTPUTS, upd)
 
     def rerun(self, *args):
@@ -155,6 +155,16 @@ class Handlers:
             if hit is None:
                 return "<i>Click inside one of the maps.</i>"
             return html.inspector(list(st.traces.values())[hit[0]], hit[1])
+        return fn
+
+    def inspect_replay(self):
+        @friendly
+        def fn(st: RunState, method: str, evt: gr.SelectData):
+            if not st or method not in st.traces:
+                return "<i>Generate first.</i>"
+            t = st.traces[method]
+            hit = render.locate(1, evt.index[0], evt.index[1], t.grid)
+            return html.inspector(t, hit[1]) if hit else "<i>Click inside the grid.</i>"
         return fn
 
     @friendly

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specviz.trace import COMMITTING, Trace, TokenEvent
+from specviz.trace import COMMITTING, TokenEvent, Trace
 
 JUDGED = frozenset({"exact", "relaxed", "rejected"})
 
@@ -95,7 +95,8 @@ class GroupCell:
 
 def group_cells(trace: Trace) -> list[GroupCell]:
     """One GroupCell per position that had a judged tree candidate: the last one judged there (the accepted one when
-    a draft was accepted, else the last rejected sibling). Node ids map to positions through the step's drafted rows [node, parent, pos, tok]."""
+    a draft was accepted, else the last rejected sibling). Node ids map to positions through the step's drafted
+    rows [node, parent, pos, token]."""
     cells: dict[int, GroupCell] = {}
     for st in trace.steps:
         node_pos = {int(r[0]): int(r[2]) for r in st.drafted}

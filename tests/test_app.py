@@ -48,7 +48,7 @@ def test_generate_streams_and_matches_the_engine(served):
     assert job.status().code == Status.FINISHED
     assert len(updates) >= 5                                             # streamed, not one final answer
     final = job.outputs()[-1]
-    knobs = dict(zip(KNOBS, args))
+    knobs = dict(zip(KNOBS, args, strict=False))
     table = out(final, "summary")
     rows = {r[0]: r for r in table["data"]}
     assert list(rows) == ["ar", "csd"]

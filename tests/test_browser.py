@@ -1,6 +1,7 @@
 """The app in a real browser (Debian's Chromium driven by Playwright): generate, heatmaps, inspector, Stop.
 Screenshots (1280x800) land in the test's tmp directory. Skips cleanly without /usr/bin/chromium or playwright."""
 import os
+import re
 import time
 
 import pytest
@@ -48,6 +49,7 @@ def natural_click(page, selector, nx, ny):
     page.mouse.click(box["x"] + nx * box["width"] / nw, box["y"] + ny * box["height"] / nh)
 
 
+@pytest.mark.browser
 def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     page, slow = page_and_model
     page.locator("#prompt textarea").fill("a blue house on the right, a starry night sky over water")
@@ -71,14 +73,15 @@ def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     page.locator("#map_decision img").wait_for()
     shot(page, tmp_path, "3_decisions")
 
-    slow.delay = 0.15                                              # a slow run, so Stop lands mid-way
+    slow.delay = 0.08                                              # a slow run, so Stop lands mid-way
     page.click("#generate")
-    page.locator("#stats_ar").filter(has_text="● forward").wait_for()
+    page.locator("#stats_ar").filter(has_text=re.compile(r"● forward [3-9]")).wait_for()
     page.click("#stop")
     time.sleep(0.5)
     frozen = page.locator("#stats_ar").inner_text()
     time.sleep(1.0)
     assert page.locator("#stats_ar").inner_text() == frozen and "done" not in frozen
+    assert "Stopped" in page.locator("#status").inner_text()
     shot(page, tmp_path, "4_stopped")
     slow.delay = 0.0
     page.click("#generate")

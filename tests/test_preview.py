@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from specviz.preview import (Knobs, cascade_accept, csd_accept, exact_prob, expected_length, rescore,
-                             step_scores)
+from specviz.preview import Knobs, cascade_accept, csd_accept, exact_prob, expected_length, rescore, step_scores
 from specviz.trace import TokenEvent
 from tests.toy import run, toy
 
@@ -49,7 +48,7 @@ def test_larger_lambda_never_lowers_b(traces):
     lams = np.linspace(0, 2, 11)
     for ev in evs:
         bs = [csd_accept(ev, lam, 0.6) for lam in lams]
-        assert all(b2 >= b1 - 1e-12 for b1, b2 in zip(bs, bs[1:]))
+        assert all(b2 >= b1 - 1e-12 for b1, b2 in zip(bs, bs[1:], strict=False))
         assert all(0 <= b <= 1 for b in bs)
     assert any(csd_accept(ev, 2.0, 1.01) > ev.exact_prob + 1e-6 for ev in evs)      # it does move somewhere
 
@@ -86,7 +85,7 @@ def test_cascade_tight_taus_are_lossless_and_loose_taus_monotone(traces):
     for ev in (ev for (m, _), t in traces.items() if m == "cascade" for ev in judged(t)):
         assert cascade_accept(ev, 1.01, 1.01)[0] == pytest.approx(exact_prob(ev), abs=1e-12)
         bs = [cascade_accept(ev, tau, tau)[0] for tau in (1.0, 0.9, 0.6, 0.3, 0.0)]
-        assert all(b2 >= b1 - 1e-12 for b1, b2 in zip(bs, bs[1:]))
+        assert all(b2 >= b1 - 1e-12 for b1, b2 in zip(bs, bs[1:], strict=False))
 
 
 def test_cascade_budget_caps_moved_mass():

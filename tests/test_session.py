@@ -80,7 +80,7 @@ def test_views_maps_and_groups(setup):
     model, factory = setup
     frames = list(race(model, factory, make_configs(["ar", "csd", "cascade"], **KW), fps=1e9))
     traces = frames[-1].traces
-    for m, t in traces.items():
+    for _m, t in traces.items():
         for kind in ("entropy", "finalize", "tv_cost"):
             a = views.numeric_map(t, kind)
             assert a.shape == (4, 4) and np.isfinite(a).all()
