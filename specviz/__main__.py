@@ -51,7 +51,7 @@ def _train(args) -> int:
     torch.set_num_threads(args.threads)
     stages = ["tokenizer", "scorer", "target", "drafter"] if args.stage == "all" else [args.stage]
     for stage in stages:
-        getattr(train, f"train_{stage}")()
+        getattr(train, f"train_{stage}")(**({"steps": args.steps} if args.steps else {}))
     return 0
 
 
@@ -78,11 +78,14 @@ def main(argv=None) -> int:
     tr = sub.add_parser("train", help="train the embedded scenes model (resumable; weights go to assets/)")
     tr.add_argument("stage", choices=["tokenizer", "scorer", "target", "drafter", "all"])
     tr.add_argument("--threads", type=int, default=2)
+    tr.add_argument("--steps", type=int, default=None, help="override the stage's step count")
     be = sub.add_parser("bench", help="same prompts and seeds for every method; Markdown table + JSON")
     be.add_argument("--model", default="scenes")
     be.add_argument("--prompts", type=int, default=8)
     be.add_argument("--seeds", type=int, default=2)
-    be.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    be.add_argument("--methods", nargs="+", default=list(METHODS),
+                    help="method specs: a name, or name:knob=value,... e.g. csd:lam=0.2,delta=0.8")
+    be.add_argument("--overhead", type=int, default=0, help="also time csd with trace recording on vs off (images)")
     be.add_argument("--json", default=None)
     be.add_argument("--set", nargs="*", default=[], help="extra knobs, e.g. lam=0.2 delta=0.8")
     sw = sub.add_parser("sweep", help="grid over rule parameters -> JSONL + Pareto plot")

@@ -40,15 +40,23 @@ def _cast(v: str):
     return v
 
 
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """'csd:lam=0.2,delta=0.8' -> ('csd', {'lam': 0.2, 'delta': 0.8}); a plain method name has no overrides."""
+    name, _, rest = spec.partition(":")
+    return name, {k: _cast(v) for k, v in (kv.split("=", 1) for kv in rest.split(",") if kv)}
+
+
 def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality: bool = True,
             progress: bool = True) -> dict:
-    """Run every (prompt, seed) for every method, interleaved so machine noise hits all methods alike."""
+    """Run every (prompt, seed) for every method spec ('csd' or 'csd:lam=0.2,delta=0.8'), interleaved so machine
+    noise hits all methods alike."""
     rows = {m: [] for m in methods}
     jobs = [(p, s) for p in prompts for s in range(seeds)]
     bar = tqdm(total=len(jobs) * len(methods), desc="bench", disable=not progress, mininterval=2)
     for (caption, toks), seed in jobs:
         for m in methods:
-            cfg = RunConfig(**(base | {"method": m, "prompt": caption, "seed": seed}))
+            name, over = parse_spec(m)
+            cfg = RunConfig(**(base | over | {"method": name, "prompt": caption, "seed": seed}))
             t0 = time.perf_counter()
             trace = run(cfg, model=model)
             secs = time.perf_counter() - t0
@@ -57,7 +65,7 @@ def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality:
                             "nll": nll, "tokens": trace.tokens, **trace.summary})
             bar.update()
     bar.close()
-    out = {m: _aggregate(r, rows.get("ar")) for m, r in rows.items()}
+    out = {m: _aggregate(r, rows.get("ar")) | {"config": parse_spec(m)[1]} for m, r in rows.items()}
     if quality and hasattr(model, "vq") and model.vq is not None:
         _add_quality(model, rows, out)
     return {"methods": out, "runs": rows}
@@ -110,8 +118,12 @@ def main(args) -> int:
     from specviz.models import load_model
     model = load_model(args.model)
     base = {k: _cast(v) for k, v in (s.split("=", 1) for s in args.set)} | {"model": args.model}
-    RunConfig(**base)                                     # validate the extra knobs once, before any work
+    for m in args.methods:                                # validate every spec once, before any work
+        name, over = parse_spec(m)
+        RunConfig(**(base | over | {"method": name}))
     res = measure(model, args.methods, prompt_set(args.prompts), args.seeds, base)
+    if args.overhead:
+        res["trace_overhead"] = trace_overhead(model, RunConfig(**(base | {"method": "csd"})), images=args.overhead)
     res["machine"] = f"{torch.get_num_threads()} torch threads; {time.strftime('%Y-%m-%d')}"
     print(markdown(res))
     if args.json:

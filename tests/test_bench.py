@@ -55,3 +55,9 @@ def test_sweep_local_resumable_and_ray_agree(tmp_path):
     fig = bench.pareto_figure(rows)
     fig.savefig(tmp_path / "p.png")
     assert (tmp_path / "p.png").stat().st_size > 1000
+
+
+def test_method_specs():
+    assert bench.parse_spec("csd:lam=0.2,delta=0.8,init=repeat_horizon") == (
+        "csd", {"lam": 0.2, "delta": 0.8, "init": "repeat_horizon"})
+    assert bench.parse_spec("ar") == ("ar", {})

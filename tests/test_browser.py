@@ -73,6 +73,18 @@ def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     page.locator("#map_decision img").wait_for()
     shot(page, tmp_path, "3_decisions")
 
+    lam = page.locator("#lam input[type=range]")                   # drag λ: instant preview, then a re-run
+    lam.scroll_into_view_if_needed()
+    box = lam.bounding_box()
+    page.mouse.move(box["x"] + 0.1 * box["width"], box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 0.7 * box["width"], box["y"] + box["height"] / 2, steps=5)
+    page.locator("#preview_table").filter(has_text="Preview of recorded drafts").wait_for()
+    page.mouse.up()
+    page.locator("#preview_image img").wait_for()
+    shot(page, tmp_path, "4_preview")
+    page.locator("#status").filter(has_text="All done").wait_for()
+
     slow.delay = 0.08                                              # a slow run, so Stop lands mid-way
     page.click("#generate")
     page.locator("#stats_ar").filter(has_text=re.compile(r"● forward [3-9]")).wait_for()
@@ -82,9 +94,9 @@ def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     time.sleep(1.0)
     assert page.locator("#stats_ar").inner_text() == frozen and "done" not in frozen
     assert "Stopped" in page.locator("#status").inner_text()
-    shot(page, tmp_path, "4_stopped")
+    shot(page, tmp_path, "5_stopped")
     slow.delay = 0.0
     page.click("#generate")
     page.locator("#stats_ar").filter(has_text="done at forward 36").wait_for()
     page.locator("#status").filter(has_text="All done").wait_for()
-    shot(page, tmp_path, "5_after_stop", full_page=True)
+    shot(page, tmp_path, "6_after_stop", full_page=True)

@@ -151,7 +151,7 @@ def code_pool(vq: VQVAE, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]
     return caps, codes
 
 
-def train_target(steps: int = 6000, batch: int = 32, seed: int = 0, cfg: TargetConfig = TargetConfig(),
+def train_target(steps: int = 5200, batch: int = 32, seed: int = 0, cfg: TargetConfig = TargetConfig(),
                  pool: int = 32768):
     torch.manual_seed(seed)
     vq = load_vq()
@@ -258,7 +258,7 @@ def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0):
 
 
 # ---------------------------------------------------------------- drafter
-def train_drafter(steps: int = 1200, batch: int = 32, seed: int = 0, beta: float = 1.0, tau_seq: float = 0.95,
+def train_drafter(steps: int = 800, batch: int = 32, seed: int = 0, beta: float = 1.0, tau_seq: float = 0.95,
                   pool: int = 32768):
     """Train the EAGLE head twice (plain, and with CASCADE's convergence re-weighting); ship the re-weighted one
     and record both heads' top-1 agreement with the target on held-out scenes."""
