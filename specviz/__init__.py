@@ -2,7 +2,7 @@
 from specviz.config import METHODS, ConfigError, RunConfig
 from specviz.decode import Progress, decode
 from specviz.models import drafter_factory, load_model
-from specviz.trace import DECISIONS, TokenEvent, StepEvent, Trace
+from specviz.trace import DECISIONS, StepEvent, TokenEvent, Trace
 
 __all__ = ["METHODS", "ConfigError", "RunConfig", "Progress", "decode", "drafter_factory", "load_model",
            "DECISIONS", "TokenEvent", "StepEvent", "Trace"]

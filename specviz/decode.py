@@ -16,7 +16,7 @@ import torch
 from specviz import rules
 from specviz.config import JACOBI_METHODS, TREE_METHODS, RunConfig
 from specviz.drafters.jacobi import JacobiDrafter
-from specviz.events import chain_events, tree_events, simple_event
+from specviz.events import chain_events, simple_event, tree_events
 from specviz.sampling import entropy, sample, target_probs, tv
 from specviz.trace import StepEvent, Trace
 from specviz.verify import verify_chain, verify_tree
@@ -151,6 +151,14 @@ def decode(model, cfg: RunConfig, drafter_factory=None, record: bool = True) -> 
             trace.tokens = committed[:n_pos]
             trace.compute_summary(time.perf_counter() - t_start)
         yield Progress(trace.steps[-1], committed, trace, done)
+
+
+def drain(progress: Iterator[Progress]) -> Progress:
+    """Run a decode generator to the end; return its last record (the finished trace is .trace)."""
+    last = None
+    for last in progress:  # noqa: B007
+        pass
+    return last
 
 
 def cascade_groups(tree, hidden: torch.Tensor, cfg: RunConfig):

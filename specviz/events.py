@@ -64,7 +64,8 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, judged: list, path: list, 
         out.append(TokenEvent(pos=root_pos + s.level, token=tree.tokens[s.node], decision=dec, level=s.level,
                               node=s.node, p_draft=s.p_x, p_target=s.q_x, accept_prob=s.b, exact_prob=s.exact,
                               u=s.u, entropy=h, entropy_norm=hn, tv=s.tv, tv_cost=s.tv_cost,
-                              point_mass=s.point_mass, moved=s.extra, similarity=max(info["cos"].values(), default=0.0) if info else 0.0,
+                              point_mass=s.point_mass, moved=s.extra,
+                              similarity=max(info["cos"].values(), default=0.0) if info else 0.0,
                               interchangeable=list(info.get("inter", [])), convergent=list(info.get("conv", [])),
                               siblings=sib))
     if new_tok >= 0:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from specviz.config import TREE_METHODS, ConfigError, RunConfig
-from specviz.decode import Progress, decode
+from specviz.decode import Progress, decode, drain
 from specviz.models import drafter_factory, load_model
 from specviz.trace import Trace
 
@@ -20,7 +20,4 @@ def stream(cfg: RunConfig, device: str = "auto", draft_model=None, record: bool 
 
 
 def run(cfg: RunConfig, **kw) -> Trace:
-    last = None
-    for last in stream(cfg, **kw):
-        pass
-    return last.trace
+    return drain(stream(cfg, **kw)).trace

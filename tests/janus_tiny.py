@@ -15,8 +15,13 @@ def make_tiny_checkpoint(path, seed: int = 0, peak: float = 200.0) -> None:
     """Write a complete tiny random Janus checkpoint (4x4 grid, 64 codes, 8x8 px) into `path`.
     `peak` scales the image head so the laws are far from uniform (random init gives logit std ~0.01)."""
     from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import (JanusConfig, JanusForConditionalGeneration, JanusImageProcessorPil, JanusProcessor,
-                              PreTrainedTokenizerFast)
+    from transformers import (
+        JanusConfig,
+        JanusForConditionalGeneration,
+        JanusImageProcessorPil,
+        JanusProcessor,
+        PreTrainedTokenizerFast,
+    )
     wl = Tokenizer(models.WordLevel(vocab={w: i for i, w in enumerate(WORDS)}, unk_token="<unk>"))
     wl.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     tok = PreTrainedTokenizerFast(

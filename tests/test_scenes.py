@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from specviz.scenes import data
 from specviz.models.scenes import tiny
+from specviz.scenes import data
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 TOL = 1e-4          # float32 logits: cached vs uncached attention differ only by summation order (~5e-6 seen)

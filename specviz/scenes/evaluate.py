@@ -13,16 +13,14 @@ import numpy as np
 import torch
 
 from specviz.config import RunConfig
-from specviz.decode import decode
+from specviz.decode import decode, drain
 from specviz.models.scenes import ASSETS, ScenesModel
 from specviz.scenes import data
 
 
 def _sample(model, caption_tokens, seed: int) -> np.ndarray:
     """One AR image (CFG 3) for fixed caption tokens."""
-    last = None
-    for last in decode(_Prompted(model, list(caption_tokens)), RunConfig(method="ar", seed=seed)):
-        pass
+    last = drain(decode(_Prompted(model, list(caption_tokens)), RunConfig(method="ar", seed=seed)))
     return np.asarray(model.decode_image(torch.tensor(last.tokens)))
 
 
@@ -57,8 +55,7 @@ def evaluate(n: int = 100, seed: int = 0) -> dict:
     times = []
     for i in range(5):
         t0 = time.perf_counter()
-        for _ in decode(model, RunConfig(method="ar", seed=i)):
-            pass
+        drain(decode(model, RunConfig(method="ar", seed=i)))
         times.append(time.perf_counter() - t0)
     return {"heldout_captions": n, "fidelity_cfg3": round(float(np.mean(f_c)), 4),
             "fidelity_per_field": {f: round(float(a), 4) for f, a in zip(data.FIELD_NAMES, per_field)},
@@ -84,7 +81,8 @@ def write_card(ev: dict) -> None:
         f"held-out scenes, {ev['vq']['codes_used']} codes used, perplexity {ev['vq']['perplexity']:.0f} |",
         f"| target | decoder-only transformer {tg.get('config')} over [5 caption tokens; 144 codes], CFG by caption "
         f"dropout | {tg.get('params', 0):,} params | {tg.get('steps')} steps x batch {tg.get('batch')}, "
-        f"{tg.get('seconds', 0) / 60:.0f} min | held-out CE {tg.get('heldout_ce_history', [[0, 0]])[-1][1]} nats/token; "
+        f"{tg.get('seconds', 0) / 60:.0f} min | held-out CE "
+        f"{tg.get('heldout_ce_history', [[0, 0]])[-1][1]} nats/token; "
         f"fidelity {ev['fidelity_cfg3']:.3f} on {ev['heldout_captions']} held-out captions (CFG 3), "
         f"{ev['fidelity_caption_dropped']:.3f} with the caption dropped (chance {ev['chance_fidelity']:.3f}); "
         f"one AR image {ev['ar_seconds_median_of_5']:.2f} s (median of 5) |",

@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 from specviz import ckpt
 from specviz.scenes import data

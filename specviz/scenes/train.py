@@ -151,9 +151,10 @@ def code_pool(vq: VQVAE, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]
     return caps, codes
 
 
-def train_target(steps: int = 5200, batch: int = 32, seed: int = 0, cfg: TargetConfig = TargetConfig(),
+def train_target(steps: int = 5200, batch: int = 32, seed: int = 0, cfg: TargetConfig | None = None,
                  pool: int = 32768):
     torch.manual_seed(seed)
+    cfg = cfg or TargetConfig()
     vq = load_vq()
     model = Target(cfg)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.95), weight_decay=0.05)
@@ -208,7 +209,8 @@ def _augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     blur = F.avg_pool2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), 3, stride=1)
     w = (torch.rand(b, 1, 1, 1, generator=g) < 0.3) * torch.rand(b, 1, 1, 1, generator=g) * 0.7
     x = x * (1 - w) + blur * w
-    x = x * (1 + 0.06 * (torch.rand(b, 1, 1, 1, generator=g) - 0.5)) + 0.06 * (torch.rand(b, 1, 1, 1, generator=g) - 0.5)
+    jitter = lambda: 0.06 * (torch.rand(b, 1, 1, 1, generator=g) - 0.5)
+    x = x * (1 + jitter()) + jitter()
     x = x + torch.randn(x.shape, generator=g) * (0.04 * torch.rand(b, 1, 1, 1, generator=g))
     return x.clamp(-1, 1)
 
