@@ -111,7 +111,7 @@ def draw_groups(img: Image.Image, cells, grid) -> Image.Image:
             ly = y + c * 0.32
             x2 = _centre(g.pos + 1, grid, c)[0] if (g.pos + 1) % grid[1] else x + c / 2
             d.line((x, ly, x2, ly), fill=(255, 230, 200), width=max(1, c // 8))
-        k = len(set(g.interchangeable) | set(g.convergent)) if (g.interchangeable or g.convergent) else 0
+        k = g.members
         if g.relaxed:
             r = c * 0.42
             d.ellipse((x - r, y - r, x + r, y + r), outline=(255, 255, 255), width=max(1, c // 10))

@@ -32,7 +32,8 @@ def csd(p_target: torch.Tensor, p_draft: torch.Tensor, relax: torch.Tensor, tv_p
 
 def lantern_mass(p_target: torch.Tensor, neighbours: torch.Tensor, k: int, delta: float) -> torch.Tensor:
     """LANTERN (§5): q~(y) = q(y) + s_m*(y), where s_m(y) = sum of q over y's m nearest codes and
-    m* = max{m <= k : s_m <= delta}. neighbours (V, K) code ids sorted by codebook distance (self excluded). Returns q~ (L, V)."""
+    m* = max{m <= k : s_m <= delta}. neighbours (V, K): code ids sorted by codebook distance, self excluded.
+    Returns q~ (L, V)."""
     cs = p_target[:, neighbours[:, :k]].cumsum(-1)                                    # (L, V, k)
     moved = torch.where(cs <= delta, cs, torch.zeros_like(cs)).amax(-1)
     return p_target + moved

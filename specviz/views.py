@@ -89,6 +89,7 @@ class GroupCell:
     node: int
     interchangeable: tuple     # positions of I(n) members (siblings: the same cell, alternative tokens)
     convergent: tuple          # positions of C(n) members
+    members: int               # distinct member nodes of I(n) ∪ C(n)
     relaxed: bool
     similarity: float
 
@@ -106,6 +107,7 @@ def group_cells(trace: Trace) -> list[GroupCell]:
             cells[ev.pos] = GroupCell(ev.pos, st.step, ev.node,
                                       tuple(node_pos.get(int(m), ev.pos) for m in ev.interchangeable),
                                       tuple(node_pos.get(int(m), ev.pos) for m in ev.convergent),
+                                      len(set(ev.interchangeable) | set(ev.convergent)),
                                       ev.decision == "relaxed", ev.similarity)
     return [cells[p] for p in sorted(cells)]
 
