@@ -83,8 +83,8 @@ def _group_panels(traces: dict):
         im = render.upscale(render.categorical(views.group_category(cells, t.grid), render.GROUP_RGB), t.grid)
         panels.append((m, render.draw_groups(im, cells, t.grid)))
     items = list(zip(render.GROUP_LABEL, render.GROUP_RGB, strict=False))
-    items += [("○ accepted by relaxation", "ring"), ("digit: group members", (255, 255, 255)),
-              ("— branches converge next cell", (255, 230, 200))]
+    items += [("ring: accepted by relaxation", "ring"), ("digit: number of group members", (255, 255, 255)),
+              ("bar: branches converge next cell", (255, 230, 200))]
     return panels, render.legend(items, "deciding candidate's group")
 
 

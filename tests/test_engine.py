@@ -166,3 +166,12 @@ def test_draft_model_drafter(tm, kw):
     assert run(model, fac, method="cascade", temperature=0.0, tau_pos=1.1, tau_seq=1.1, **kw).tokens == ar
     t = run(model, fac, method="cascade", seed=1, tau_pos=0.3, tau_seq=0.3, **kw)
     assert sorted(e.pos for s in t.steps for e in s.events if e.commits) == list(range(25))
+
+
+@pytest.mark.parametrize("bad", ['{"method": "ar"}', "[1, 2]", "not json", '{"method": "ar", "model": "m", '
+                                 '"grid": [2, 2], "config": {}, "tokens": [], "steps": [{"step": 0}]}'])
+def test_broken_trace_files_give_a_clear_error(tmp_path, bad):
+    p = tmp_path / "t.json"
+    p.write_text(bad)
+    with pytest.raises(ValueError, match="not a specviz trace"):
+        Trace.load(p)

@@ -92,6 +92,8 @@ def test_views_maps_and_groups(setup):
     assert cells and all(c.pos in range(16) for c in cells)
     for c in cells:                                                           # siblings share their cell
         assert set(c.interchangeable) <= {c.pos} and set(c.convergent) <= {c.pos}
+        last = [a.event for a in views.attempts(traces["cascade"], c.pos) if a.event.decision in views.JUDGED][-1]
+        assert c.members == len(set(last.interchangeable) | set(last.convergent)) and c.node == last.node
     assert any(c.interchangeable or c.convergent for c in cells)
 
 

@@ -1,0 +1,53 @@
+"""Choose the default relaxation knobs from data (issue 6): the fastest grid point whose scene fidelity stays within
+2 points of AR and whose scorer-feature Fréchet distance stays within 10% of AR's, on the same prompts and seeds.
+
+python scripts/choose_defaults.py --prompts 24 --seeds 2 --out out/defaults
+Writes <out>/{ar,csd,cascade}.jsonl (resumable sweeps), <out>/defaults.json and Pareto plots.
+"""
+import argparse
+import json
+from pathlib import Path
+
+import torch
+
+from specviz import bench
+
+GRIDS = {
+    "csd": (["lam", "delta"], ["0.05,0.1,0.2,0.4,0.8", "0.5,0.8,0.95"]),
+    "cascade": (["tau_pos", "tau_seq", "cascade_budget"], ["0.9,0.95,0.98", "0.9,0.98", "0.5,1.0"]),
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--prompts", type=int, default=24)
+    ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--out", default="out/defaults")
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    prompts = bench.prompt_set(args.prompts)
+    ar_rows, _ = bench.sweep("ar", [{}], prompts, args.seeds, out / "ar.jsonl")
+    ar = ar_rows[0]["result"]
+    chosen = {"ar": ar, "rule": "fastest point with fidelity >= AR - 0.02 and fid_scorer <= 1.1 x AR",
+              "prompts": args.prompts, "seeds": args.seeds}
+    for method, (params, values) in GRIDS.items():
+        rows, _ = bench.sweep(method, bench.sweep_points(params, values), prompts, args.seeds,
+                              out / f"{method}.jsonl")
+        ok = [r for r in rows if r["result"]["fidelity"] >= ar["fidelity"] - 0.02
+              and r["result"]["fid_scorer"] <= 1.1 * ar["fid_scorer"]]
+        best = max(ok, key=lambda r: r["result"]["step_compression"], default=None)
+        chosen[method] = {"point": best and best["point"], "result": best and best["result"],
+                          "grid": [{"point": r["point"], **{k: r["result"][k] for k in (
+                              "step_compression", "fidelity", "fid_scorer", "tv_cost", "seconds")}} for r in rows]}
+        fig = bench.pareto_figure(rows)
+        fig.savefig(out / f"{method}_pareto.png", dpi=120)
+    (out / "defaults.json").write_text(json.dumps(chosen, indent=2))
+    print(json.dumps({m: chosen[m]["point"] for m in GRIDS}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
