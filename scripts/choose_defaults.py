@@ -24,6 +24,7 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--out", default="out/defaults")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--methods", nargs="+", default=list(GRIDS))
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     out = Path(args.out)
@@ -33,7 +34,8 @@ def main() -> int:
     ar = ar_rows[0]["result"]
     chosen = {"ar": ar, "rule": "fastest point with fidelity >= AR - 0.02 and fid_scorer <= 1.1 x AR",
               "prompts": args.prompts, "seeds": args.seeds}
-    for method, (params, values) in GRIDS.items():
+    for method in args.methods:
+        params, values = GRIDS[method]
         rows, _ = bench.sweep(method, bench.sweep_points(params, values), prompts, args.seeds,
                               out / f"{method}.jsonl")
         ok = [r for r in rows if r["result"]["fidelity"] >= ar["fidelity"] - 0.02
@@ -44,8 +46,10 @@ def main() -> int:
                               "step_compression", "fidelity", "fid_scorer", "tv_cost", "seconds")}} for r in rows]}
         fig = bench.pareto_figure(rows)
         fig.savefig(out / f"{method}_pareto.png", dpi=120)
-    (out / "defaults.json").write_text(json.dumps(chosen, indent=2))
-    print(json.dumps({m: chosen[m]["point"] for m in GRIDS}))
+    path = out / "defaults.json"
+    merged = (json.loads(path.read_text()) if path.exists() else {}) | chosen
+    path.write_text(json.dumps(merged, indent=2))
+    print(json.dumps({m: merged[m]["point"] for m in GRIDS if m in merged}))
     return 0
 
 
