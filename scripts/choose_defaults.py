@@ -13,8 +13,8 @@ import torch
 from specviz import bench
 
 GRIDS = {
-    "csd": (["lam", "delta"], ["0.05,0.1,0.2,0.4,0.8", "0.5,0.8,0.95"]),
-    "cascade": (["tau_pos", "tau_seq", "cascade_budget"], ["0.9,0.95,0.98", "0.9,0.98", "0.5,1.0"]),
+    "csd": (["lam", "delta"], ["0.25,0.5,1,2,4", "0.5,0.8,0.95"]),
+    "cascade": (["tau_pos", "tau_seq", "cascade_budget"], ["0.8,0.9,0.95", "0.9", "0.5,1.0"]),
 }
 
 

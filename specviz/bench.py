@@ -62,7 +62,7 @@ def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality:
             secs = time.perf_counter() - t0
             nll = -float(np.mean([np.log(max(ev.p_target, 1e-12)) for _, ev in trace.committing().values()]))
             rows[m].append({"caption": caption, "caption_tokens": toks, "seed": seed, "seconds": secs,
-                            "nll": nll, "tokens": trace.tokens, **trace.summary})
+                            "nll": nll, **trace.summary, "codes": trace.tokens})
             bar.update()
     bar.close()
     out = {m: _aggregate(r, rows.get("ar")) | {"config": parse_spec(m)[1]} for m, r in rows.items()}
@@ -99,7 +99,7 @@ def _add_quality(model, rows: dict, out: dict) -> None:
         real += [data.render(s, rng) for _ in range(4)]
     real_f = scorer.features(np.stack(real))
     for m, r in rows.items():
-        imgs = np.stack([np.asarray(model.decode_image(torch.tensor(x["tokens"]))) for x in r])
+        imgs = np.stack([np.asarray(model.decode_image(torch.tensor(x["codes"]))) for x in r])
         caps = torch.tensor([x["caption_tokens"] for x in r])
         out[m]["fidelity"] = round(float(np.mean(fidelity(scorer, imgs, caps))), 4)
         out[m]["fid_scorer"] = round(frechet_distance(scorer.features(imgs), real_f), 3)
