@@ -36,15 +36,15 @@ class RunConfig:
     tree_nodes: int = 24
     tree_sampling: str = "topk"         # topk (point masses) | sample (EAGLE-1, without replacement)
     # csd
-    lam: float = 0.1
-    delta: float = 0.5
+    lam: float = 4.0                    # defaults chosen by scripts/choose_defaults.py (README)
+    delta: float = 0.95
     h_norm: str = "support"             # raw | support | vocab
     g: str = "h"                        # h | one_minus_h
     # cascade
-    tau_pos: float = 0.95
-    tau_seq: float = 0.95
+    tau_pos: float = 0.8
+    tau_seq: float = 0.9
     cascade_scope: str = "parent"       # parent | level
-    cascade_budget: float = 0.5         # moved mass per verification step
+    cascade_budget: float = 1.0         # moved mass per verification step
     # lantern
     lantern_k: int = 8
     lantern_delta: float = 0.1
