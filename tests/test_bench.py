@@ -40,7 +40,7 @@ def _strip(rows):
 def test_sweep_local_resumable_and_ray_agree(tmp_path):
     points = bench.sweep_points(["lam", "delta"], ["0,0.2", "0.9"])
     assert points == [{"lam": 0, "delta": 0.9}, {"lam": 0.2, "delta": 0.9}]
-    prompts = bench.prompt_set(1)
+    prompts = bench.prompt_set(2)
     local = tmp_path / "local.jsonl"
     rows, new = bench.sweep("csd", points[:1], prompts, 1, local)
     assert new == 1
