@@ -10,6 +10,7 @@ import gradio as gr
 
 from specviz import html, panels
 from specviz.config import METHODS, RunConfig
+from specviz.models import ALLOWED_HUB
 from specviz.session import Backend, default_backend
 from specviz.ui import GEN_OUTPUTS, KNOBS, Handlers, slot_visibility
 
@@ -39,7 +40,7 @@ def _controls(backend: Backend, c: dict) -> None:
                                     info="Jacobi: sjd, csd, gsd · draft tree: sd, cascade, lantern", elem_id="methods")
     gr.Markdown("Moving a slider previews the recorded drafts; releasing it re-runs the methods.",
                 elem_classes="sv-sub")
-    c["lam"] = gr.Slider(0, 1, D.lam, step=0.01, label="λ  CSD strength", elem_id="lam")
+    c["lam"] = gr.Slider(0, max(10.0, 2 * D.lam), D.lam, step=0.05, label="λ  CSD strength", elem_id="lam")
     c["delta"] = gr.Slider(0, 1, D.delta, step=0.01, label="δ  CSD TV gate", elem_id="delta")
     c["tau_pos"] = gr.Slider(0.5, 1, D.tau_pos, step=0.005, label="τ_pos  CASCADE I(n)", elem_id="tau_pos")
     c["tau_seq"] = gr.Slider(0.5, 1, D.tau_seq, step=0.005, label="τ_seq  CASCADE C(n)", elem_id="tau_seq")
@@ -51,7 +52,8 @@ def _controls(backend: Backend, c: dict) -> None:
         c["tree"] = gr.Radio(["dynamic", "static", "chain"], value=D.tree, label="Tree shape")
         c["tree_depth"] = gr.Slider(1, 8, D.tree_depth, step=1, label="Tree depth")
         c["tree_topk"] = gr.Slider(1, 8, D.tree_topk, step=1, label="Tree branching (top-k)")
-        c["cascade_budget"] = gr.Slider(0, 1, D.cascade_budget, step=0.05, label="CASCADE moved-mass budget per step")
+        c["cascade_budget"] = gr.Slider(0, max(2.0, 2 * D.cascade_budget), D.cascade_budget, step=0.05,
+                                        label="CASCADE moved-mass budget per step")
 
 
 def _race_row(c: dict) -> list:
@@ -101,7 +103,7 @@ def _tabs(c: dict) -> None:
 def _wire(h: Handlers, c: dict, cols: list) -> None:
     gen_in = [c[k] for k in KNOBS] + [c["opacity"]]
     outs = [c[n] for n in GEN_OUTPUTS]
-    model = dict(concurrency_id="model", concurrency_limit=1, show_progress="minimal")
+    model = dict(concurrency_id="model", concurrency_limit=1, show_progress="minimal", show_progress_on=[c["status"]])
     runs = [c["go"].click(h.generate, gen_in, outs, api_name="generate", **model),
             c["prompt"].submit(h.generate, gen_in, outs, api_visibility="private", **model)]
     quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
@@ -156,6 +158,9 @@ def main(argv=None) -> None:
         import torch
         torch.set_num_threads(args.threads)
     backend = default_backend(args.device, args.allow_paths)
+    if args.model not in ("scenes", *ALLOWED_HUB) and not args.allow_paths:
+        raise SystemExit(f"error: --model {args.model} is not allow-listed (scenes, {', '.join(ALLOWED_HUB)}); "
+                         "pass --allow-paths to serve a local checkpoint directory")
     models = (args.model, *(m for m in backend.models if m != args.model))      # the preloaded model first
     backend = Backend(backend.load, models, backend.live, backend.allow_paths)
     try:

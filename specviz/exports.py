@@ -2,6 +2,7 @@
 slide figure (PNG and PDF), written into a fresh, uniquely named folder under the app's temp dir."""
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 import uuid
@@ -11,8 +12,8 @@ from specviz import figures, panels, render
 
 
 def export_dir(root: str | Path | None = None) -> Path:
-    """A new folder specviz-<uuid> under `root` (default: the system temp dir)."""
-    base = Path(root) if root else Path(tempfile.gettempdir())
+    """A new folder specviz-<uuid> under `root` (default: $GRADIO_TEMP_DIR, else the system temp dir)."""
+    base = Path(root or os.environ.get("GRADIO_TEMP_DIR") or tempfile.gettempdir())
     out = base / f"specviz-{uuid.uuid4().hex[:12]}"
     out.mkdir(parents=True, exist_ok=False)
     return out

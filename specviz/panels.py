@@ -14,6 +14,7 @@ KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups")
 TAB_TITLES = {"entropy": "Entropy", "tv": "TV(p,q)", "decision": "Decisions", "finalize": "Finalize",
               "tv_cost": "TV cost", "groups": "Groups"}
 GROUP_METHODS = ("cascade",)
+REPLAY_PX = 360
 
 
 def race_frame(decoded: Image.Image, decided: np.ndarray, grid, px: int = render.PANEL) -> Image.Image:
@@ -91,25 +92,28 @@ def _group_panels(traces: dict):
 def preview_map(previews: list[Preview], traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
     """Acceptance probability b' of each recorded draft under the new knobs (shared 0..1 scale)."""
     if not previews:
-        return render.message("Generate, then move λ, δ, τ")
+        return render.message("Move λ, δ, τ_pos or τ_seq to preview the recorded drafts")
     panels = []
     for pv in previews:
         t = traces[pv.method]
         im = render.upscale(render.colorize(pv.accept, "viridis", 0.0, 1.0), t.grid)
+        im = render.blend(im, base_image(images.get(pv.method), t.grid), opacity)
+        changed = np.flatnonzero(np.abs(np.nan_to_num(pv.accept - pv.recorded)) > 0.01)
         title = f"{pv.method}  ·  est. {pv.expected_compression:.2f}×"
-        panels.append((title, render.blend(im, base_image(images.get(pv.method), t.grid), opacity)))
+        panels.append((title, render.mark_dots(im, changed, t.grid, frac=0.12)))
     return render.composite(panels, render.colorbar("viridis", 0, 1, "preview: acceptance prob. b' of the "
-                                                                    "recorded drafts (grey: none judged)"))
+                                                                    "recorded drafts (grey: none judged; "
+                                                                    "dot: b' differs from the run's b)"))
 
 
-def replay_image(trace: Trace, image: np.ndarray | None, step: int) -> tuple[Image.Image, str]:
+def replay_image(trace: Trace, image: np.ndarray | None, step: int, px: int = REPLAY_PX) -> tuple[Image.Image, str]:
     """The run as it stood after verification step `step`, with that step's drafts and decisions drawn on top."""
     v = views.step_view(trace, step)
     grid = trace.grid
-    base = base_image(image, grid) or render.upscale(np.full((*grid, 3), 200, np.uint8), grid)
+    base = base_image(image, grid, px) or render.upscale(np.full((*grid, 3), 200, np.uint8), grid, px)
     im = render.draw_replay(render.hatch(base, ~views.decided_mask(trace, v.step)), v.events, v.drafted, grid)
     title = f"{trace.method} · step {v.step}"
-    return render.composite([(title, im)], replay_legend()), views.step_caption(trace, v)
+    return render.composite([(title, im)], replay_legend(), px), views.step_caption(trace, v)
 
 
 def replay_legend() -> Image.Image:

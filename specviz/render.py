@@ -65,14 +65,17 @@ def hatch(img: Image.Image, undecided: np.ndarray) -> Image.Image:
     """Paint undecided cells ((H, W) bool) dark with diagonal hatching, so a partial image reads at a glance."""
     if not undecided.any():
         return img
-    a = np.asarray(img).copy()
-    gh, gw = undecided.shape
-    c = a.shape[0] // gh
+    a = np.array(img)
+    c = a.shape[0] // undecided.shape[0]
     m = np.repeat(np.repeat(undecided, c, 0), c, 1)
-    yy, xx = np.mgrid[0:a.shape[0], 0:a.shape[1]]
-    pattern = np.where(((xx + yy) % 8 < 2)[..., None], HATCH_RGB, UNDECIDED_RGB).astype(np.uint8)
-    a[m] = pattern[m]
+    a[m] = _hatch_pattern(a.shape[0], a.shape[1])[m]
     return Image.fromarray(a)
+
+
+@lru_cache(maxsize=8)
+def _hatch_pattern(h: int, w: int) -> np.ndarray:
+    yy, xx = np.mgrid[0:h, 0:w]
+    return np.where(((xx + yy) % 8 < 2)[..., None], HATCH_RGB, UNDECIDED_RGB).astype(np.uint8)
 
 
 def blend(top: Image.Image, base: Image.Image | None, opacity: float) -> Image.Image:
@@ -163,7 +166,7 @@ def colorbar(cmap: str, vmin: float, vmax: float, label: str, height: int = PANE
     for t in (0.0, 0.5, 1.0):
         y = top + (1 - t) * (height - 1)
         d.line((18, y, 23, y), fill=(60, 60, 60))
-        d.text((27, y), _fmt(vmin + t * (vmax - vmin)), fill=(40, 40, 40), font=font(12), anchor="lm")
+        d.text((27, y), _fmt(vmin + t * (vmax - vmin), vmax), fill=(40, 40, 40), font=font(12), anchor="lm")
     return img
 
 
@@ -207,8 +210,8 @@ def _wrap(text: str, width: int) -> list[str]:
     return out + ([cur] if cur else [])
 
 
-def _fmt(v: float) -> str:
-    return f"{v:.0f}" if abs(v) >= 10 else f"{v:.2f}"
+def _fmt(v: float, top: float) -> str:
+    return f"{v:.0f}" if abs(top) >= 10 else f"{v:.2f}"
 
 
 # ---------------------------------------------------------------------------------------------------- composites

@@ -95,10 +95,13 @@ class Handlers:
         methods = knobs.pop("methods")
         cfgs = make_configs(methods, model=name, **_typed(knobs))
         model, factory = self.backend.load(name)
-        t0 = time.perf_counter()
+        t0, finished = time.perf_counter(), set()
         for fr in race(model, factory, cfgs, fps=self.fps):
-            upd = {f"img_{v.method}": v.image for v in fr.lanes}
-            upd |= {f"stats_{v.method}": html.lane_stats(v) for v in fr.lanes}
+            # a finished panel is sent once more when it finishes and again in the final update (API clients read it)
+            fresh = fr.lanes if fr.done else [v for v in fr.lanes if v.method not in finished]
+            finished |= {v.method for v in fresh if v.done}
+            upd = {f"img_{v.method}": v.image for v in fresh}
+            upd |= {f"stats_{v.method}": html.lane_stats(v) for v in fresh}
             upd["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0)
             if fr.done:
                 upd |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)
@@ -163,7 +166,7 @@ class Handlers:
             if not st or method not in st.traces:
                 return "<i>Generate first.</i>"
             t = st.traces[method]
-            hit = render.locate(1, evt.index[0], evt.index[1], t.grid)
+            hit = render.locate(1, evt.index[0], evt.index[1], t.grid, panels.REPLAY_PX)
             return html.inspector(t, hit[1]) if hit else "<i>Click inside the grid.</i>"
         return fn
 

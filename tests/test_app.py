@@ -128,6 +128,9 @@ def test_preview_inspector_replay_and_export_handlers(state):
     assert "csd · row 1, column 2 (position 6)" in h.inspect_map()(st, evt)
     evt = gr.SelectData(None, {"index": [c * 3 + 1, 1], "value": None})
     assert "row 0, column 3" in h.inspect_slot("cascade")(st, evt)
+    (rx, ry), rc = render.layout(1, panels.REPLAY_PX)[0], render.cell_px((4, 4), panels.REPLAY_PX)
+    evt = gr.SelectData(None, {"index": [rx + 3 * rc + 2, ry + 2 * rc + 2], "value": None})
+    assert "csd · row 2, column 3 (position 11)" in h.inspect_replay()(st, "csd", evt)
     step, im, caption = h.replay_pick(st, "csd")
     assert step.maximum == len(st.traces["csd"].steps) - 1 and "prefill" in caption
     _, caption = h.replay(st, "csd", 1)
@@ -160,3 +163,18 @@ def test_model_allow_list():
     with pytest.raises(ConfigError, match="--allow-paths"):
         check_model(closed, "/some/checkpoint")
     assert check_model(Backend(lambda n: None, ("scenes",), allow_paths=True), " /ckpt ") == "/ckpt"
+
+
+def test_every_control_starts_inside_its_range():
+    backend, _, _ = tiny_backend()
+    cfg = app.build_demo(backend).get_config_file()
+    sliders = [c["props"] for c in cfg["components"] if c["type"] in ("slider", "number")]
+    assert len(sliders) >= 14
+    for p in sliders:
+        lo, hi = p.get("minimum"), p.get("maximum")
+        assert (lo is None or p["value"] >= lo) and (hi is None or p["value"] <= hi), p["label"]
+
+
+def test_cli_refuses_models_off_the_allow_list():
+    with pytest.raises(SystemExit, match="not allow-listed"):
+        app.main(["--model", "/some/checkpoint"])

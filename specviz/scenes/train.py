@@ -151,7 +151,7 @@ def code_pool(vq: VQVAE, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]
     return caps, codes
 
 
-def train_target(steps: int = 5200, batch: int = 32, seed: int = 0, cfg: TargetConfig | None = None,
+def train_target(steps: int = 4500, batch: int = 32, seed: int = 0, cfg: TargetConfig | None = None,
                  pool: int = 32768):
     torch.manual_seed(seed)
     cfg = cfg or TargetConfig()
