@@ -24,6 +24,8 @@ from specviz.models import drafter_factory, load_model  # noqa: E402
 from specviz.runner import run  # noqa: E402
 from specviz.trace import COMMITTING, Trace  # noqa: E402
 from tests.janus_tiny import make_tiny_checkpoint  # noqa: E402
+from tests.toy import CountingModel as Counting  # noqa: E402
+from tests.toy import check_decisions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = "a red house"
@@ -43,24 +45,6 @@ def models(paths):
     return load_model(paths[0], "cpu"), load_model(paths[1], "cpu")
 
 
-class Counting:
-    """Counts target forwards (prefill included) through the model boundary."""
-
-    def __init__(self, m):
-        self.m, self.calls = m, 0
-
-    def __getattr__(self, k):
-        return getattr(self.m, k)
-
-    def prefill(self, *a, **k):
-        self.calls += 1
-        return self.m.prefill(*a, **k)
-
-    def forward(self, *a, **k):
-        self.calls += 1
-        return self.m.forward(*a, **k)
-
-
 def go(paths, models, draft="draft", **kw) -> Trace:
     target, other = models
     kw.setdefault("prompt", PROMPT)
@@ -77,13 +61,7 @@ def check_trace(t: Trace, tmp_path: Path, method: str, path: str) -> None:
     assert t.summary["tokens"] == N_POS and t.summary["target_forwards"] == len(t.steps)
     for s in t.steps[1:]:
         assert sum(e.decision in COMMITTING for e in s.events) >= 1
-        for e in s.events:                                          # decisions agree with probabilities and u
-            if e.decision == "exact":
-                assert e.u < e.exact_prob
-            elif e.decision == "relaxed":
-                assert e.exact_prob <= e.u < e.accept_prob
-            elif e.decision == "rejected":
-                assert e.u >= e.accept_prob
+        check_decisions(s.events)
     t.save(tmp_path / "t.json")
     assert Trace.load(tmp_path / "t.json") == t                     # lossless JSON round trip
 

@@ -37,3 +37,32 @@ def exact_law(model, prompt="red house", cfg_scale=3.0, temperature=1.0):
         q = target_probs(torch.cat([pf.logits[None], logits]), temperature)
         out[seq] = float(torch.prod(q[torch.arange(n), torch.tensor(seq)]))
     return out
+
+
+class CountingModel:
+    """Wraps a model boundary and counts target forwards (prefill included)."""
+
+    def __init__(self, m):
+        self.m, self.calls = m, 0
+
+    def __getattr__(self, k):
+        return getattr(self.m, k)
+
+    def prefill(self, *a, **k):
+        self.calls += 1
+        return self.m.prefill(*a, **k)
+
+    def forward(self, *a, **k):
+        self.calls += 1
+        return self.m.forward(*a, **k)
+
+
+def check_decisions(events) -> None:
+    """Each judged decision agrees with its recorded probabilities and uniform."""
+    for e in events:
+        if e.decision == "exact":
+            assert e.u < e.exact_prob
+        elif e.decision == "relaxed":
+            assert e.exact_prob <= e.u < e.accept_prob
+        elif e.decision == "rejected":
+            assert e.u >= e.accept_prob

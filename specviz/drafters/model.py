@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from specviz.drafters.tree import pick_children
 from specviz.sampling import target_probs
 from specviz.verify import Tree
 
@@ -28,15 +29,7 @@ class ModelDrafter:
         return target_probs(logits.float().cpu(), c.temperature, c.top_k, c.top_p)
 
     def _children(self, law: torch.Tensor, width: int) -> list[tuple[int, torch.Tensor | None]]:
-        if self.cfg.tree_sampling == "sample" and self.cfg.temperature > 0:
-            out, cur = [], law.clone()
-            for _ in range(min(width, int((law > 0).sum()))):
-                tok = int(torch.multinomial(cur, 1, generator=self.gen))
-                out.append((tok, cur / cur.sum()))
-                cur = cur.clone()
-                cur[tok] = 0
-            return out
-        return [(int(t), None) for t in law.topk(min(width, law.shape[-1])).indices]
+        return pick_children(law, law, width, self.cfg, self.gen)
 
     @torch.inference_mode()
     def build(self, root_token: int, root_pos: int) -> Tree:

@@ -107,15 +107,7 @@ class HeadDrafter:
         return _subtree(keep, tokens, parents, depths, laws)
 
     def _children(self, probs, logits, width):
-        if self.cfg.tree_sampling == "sample" and self.cfg.temperature > 0:
-            law, out = probs.clone(), []
-            for _ in range(min(width, int((probs > 0).sum()))):
-                tok = int(torch.multinomial(law, 1, generator=self.gen))
-                out.append((tok, law / law.sum()))
-                law = law.clone()
-                law[tok] = 0
-            return out
-        return [(int(t), None) for t in logits.topk(min(width, self.vocab)).indices]
+        return pick_children(probs, logits, width, self.cfg, self.gen)
 
     def _expand(self, frontier, tokens, parents, feat_of, scratch, root_pos, depths):
         """Feed the frontier nodes to the head (tree mask over earlier scratch nodes) to get their features."""
@@ -151,6 +143,21 @@ class HeadDrafter:
                 keep.add(i)
                 i = parents[i]
         return sorted(keep)
+
+
+def pick_children(probs: torch.Tensor, ranking: torch.Tensor, width: int, cfg,
+                  gen: torch.Generator) -> list[tuple[int, torch.Tensor | None]]:
+    """Children of one node: `width` tokens drawn without replacement from probs, each with the law it was drawn
+    from (EAGLE-1, exact by P3), or the top-`width` of `ranking` as point masses (EAGLE-2, P2)."""
+    if cfg.tree_sampling == "sample" and cfg.temperature > 0:
+        law, out = probs.clone(), []
+        for _ in range(min(width, int((probs > 0).sum()))):
+            tok = int(torch.multinomial(law, 1, generator=gen))
+            out.append((tok, law / law.sum()))
+            law = law.clone()
+            law[tok] = 0
+        return out
+    return [(int(t), None) for t in ranking.topk(min(width, ranking.shape[-1])).indices]
 
 
 def _subtree(keep, tokens, parents, depths, laws) -> Tree:
