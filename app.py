@@ -8,7 +8,7 @@ import argparse
 
 import gradio as gr
 
-from specviz import html, panels
+from specviz import html, panels, sweep_tab
 from specviz.config import METHODS, RunConfig
 from specviz.models import ALLOWED_HUB
 from specviz.session import Backend, default_backend
@@ -94,6 +94,19 @@ def _tabs(c: dict) -> None:
             c["summary"] = gr.Dataframe(headers=html.SUMMARY_HEADERS, interactive=False, elem_id="summary")
             gr.Markdown("*time s* is the method's own compute; the race interleaves the methods on one clock.")
             c["hist"] = gr.Plot(label="Accepted length", elem_id="hist")
+        with gr.Tab("Sweep", id="sweep", elem_id="tab_sweep"):
+            gr.Markdown("A small grid over one rule parameter on the embedded model (same captions and seed for "
+                        "every point, plus AR): speed vs scene fidelity, Pareto front dashed.")
+            with gr.Row():
+                c["sw_method"] = gr.Radio(list(sweep_tab.PARAMS), value="csd", label="Method", elem_id="sw_method")
+                c["sw_param"] = gr.Dropdown(list(sweep_tab.PARAMS["csd"]), value="lam", label="Parameter",
+                                            elem_id="sw_param")
+                c["sw_values"] = gr.Textbox("0.5,1,2,4", label="Values (comma-separated)", elem_id="sw_values")
+                c["sw_prompts"] = gr.Slider(2, sweep_tab.MAX_PROMPTS, 4, step=1, label="Captions",
+                                            elem_id="sw_prompts")
+            c["sw_go"] = gr.Button("Run sweep", elem_id="sw_go")
+            c["sw_plot"] = gr.Plot(label="Pareto", elem_id="sw_plot")
+            c["sw_table"] = gr.Dataframe(headers=sweep_tab.COLUMNS, interactive=False, elem_id="sw_table")
         with gr.Tab("Export", id="export", elem_id="tab_export"):
             c["export"] = gr.Button("Write images, maps, traces and slide figure", elem_id="export")
             c["files"] = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="files")
@@ -123,6 +136,11 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     c["replay_step"].change(h.replay, [c["state"], c["replay_method"], c["replay_step"]], replay_out[1:], **quick)
     c["replay_method"].change(h.replay_pick, [c["state"], c["replay_method"]], replay_out, **quick)
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
+    c["sw_method"].change(lambda m: gr.Dropdown(choices=list(sweep_tab.PARAMS[m]), value=sweep_tab.PARAMS[m][0]),
+                          [c["sw_method"]], [c["sw_param"]], queue=False, api_visibility="private")
+    c["sw_go"].click(h.sweep, [c["sw_method"], c["sw_param"], c["sw_values"], c["sw_prompts"]],
+                     [c["sw_plot"], c["sw_table"]], concurrency_id="model", concurrency_limit=1,
+                     api_visibility="private")
     c["methods"].change(slot_visibility, [c["methods"]], cols, queue=False, api_visibility="private")
 
 

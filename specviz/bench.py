@@ -167,7 +167,11 @@ def sweep(method: str, points: list[dict], prompts, seeds: int, out: Path, ray: 
         with out.open("a") as f:
             f.write(json.dumps({"method": method, "point": p, "result": agg}) + "\n")
         n += 1
-    return [json.loads(line) for line in out.read_text().splitlines()], n
+    return read_rows(out), n
+
+
+def read_rows(out: Path) -> list[dict]:
+    return [json.loads(line) for line in Path(out).read_text().splitlines()]
 
 
 def _point(method, p, prompts, seeds, model_name):
@@ -207,7 +211,7 @@ def pareto_figure(rows: list[dict]):
     ax = fig.add_subplot()
     ax.scatter([p[0] for p in pts], [p[1] for p in pts], c="tab:blue")
     for x, y, pt in pts:
-        ax.annotate(",".join(f"{k}={v}" for k, v in pt.items()), (x, y), fontsize=7, alpha=0.7)
+        ax.annotate(",".join(f"{k}={v}" for k, v in pt.items()) or "ar", (x, y), fontsize=7, alpha=0.7)
     front, best = [], None
     for x, y, _ in pts:                                     # fastest first; keep points that improve quality
         better = best is None or (y > best if key == "fidelity" else y < best)

@@ -197,6 +197,11 @@ class Handlers:
             raise gr.Error("Nothing to export yet: generate first.")
         return [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root)]
 
+    @friendly
+    def sweep(self, method: str, param: str, values: str, prompts, progress=gr.Progress()):
+        from specviz.sweep_tab import run_sweep
+        return run_sweep(method, param, str(values), int(prompts or 2), self.export_root, progress)
+
 
 def slot_visibility(methods) -> list:
     return [gr.Column(visible=m in (methods or [])) for m in METHODS]

@@ -1,0 +1,39 @@
+"""The app's Sweep tab: a small grid over one rule parameter on the embedded model -> Pareto plot + table.
+
+Same engine and files as `python -m specviz sweep`; each run writes a fresh JSONL under the app's temp dir.
+"""
+from __future__ import annotations
+
+import tempfile
+import uuid
+from pathlib import Path
+
+from specviz import bench
+
+PARAMS = {"csd": ("lam", "delta"), "cascade": ("tau_pos", "tau_seq", "cascade_budget"),
+          "lantern": ("lantern_delta", "lantern_k"), "gsd": ("gsd_group", "gsd_gap")}
+MAX_POINTS, MAX_PROMPTS = 6, 6
+COLUMNS = ["point", "step compression", "fidelity", "scorer FD", "TV cost", "s / image"]
+
+
+def run_sweep(method: str, param: str, values: str, prompts: int, root: str | None = None, progress=None):
+    """Measure each value of `param` for `method` on `prompts` fixed captions (1 seed) plus the AR reference.
+    Returns (matplotlib Figure, table rows)."""
+    if method not in PARAMS or param not in PARAMS[method]:
+        raise ValueError(f"choose a parameter of {method}: {', '.join(PARAMS.get(method, ()))}")
+    points = bench.sweep_points([param], [values.replace(" ", "")])
+    if not 1 <= len(points) <= MAX_POINTS:
+        raise ValueError(f"give 1 to {MAX_POINTS} comma-separated values, e.g. 0.5,1,2,4")
+    prompts = int(max(2, min(MAX_PROMPTS, prompts)))
+    out = Path(root or tempfile.gettempdir()) / f"sweep-{uuid.uuid4().hex[:10]}.jsonl"
+    caps = bench.prompt_set(prompts)
+    steps = [("ar", {})] + [(method, p) for p in points]
+    for i, (m, p) in enumerate(steps):
+        if progress is not None:
+            progress((i, len(steps)), desc=f"{m} " + ", ".join(f"{k}={v}" for k, v in p.items()))
+        bench.sweep(m, [p], caps, 1, out)
+    rows = bench.read_rows(out)
+    table = [[f"{r['method']} {', '.join(f'{k}={v}' for k, v in r['point'].items())}".strip(),
+              r["result"]["step_compression"], r["result"].get("fidelity"), r["result"].get("fid_scorer"),
+              r["result"]["tv_cost"], r["result"]["seconds"]] for r in rows]
+    return bench.pareto_figure(rows), table
