@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from PIL import Image
 from tqdm import tqdm
 
 from specviz.config import RunConfig
@@ -103,15 +104,39 @@ def _add_quality(model, rows: dict, out: dict) -> None:
         caps = torch.tensor([x["caption_tokens"] for x in r])
         out[m]["fidelity"] = round(float(np.mean(fidelity(scorer, imgs, caps))), 4)
         out[m]["fid_scorer"] = round(frechet_distance(scorer.features(imgs), real_f), 3)
+        clip, note = clip_scores([Image.fromarray(i) for i in imgs], [x["caption"] for x in r])
+        out[m]["clip"] = round(float(np.mean(clip)), 3) if clip else None
+        out[m]["clip_note"] = note
+
+
+CLIP_ID = "openai/clip-vit-base-patch32"
+
+
+def clip_scores(images: list, captions: list[str], model_id: str = CLIP_ID) -> tuple[list | None, str]:
+    """CLIP score 100 * cos(image, caption) per image, with a locally cached transformers CLIP only (never a
+    download). Returns (scores or None, note)."""
+    try:
+        from transformers import CLIPModel, CLIPProcessor
+        model = CLIPModel.from_pretrained(model_id, local_files_only=True, use_safetensors=True).eval()
+        proc = CLIPProcessor.from_pretrained(model_id, local_files_only=True)
+    except (OSError, ValueError, ImportError) as e:
+        return None, f"CLIP score skipped: no local copy of {model_id} ({type(e).__name__})"
+    with torch.no_grad():
+        batch = proc(text=captions, images=images, return_tensors="pt", padding=True)
+        out = model(**batch)
+        img = torch.nn.functional.normalize(out.image_embeds, dim=-1)
+        txt = torch.nn.functional.normalize(out.text_embeds, dim=-1)
+    return (100 * (img * txt).sum(-1).clamp_min(0)).tolist(), f"CLIP score with {model_id}"
 
 
 def markdown(res: dict) -> str:
     cols = ["images", "target_forwards", "step_compression", "seconds", "speedup_vs_ar", "mean_accepted",
-            "relaxed_share", "tv_cost", "nll", "fidelity", "fid_scorer"]
+            "relaxed_share", "tv_cost", "nll", "fidelity", "fid_scorer", "clip"]
     lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for m, a in res["methods"].items():
         lines.append(f"| {m} | " + " | ".join(str(a.get(c, "")) for c in cols) + " |")
-    return "\n".join(lines)
+    notes = {a["clip_note"] for a in res["methods"].values() if "clip_note" in a}
+    return "\n".join(lines + [f"\n{n}" for n in sorted(notes)])
 
 
 def main(args) -> int:

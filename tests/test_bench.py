@@ -61,3 +61,10 @@ def test_method_specs():
     assert bench.parse_spec("csd:lam=0.2,delta=0.8,init=repeat_horizon") == (
         "csd", {"lam": 0.2, "delta": 0.8, "init": "repeat_horizon"})
     assert bench.parse_spec("ar") == ("ar", {})
+
+
+def test_clip_is_skipped_clearly_without_local_weights(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from PIL import Image
+    scores, note = bench.clip_scores([Image.new("RGB", (48, 48))], ["a red house"], model_id="nobody/no-such-clip")
+    assert scores is None and "skipped" in note and "nobody/no-such-clip" in note
