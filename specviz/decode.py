@@ -51,16 +51,15 @@ def make_accept_fn(cfg: RunConfig, model):
     raise ValueError(f"unknown method {m!r}")
 
 
-_NBR_CACHE: dict = {}                  # (id(model), k) -> (weakref to model, (V, k) table)
+_NBR_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # model -> {k: (V, k) table}
 _NBR_CHUNK_FLOATS = 1 << 24            # distance rows per chunk x V <= 16M floats (64 MB), whatever the codebook size
 
 
 def neighbour_table(model, k: int) -> torch.Tensor:
     """(V, k) nearest other codes by codebook distance (LANTERN), computed once per model, on the host.
     Distances are computed a block of rows at a time (never the full V x V matrix: 1 GB for 16384 codes)."""
-    key = (id(model), k)
-    hit = _NBR_CACHE.get(key)
-    if hit is None or hit[0]() is not model:             # the weak reference guards against a reused id()
+    tables = _NBR_CACHE.setdefault(model, {})            # weak keys: a new model never sees a stale table
+    if k not in tables:
         v = model.code_vectors().float()
         n = v.shape[0]
         rows = max(1, _NBR_CHUNK_FLOATS // n)
@@ -69,8 +68,8 @@ def neighbour_table(model, k: int) -> torch.Tensor:
             d = torch.cdist(v[i:i + rows], v)                                   # (rows, V)
             d[torch.arange(d.shape[0]), torch.arange(i, i + d.shape[0])] = float("inf")   # not its own neighbour
             out.append(d.topk(k, largest=False).indices.cpu())
-        _NBR_CACHE[key] = (weakref.ref(model), torch.cat(out))
-    return _NBR_CACHE[key][1]
+        tables[k] = torch.cat(out)
+    return tables[k]
 
 
 def _host(t: torch.Tensor) -> torch.Tensor:

@@ -1,6 +1,7 @@
 """Model loading: `scenes` (embedded, offline) or a Janus-Pro checkpoint (hub id or local directory)."""
 from __future__ import annotations
 
+import weakref
 from functools import lru_cache
 from pathlib import Path
 
@@ -38,13 +39,13 @@ def drafter_factory(model, draft_model=None):
     return lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen)
 
 
-_HEADS: dict = {}
+_HEADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # model -> its draft head (or None)
 
 
 def _scenes_head(model):
-    if id(model) not in _HEADS:
+    if model not in _HEADS:
         from specviz.models.scenes import ASSETS
         from specviz.scenes.drafter import load_head
         path = Path(ASSETS) / "drafter.safetensors"
-        _HEADS[id(model)] = load_head(model.target, path) if path.exists() else None
-    return _HEADS[id(model)]
+        _HEADS[model] = load_head(model.target, path) if path.exists() else None
+    return _HEADS[model]
