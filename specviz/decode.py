@@ -14,7 +14,7 @@ from typing import Iterator
 import torch
 
 from specviz import rules
-from specviz.config import JACOBI_METHODS, TREE_METHODS, RunConfig
+from specviz.config import JACOBI_METHODS, TREE_METHODS, ConfigError, RunConfig
 from specviz.drafters.jacobi import JacobiDrafter
 from specviz.events import chain_events, simple_event, tree_events
 from specviz.sampling import entropy, sample, target_probs, tv
@@ -79,7 +79,16 @@ def _host(t: torch.Tensor) -> torch.Tensor:
 
 
 def decode(model, cfg: RunConfig, drafter_factory=None, record: bool = True) -> Iterator[Progress]:
-    """Run cfg.method on `model`. drafter_factory(model, cfg, gen) builds the tree drafter for tree methods."""
+    """Run cfg.method on `model`. drafter_factory(model, cfg, gen) builds the tree drafter for tree methods.
+    A tree method without a drafter fails here, before any model work."""
+    if cfg.method in TREE_METHODS and drafter_factory is None:
+        raise ConfigError(f"{cfg.method} needs a tree drafter: the scenes model ships one "
+                          "(assets/drafter.safetensors); for other models pass --draft-model, or untick the tree "
+                          "methods (sd, cascade, lantern)")
+    return _decode(model, cfg, drafter_factory, record)
+
+
+def _decode(model, cfg: RunConfig, drafter_factory, record: bool) -> Iterator[Progress]:
     gen = torch.Generator().manual_seed(cfg.seed)
     n_pos = model.grid[0] * model.grid[1]
     trace = Trace(cfg.method, model.name, list(model.grid), cfg.to_dict())
@@ -98,8 +107,6 @@ def decode(model, cfg: RunConfig, drafter_factory=None, record: bool = True) -> 
         if cfg.method in JACOBI_METHODS else None
     drafter = None
     if cfg.method in TREE_METHODS:
-        if drafter_factory is None:
-            raise ValueError(f"method {cfg.method!r} needs a tree drafter (a trained head or a draft model)")
         drafter = drafter_factory(model, cfg, gen)
         drafter.observe([committed[0]], [0], hidden_prev[None])
 
