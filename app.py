@@ -9,6 +9,7 @@ import argparse
 import gradio as gr
 
 from specviz import html, panels, sweep_tab
+from specviz import widgets as w
 from specviz.config import METHODS, RunConfig
 from specviz.models import ALLOWED_HUB
 from specviz.session import Backend, default_backend
@@ -27,32 +28,32 @@ D = RunConfig()
 
 
 def _controls(backend: Backend, c: dict) -> None:
-    c["prompt"] = gr.Textbox(D.prompt, label="Prompt", lines=2, elem_id="prompt")
+    c["prompt"] = w.Textbox(D.prompt, label="Prompt", lines=2, elem_id="prompt")
     with gr.Row():
         c["go"] = gr.Button("Generate", variant="primary", elem_id="generate")
         c["stop"] = gr.Button("Stop", variant="stop", elem_id="stop")
     gr.Examples([[e] for e in EXAMPLES], [c["prompt"]], label="Example prompts")
     with gr.Row():
-        c["seed"] = gr.Number(D.seed, label="Seed", precision=0, minimum=0, elem_id="seed")
-        c["model"] = gr.Dropdown(list(backend.models), value=backend.models[0], label="Model",
+        c["seed"] = w.Number(D.seed, label="Seed", precision=0, minimum=0, elem_id="seed")
+        c["model"] = w.Dropdown(list(backend.models), value=backend.models[0], label="Model",
                                  allow_custom_value=backend.allow_paths, elem_id="model")
-    c["methods"] = gr.CheckboxGroup(list(METHODS), value=DEFAULT_METHODS, label="Methods to compare",
+    c["methods"] = w.CheckboxGroup(list(METHODS), value=DEFAULT_METHODS, label="Methods to compare",
                                     info="Jacobi: sjd, csd, gsd · draft tree: sd, cascade, lantern", elem_id="methods")
     gr.Markdown("Moving a slider previews the recorded drafts; releasing it re-runs the methods.",
                 elem_classes="sv-sub")
-    c["lam"] = gr.Slider(0, max(10.0, 2 * D.lam), D.lam, step=0.05, label="λ  CSD strength", elem_id="lam")
-    c["delta"] = gr.Slider(0, 1, D.delta, step=0.01, label="δ  CSD TV gate", elem_id="delta")
-    c["tau_pos"] = gr.Slider(0.5, 1, D.tau_pos, step=0.005, label="τ_pos  CASCADE I(n)", elem_id="tau_pos")
-    c["tau_seq"] = gr.Slider(0.5, 1, D.tau_seq, step=0.005, label="τ_seq  CASCADE C(n)", elem_id="tau_seq")
+    c["lam"] = w.Slider(0, max(10.0, 2 * D.lam), D.lam, step=0.05, label="λ  CSD strength", elem_id="lam")
+    c["delta"] = w.Slider(0, 1, D.delta, step=0.01, label="δ  CSD TV gate", elem_id="delta")
+    c["tau_pos"] = w.Slider(0.5, 1, D.tau_pos, step=0.005, label="τ_pos  CASCADE I(n)", elem_id="tau_pos")
+    c["tau_seq"] = w.Slider(0.5, 1, D.tau_seq, step=0.005, label="τ_seq  CASCADE C(n)", elem_id="tau_seq")
     with gr.Accordion("Sampling and drafting", open=False):
-        c["temperature"] = gr.Slider(0, 2, D.temperature, step=0.05, label="Temperature (0 = greedy)")
-        c["top_k"] = gr.Slider(0, 512, D.top_k, step=1, label="Top-k (0 = off)")
-        c["cfg"] = gr.Slider(1, 10, D.cfg, step=0.5, label="CFG scale")
-        c["window"] = gr.Slider(2, 32, D.window, step=1, label="Jacobi window length")
-        c["tree"] = gr.Radio(["dynamic", "static", "chain"], value=D.tree, label="Tree shape")
-        c["tree_depth"] = gr.Slider(1, 8, D.tree_depth, step=1, label="Tree depth")
-        c["tree_topk"] = gr.Slider(1, 8, D.tree_topk, step=1, label="Tree branching (top-k)")
-        c["cascade_budget"] = gr.Slider(0, max(2.0, 2 * D.cascade_budget), D.cascade_budget, step=0.05,
+        c["temperature"] = w.Slider(0, 2, D.temperature, step=0.05, label="Temperature (0 = greedy)")
+        c["top_k"] = w.Slider(0, 512, D.top_k, step=1, label="Top-k (0 = off)")
+        c["cfg"] = w.Slider(1, 10, D.cfg, step=0.5, label="CFG scale")
+        c["window"] = w.Slider(2, 32, D.window, step=1, label="Jacobi window length")
+        c["tree"] = w.Radio(["dynamic", "static", "chain"], value=D.tree, label="Tree shape")
+        c["tree_depth"] = w.Slider(1, 8, D.tree_depth, step=1, label="Tree depth")
+        c["tree_topk"] = w.Slider(1, 8, D.tree_topk, step=1, label="Tree branching (top-k)")
+        c["cascade_budget"] = w.Slider(0, max(2.0, 2 * D.cascade_budget), D.cascade_budget, step=0.05,
                                         label="CASCADE moved-mass budget per step")
 
 
@@ -76,7 +77,7 @@ def _tabs(c: dict) -> None:
                     with gr.Tab(panels.TAB_TITLES[k], elem_id=f"tab_{k}"):
                         c[f"map_{k}"] = gr.Image(format="png", type="pil", interactive=False, show_label=False,
                                                  buttons=["download", "fullscreen"], elem_id=f"map_{k}")
-            c["opacity"] = gr.Slider(0, 1, 1.0, step=0.05, label="Overlay: map opacity over the image",
+            c["opacity"] = w.Slider(0, 1, 1.0, step=0.05, label="Overlay: map opacity over the image",
                                      elem_id="opacity")
         with gr.Tab("Live preview", id="preview", elem_id="tab_preview"):
             c["preview_table"] = gr.HTML("<i>Move λ, δ, τ_pos or τ_seq after a run.</i>", elem_id="preview_table")
@@ -84,8 +85,8 @@ def _tabs(c: dict) -> None:
                                           elem_id="preview_image")
         with gr.Tab("Replay", id="replay", elem_id="tab_replay"):
             with gr.Row():
-                c["replay_method"] = gr.Radio([], label="Run", elem_id="replay_method")
-                c["replay_step"] = gr.Slider(0, 1, 0, step=1, label="Verification step (target forward)",
+                c["replay_method"] = w.Radio([], label="Run", elem_id="replay_method")
+                c["replay_step"] = w.Slider(0, 1, 0, step=1, label="Verification step (target forward)",
                                              elem_id="replay_step")
             c["replay_caption"] = gr.Markdown(elem_id="replay_caption")
             c["replay_image"] = gr.Image(format="png", type="pil", interactive=False, show_label=False,
@@ -98,18 +99,23 @@ def _tabs(c: dict) -> None:
             gr.Markdown("A small grid over one rule parameter on the embedded model (same captions and seed for "
                         "every point, plus AR): speed vs scene fidelity, Pareto front dashed.")
             with gr.Row():
-                c["sw_method"] = gr.Radio(list(sweep_tab.PARAMS), value="csd", label="Method", elem_id="sw_method")
-                c["sw_param"] = gr.Dropdown(list(sweep_tab.PARAMS["csd"]), value="lam", label="Parameter",
+                c["sw_method"] = w.Radio(list(sweep_tab.PARAMS), value="csd", label="Method", elem_id="sw_method")
+                c["sw_param"] = w.Dropdown(list(sweep_tab.PARAMS["csd"]), value="lam", label="Parameter",
                                             elem_id="sw_param")
-                c["sw_values"] = gr.Textbox("0.5,1,2,4", label="Values (comma-separated)", elem_id="sw_values")
-                c["sw_prompts"] = gr.Slider(2, sweep_tab.MAX_PROMPTS, 4, step=1, label="Captions",
+                c["sw_values"] = w.Textbox("0.5,1,2,4", label="Values (comma-separated)", elem_id="sw_values")
+                c["sw_prompts"] = w.Slider(2, sweep_tab.MAX_PROMPTS, 4, step=1, label="Captions",
                                             elem_id="sw_prompts")
             c["sw_go"] = gr.Button("Run sweep", elem_id="sw_go")
             c["sw_plot"] = gr.Plot(label="Pareto", elem_id="sw_plot")
             c["sw_table"] = gr.Dataframe(headers=sweep_tab.COLUMNS, interactive=False, elem_id="sw_table")
-        with gr.Tab("Export", id="export", elem_id="tab_export"):
+        with gr.Tab("Export / open", id="export", elem_id="tab_export"):
             c["export"] = gr.Button("Write images, maps, traces and slide figure", elem_id="export")
             c["files"] = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="files")
+            gr.Markdown("Open trace JSON files (from Export above or `specviz generate --trace`) to see their maps, "
+                        "summary and replay again; images are decoded when their model is offered here.")
+            c["open_files"] = gr.File(label="Trace JSON files", file_count="multiple", file_types=[".json"],
+                                      elem_id="open_files")
+            c["open"] = gr.Button("Open traces", elem_id="open")
     c["inspector"] = gr.HTML("<i>Token inspector: click a cell of any image or map.</i>", elem_id="inspector")
 
 
@@ -135,6 +141,8 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     replay_out = [c["replay_step"], c["replay_image"], c["replay_caption"]]
     c["replay_step"].change(h.replay, [c["state"], c["replay_method"], c["replay_step"]], replay_out[1:], **quick)
     c["replay_method"].change(h.replay_pick, [c["state"], c["replay_method"]], replay_out, **quick)
+    c["open"].click(h.open_traces, [c["open_files"], c["opacity"]], outs + [c["methods"]], api_name="open_traces",
+                    **model)
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(lambda m: gr.Dropdown(choices=list(sweep_tab.PARAMS[m]), value=sweep_tab.PARAMS[m][0]),
                           [c["sw_method"]], [c["sw_param"]], queue=False, api_visibility="private")

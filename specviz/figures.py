@@ -59,7 +59,7 @@ def slide_figure(traces: dict, images: dict, prompt: str = "") -> Figure:
         ax.set_xticks([]), ax.set_yticks([])
     _decision_legend(fig)
     if prompt:
-        fig.suptitle(prompt, fontsize=11)
+        fig.suptitle(prompt[:120], fontsize=11, parse_math=False)       # user text: '$' is no mathtext
     return fig
 
 

@@ -34,6 +34,11 @@ def status(tick: int, lanes, done: bool, elapsed: float) -> str:
             f"per tick · running: {', '.join(left)}</div>")
 
 
+def opened(methods: list, prompt: str, note: str) -> str:
+    return (f"<div class='sv-status'>Opened traces of {escape(', '.join(methods))} for "
+            f"<i>{escape(prompt[:200])}</i> — {escape(note)}.</div>")
+
+
 STOPPED = "<div class='sv-status'>Stopped. Press Generate to start again.</div>"
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -44,6 +45,21 @@ def available_models() -> tuple:
     return tuple(out)
 
 
+class LoadError(ValueError):
+    """A model could not be loaded; the message says which and why."""
+
+
+def load(backend: Backend, name: str):
+    """backend.load with every failure turned into one clear LoadError (out-of-memory stays itself)."""
+    try:
+        return backend.load(name)
+    except (MemoryError, torch.OutOfMemoryError):
+        raise
+    except Exception as e:                              # noqa: BLE001 - any loader failure becomes one message
+        raise LoadError(f"could not load model {name!r} ({type(e).__name__}: {e}); "
+                        "the app is still usable with the other models") from None
+
+
 def default_backend(device: str = "auto", allow_paths: bool = False) -> Backend:
     from specviz.models import drafter_factory, load_model
 
@@ -58,6 +74,48 @@ def check_model(backend: Backend, name: str) -> str:
         return name.strip()
     raise ConfigError(f"model {name!r} is not offered here; choose one of {', '.join(backend.models)} "
                       "(local checkpoint paths need `python app.py --allow-paths`)")
+
+
+def read_traces(backend: Backend, paths) -> tuple[dict, dict, str]:
+    """Trace JSON files (from the CLI, an export or anyone) -> (method -> checked Trace, method -> image, note).
+    Images are decoded only when the trace's model is offered here and fits; the maps need no model."""
+    paths = [p for p in (paths or []) if p]
+    if not paths:
+        raise ConfigError("choose one or more trace JSON files (Export writes them; so does `specviz generate`)")
+    if len(paths) > len(METHODS):
+        raise ConfigError(f"open at most {len(METHODS)} traces at once (one per method), got {len(paths)}")
+    traces: dict[str, Trace] = {}
+    for p in paths:
+        name = Path(str(p)).name
+        try:
+            t = Trace.load(p)
+        except (ValueError, OSError) as e:
+            raise ConfigError(f"{name}: {e}") from None
+        if t.method in traces:
+            raise ConfigError(f"{name}: a second trace for {t.method}; open one trace per method")
+        grids = {tuple(o.grid) for o in traces.values()}
+        if grids and tuple(t.grid) not in grids:
+            raise ConfigError(f"{name}: grid {t.grid} differs from the other traces' {list(grids.pop())}")
+        t.compute_summary(sum(s.seconds for s in t.steps))          # never trust a file's own summary
+        traces[t.method] = t
+    traces = {m: traces[m] for m in METHODS if m in traces}
+    return traces, *_decode_all(backend, traces)
+
+
+def _decode_all(backend: Backend, traces: dict) -> tuple[dict, str]:
+    names = {t.model for t in traces.values()}
+    name = next(iter(names))
+    if len(names) > 1 or name not in backend.models:
+        return {}, f"images not decoded: model {sorted(names)} is not offered here (the maps need no model)"
+    model, _ = load(backend, name)
+    n_codes = model.code_vectors().shape[0]
+    images = {}
+    for m, t in traces.items():
+        if list(model.grid) == t.grid and len(t.tokens) == t.grid[0] * t.grid[1] and max(t.tokens) < n_codes:
+            images[m] = np.asarray(model.decode_image(torch.tensor(t.tokens)).convert("RGB"))
+    missing = sorted(set(traces) - set(images))
+    return images, (f"decoded with {name}" + (f"; no image for {', '.join(missing)} (tokens do not fit the model)"
+                                              if missing else ""))
 
 
 def make_configs(methods, **knobs) -> list[RunConfig]:

@@ -6,6 +6,7 @@ field of the committing event onto the (H, W) token grid; the renderer and the a
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -13,6 +14,9 @@ import numpy as np
 
 DECISIONS = ("exact", "relaxed", "rejected", "resampled", "bonus", "ar")
 COMMITTING = frozenset({"exact", "relaxed", "resampled", "bonus", "ar"})
+MAX_SIDE = 64                   # grid side limit for traces read from files (Janus-Pro: 24)
+MAX_EVENTS = 4096               # per verification step
+MAX_BYTES = 16 << 20            # trace files larger than this are refused unread (ours: < 1 MB)
 
 
 @dataclass(frozen=True)
@@ -120,22 +124,90 @@ class Trace:
 
     @classmethod
     def from_json(cls, d: dict) -> "Trace":
+        """Parse and fully check a trace (files may come from anyone): ValueError naming the first problem."""
         names = {f.name for f in fields(TokenEvent)}
         try:
             steps = [StepEvent(s["step"], s["seconds"], [TokenEvent(**{k: v for k, v in e.items() if k in names})
                                                          for e in s["events"]], s.get("drafted", []))
                      for s in d["steps"]]
-            return cls(d["method"], d["model"], list(d["grid"]), dict(d["config"]), list(d["tokens"]), steps,
-                       dict(d.get("summary", {})))
-        except (KeyError, TypeError, ValueError) as e:
-            raise ValueError(f"not a specviz trace: {e}") from None
+            trace = cls(d["method"], d["model"], list(d["grid"]), dict(d["config"]), list(d["tokens"]), steps,
+                        dict(d.get("summary", {})))
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"not a specviz trace: {type(e).__name__} {e}") from None
+        trace.check()
+        return trace
+
+    def check(self) -> None:
+        """Every field has the type and range the views rely on (cheap; run on anything read from a file)."""
+        from specviz.config import METHODS, RunConfig
+        _want(self.method in METHODS, f"method {self.method!r} is not one of {', '.join(METHODS)}")
+        _want(isinstance(self.model, str) and 0 < len(self.model) <= 200, "model must be a short name")
+        _want(len(self.grid) == 2 and all(_int(v, 1, MAX_SIDE) for v in self.grid),
+              f"grid must be [rows, columns], each 1..{MAX_SIDE}")
+        n_pos = self.grid[0] * self.grid[1]
+        try:
+            cfg = RunConfig.from_dict(self.config)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"not a specviz trace: config: {e}") from None
+        _want(cfg.method == self.method, "config method differs from the trace method")
+        _want(len(self.tokens) <= n_pos and all(_int(t, 0, 1 << 31) for t in self.tokens), "bad tokens list")
+        _want(1 <= len(self.steps) <= n_pos + 1, f"a {self.grid} grid allows 1..{n_pos + 1} verification steps")
+        for st in self.steps:
+            _want(_int(st.step, 0, n_pos + 1) and _num(st.seconds) and st.seconds >= 0, "bad step header")
+            _want(isinstance(st.events, list) and len(st.events) <= MAX_EVENTS, "too many events in one step")
+            _want(isinstance(st.drafted, list) and len(st.drafted) <= MAX_EVENTS
+                  and all(isinstance(r, list) and len(r) == 4 and all(_int(v, -1, 1 << 31) for v in r)
+                          and 0 <= r[2] < n_pos for r in st.drafted), f"step {st.step}: bad drafted list")
+            for ev in st.events:
+                _check_event(ev, n_pos, st.step)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json()))
 
     @classmethod
-    def load(cls, path: str | Path) -> "Trace":
+    def load(cls, path: str | Path, max_bytes: int = MAX_BYTES) -> "Trace":
+        path = Path(path)
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise ValueError(f"{path.name} is {size >> 20} MB; trace files are limited to {max_bytes >> 20} MB")
         try:
-            return cls.from_json(json.loads(Path(path).read_text()))
-        except json.JSONDecodeError as e:
+            return cls.from_json(json.loads(path.read_bytes()))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise ValueError(f"not a specviz trace (bad JSON: {e})") from None
+        except RecursionError:
+            raise ValueError("not a specviz trace (JSON nested too deeply)") from None
+
+
+_FLOATS = ("p_draft", "p_target", "accept_prob", "exact_prob", "u", "entropy", "entropy_norm", "tv", "tv_cost",
+           "moved", "similarity")
+
+
+def _check_event(ev: TokenEvent, n_pos: int, step: int) -> None:
+    where = f"step {step}: event"
+    _want(_int(ev.pos, 0, n_pos - 1), f"{where} position {ev.pos!r} is off the grid")
+    _want(_int(ev.token, 0, 1 << 31) and _int(ev.level, 0, MAX_EVENTS) and _int(ev.node, -1, MAX_EVENTS),
+          f"{where} at {ev.pos}: token, level and node must be whole numbers in range")
+    _want(ev.decision in DECISIONS, f"{where} at {ev.pos}: decision {ev.decision!r} unknown")
+    _want(isinstance(ev.point_mass, bool), f"{where} at {ev.pos}: point_mass must be true or false")
+    for name in _FLOATS:
+        _want(_num(getattr(ev, name)), f"{where} at {ev.pos}: {name} must be a finite number")
+    _want(all(isinstance(v, list) and len(v) <= MAX_EVENTS for v in (ev.interchangeable, ev.convergent,
+                                                                        ev.siblings, ev.lantern_cs)),
+          f"{where} at {ev.pos}: group lists must be short lists")
+    _want(all(_int(v, -1, MAX_EVENTS) for v in ev.interchangeable + ev.convergent)
+          and all(_num(v) for v in ev.lantern_cs)
+          and all(isinstance(r, list) and len(r) == 5 and all(_num(v) for v in r) for r in ev.siblings),
+          f"{where} at {ev.pos}: malformed group lists")
+
+
+def _want(ok: bool, message: str) -> None:
+    if not ok:
+        raise ValueError(f"not a specviz trace: {message}")
+
+
+def _int(v, lo: int, hi: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _num(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)

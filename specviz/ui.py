@@ -7,19 +7,23 @@ gr.Error line (the traceback goes to the server log only).
 from __future__ import annotations
 
 import functools
+import gc
 import inspect
 import logging
 import time
 from dataclasses import dataclass, field
 
 import gradio as gr
+import numpy as np
+import torch
+from PIL import Image
 
 from specviz import html, panels, render
 from specviz.config import METHODS, ConfigError
 from specviz.exports import export_run
 from specviz.figures import histogram_figure
 from specviz.preview import Knobs, rescore
-from specviz.session import Backend, check_model, make_configs, race
+from specviz.session import Backend, LaneView, check_model, load, make_configs, race, read_traces
 
 log = logging.getLogger("specviz.app")
 KNOBS = ("prompt", "seed", "model", "methods", "lam", "delta", "tau_pos", "tau_seq", "temperature", "top_k",
@@ -46,6 +50,11 @@ def friendly(fn):
             return e
         if isinstance(e, (ConfigError, ValueError, FileNotFoundError)):
             return gr.Error(str(e).removeprefix("--"))          # CLI flag names read as plain knob names here
+        if _out_of_memory(e):
+            release_memory()
+            log.warning("handler %s ran out of memory: %s", fn.__name__, e)
+            return gr.Error("Out of memory during this run; its memory has been released. Try fewer methods, a "
+                            "shorter window or tree, or a smaller model (the app is ready for the next run).")
         log.exception("handler %s failed", fn.__name__)
         return gr.Error(f"Unexpected error ({type(e).__name__}): {e}")
 
@@ -94,7 +103,7 @@ class Handlers:
         name = check_model(self.backend, knobs.pop("model") or "")
         methods = knobs.pop("methods")
         cfgs = make_configs(methods, model=name, **_typed(knobs))
-        model, factory = self.backend.load(name)
+        model, factory = load(self.backend, name)
         t0, finished = time.perf_counter(), set()
         for fr in race(model, factory, cfgs, fps=self.fps):
             # a finished panel is sent once more when it finishes and again in the final update (API clients read it)
@@ -106,6 +115,24 @@ class Handlers:
             if fr.done:
                 upd |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)
             yield upd
+
+    @friendly
+    def open_traces(self, files, opacity):
+        """Open trace JSON files (Export / CLI output, or anyone's): maps, summary, replay and preview, as after a
+        run; images when the trace's model is offered here. -> GEN_OUTPUTS + the methods checkbox."""
+        traces, images, note = read_traces(self.backend, [_path(f) for f in (files or [])])
+        first = next(iter(traces.values()))
+        upd = {}
+        for m, t in traces.items():
+            n = t.grid[0] * t.grid[1]
+            im = images.get(m)
+            upd[f"img_{m}"] = (panels.race_frame(Image.fromarray(im), np.ones(t.grid, bool), t.grid) if im is not None
+                               else render.message(f"{m}: no image ({t.model} not decoded here)"))
+            upd[f"stats_{m}"] = html.lane_stats(LaneView(m, None, len(t.steps), len(t.committing()), n, True,
+                                                         t.summary["seconds"]))
+        upd |= self._finish(RunState(first.model, first.config.get("prompt", ""), traces, images), float(opacity))
+        upd["status"] = html.opened(list(traces), first.config.get("prompt", ""), note)
+        return (*as_tuple(GEN_OUTPUTS, upd), gr.CheckboxGroup(value=list(traces)))
 
     def _finish(self, st: RunState, opacity: float) -> dict:
         first = next((m for m in st.traces if m != "ar"), next(iter(st.traces)))    # replay the first speculative run
@@ -222,6 +249,24 @@ def _typed(knobs: dict) -> dict:
         out[k] = float(out[k])
     out["prompt"] = (out.get("prompt") or "").strip()
     return out
+
+
+def _path(f) -> str:
+    return f if isinstance(f, str) else getattr(f, "path", None) or getattr(f, "name", "")
+
+
+def _out_of_memory(e: Exception) -> bool:
+    if isinstance(e, (MemoryError, torch.OutOfMemoryError)):
+        return True
+    text = str(e).lower()
+    return isinstance(e, RuntimeError) and ("out of memory" in text or "can't allocate memory" in text)
+
+
+def release_memory() -> None:
+    """After an aborted run: drop its garbage now and hand cached accelerator blocks back."""
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 def _clamp(v: int, n: int) -> int:

@@ -1,0 +1,86 @@
+"""Input components that refuse malformed API payloads with one clear gr.Error.
+
+Gradio checks ranges and choices, but a payload of the wrong JSON type (a string for a slider, null for a checkbox
+group, NaN for a seed) fails inside its preprocess with a bare exception, which a client sees only as "the app raised
+an exception". These drop-in subclasses (same names, so the browser renders the stock components) check the payload's
+type and finiteness first and name the control in the message.
+"""
+from __future__ import annotations
+
+import math
+
+import gradio as gr
+
+
+def _short(v) -> str:
+    r = repr(v)
+    return r if len(r) <= 40 else r[:37] + "..."
+
+
+class _Checked:
+    """Mixin: `accepts(payload)` says whether the JSON payload has the right shape; then the stock preprocess."""
+    expect = "a value"
+    nullable = False
+
+    def accepts(self, payload) -> bool:
+        return True
+
+    def preprocess(self, payload):
+        if not (payload is None and self.nullable) and not self.accepts(payload):
+            raise gr.Error(f"{self.label or 'input'}: expected {self.expect}, got {_short(payload)}")
+        try:
+            return super().preprocess(payload)
+        except gr.Error as e:                           # Gradio's own range / choice messages: name the control
+            raise gr.Error(f"{self.label or 'input'}: {e.message}") from None
+        except Exception:                               # noqa: BLE001 - any other refusal reads the same
+            raise gr.Error(f"{self.label or 'input'}: cannot use {_short(payload)}") from None
+
+
+def _finite_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+class Slider(_Checked, gr.Slider):
+    expect = "a finite number"
+
+    def accepts(self, payload) -> bool:
+        return _finite_number(payload)
+
+
+class Number(_Checked, gr.Number):
+    expect = "a finite number"
+    nullable = True                                     # an emptied field: the handler says which one is empty
+
+    def accepts(self, payload) -> bool:
+        return _finite_number(payload)
+
+
+class Textbox(_Checked, gr.Textbox):
+    expect = "text"
+    nullable = True
+
+    def accepts(self, payload) -> bool:
+        return isinstance(payload, str)
+
+
+class CheckboxGroup(_Checked, gr.CheckboxGroup):
+    expect = "a list of names"
+
+    def accepts(self, payload) -> bool:
+        return isinstance(payload, list) and all(isinstance(v, str) for v in payload)
+
+
+class Radio(_Checked, gr.Radio):
+    expect = "one name"
+    nullable = True
+
+    def accepts(self, payload) -> bool:
+        return isinstance(payload, str)
+
+
+class Dropdown(_Checked, gr.Dropdown):
+    expect = "one name"
+    nullable = True
+
+    def accepts(self, payload) -> bool:
+        return isinstance(payload, str)
