@@ -19,6 +19,7 @@ from specviz.decode import Progress, decode
 from specviz.panels import race_frame
 from specviz.trace import Trace
 
+RACE_PX = 240                                      # side of a race panel
 Loader = Callable[[str], tuple[Any, Any]]          # model name -> (model, tree drafter factory or None)
 
 
@@ -108,10 +109,10 @@ def _decode_all(backend: Backend, traces: dict) -> tuple[dict, str]:
     if len(names) > 1 or name not in backend.models:
         return {}, f"images not decoded: model {sorted(names)} is not offered here (the maps need no model)"
     model, _ = load(backend, name)
-    n_codes = model.code_vectors().shape[0]
     images = {}
     for m, t in traces.items():
-        if list(model.grid) == t.grid and len(t.tokens) == t.grid[0] * t.grid[1] and max(t.tokens) < n_codes:
+        fits = list(model.grid) == t.grid and len(t.tokens) == t.grid[0] * t.grid[1]
+        if fits and max(t.tokens) < model.codebook_size:
             images[m] = np.asarray(model.decode_image(torch.tensor(t.tokens)).convert("RGB"))
     missing = sorted(set(traces) - set(images))
     return images, (f"decoded with {name}" + (f"; no image for {', '.join(missing)} (tokens do not fit the model)"
@@ -185,7 +186,7 @@ class _Lane:
         return race_frame(self.raw, decided.reshape(gh, gw), (gh, gw), px)
 
 
-def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = 240) -> Iterator[Frame]:
+def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = RACE_PX) -> Iterator[Frame]:
     """Run every config on one clock of target forwards; yield at most `fps` frames per second, always the first
     and the final one. The final frame carries the finished traces and decoded images."""
     lanes = [_Lane(model, cfg, factory) for cfg in cfgs]              # decode() rejects tree methods without drafter

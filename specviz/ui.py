@@ -23,7 +23,7 @@ from specviz.config import METHODS, ConfigError
 from specviz.exports import export_run
 from specviz.figures import histogram_figure
 from specviz.preview import Knobs, rescore
-from specviz.session import Backend, LaneView, check_model, load, make_configs, race, read_traces
+from specviz.session import RACE_PX, Backend, LaneView, check_model, load, make_configs, race, read_traces
 
 log = logging.getLogger("specviz.app")
 KNOBS = ("prompt", "seed", "model", "methods", "lam", "delta", "tau_pos", "tau_seq", "temperature", "top_k",
@@ -32,6 +32,8 @@ GEN_OUTPUTS = ([f"img_{m}" for m in METHODS] + [f"stats_{m}" for m in METHODS] +
                + ["summary", "hist", "status", "state", "replay_method", "replay_step", "replay_image",
                   "replay_caption", "preview_image", "preview_table"])
 PREVIEW_OUTPUTS = ("preview_image", "preview_table")
+OOM_MESSAGE = ("Out of memory during this run; its memory has been released. Try fewer methods, a shorter window or "
+               "tree, or a smaller model (the app is ready for the next run).")
 
 
 @dataclass
@@ -44,27 +46,34 @@ class RunState:
 
 
 def friendly(fn):
-    """Turn any exception into one clear gr.Error line; works for plain and generator handlers."""
+    """Turn any exception into one clear gr.Error line; works for plain and generator handlers. The error is raised
+    outside the `except` block so that it carries no traceback of the failed run: the run's frames (models' caches,
+    partial traces) are freed at once, and after an out-of-memory the garbage is collected before the message."""
     def explain(e: Exception) -> gr.Error:
         if isinstance(e, gr.Error):
-            return e
+            return gr.Error(e.message, duration=e.duration)
         if isinstance(e, (ConfigError, ValueError, FileNotFoundError)):
             return gr.Error(str(e).removeprefix("--"))          # CLI flag names read as plain knob names here
         if _out_of_memory(e):
-            release_memory()
-            log.warning("handler %s ran out of memory: %s", fn.__name__, e)
-            return gr.Error("Out of memory during this run; its memory has been released. Try fewer methods, a "
-                            "shorter window or tree, or a smaller model (the app is ready for the next run).")
+            log.warning("handler %s ran out of memory: %s", fn.__name__, str(e))   # str: keep no frames alive
+            return gr.Error(OOM_MESSAGE)
         log.exception("handler %s failed", fn.__name__)
         return gr.Error(f"Unexpected error ({type(e).__name__}): {e}")
+
+    def fail(err: gr.Error):
+        if err.message == OOM_MESSAGE:
+            release_memory()
+        raise err
 
     if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
         def gen(*a, **k):
             try:
                 yield from fn(*a, **k)
+                return
             except Exception as e:                      # noqa: BLE001 - surfaced as one UI line
-                raise explain(e) from None
+                err = explain(e)
+            fail(err)
         return gen
 
     @functools.wraps(fn)
@@ -72,7 +81,8 @@ def friendly(fn):
         try:
             return fn(*a, **k)
         except Exception as e:                          # noqa: BLE001
-            raise explain(e) from None
+            err = explain(e)
+        fail(err)
     return plain
 
 
@@ -126,8 +136,8 @@ class Handlers:
         for m, t in traces.items():
             n = t.grid[0] * t.grid[1]
             im = images.get(m)
-            upd[f"img_{m}"] = (panels.race_frame(Image.fromarray(im), np.ones(t.grid, bool), t.grid) if im is not None
-                               else render.message(f"{m}: no image ({t.model} not decoded here)"))
+            upd[f"img_{m}"] = (render.message(f"{m}: no image ({t.model} not decoded here)") if im is None else
+                               panels.race_frame(Image.fromarray(im), np.ones(t.grid, bool), t.grid, RACE_PX))
             upd[f"stats_{m}"] = html.lane_stats(LaneView(m, None, len(t.steps), len(t.committing()), n, True,
                                                          t.summary["seconds"]))
         upd |= self._finish(RunState(first.model, first.config.get("prompt", ""), traces, images), float(opacity))

@@ -36,3 +36,21 @@ def knob_args(methods, prompt="a red house on the left", seed=3, **over):
                 cascade_budget=0.5)
     vals.update(over)
     return [vals[k] for k in KNOBS] + [1.0]
+
+
+def fingerprint(outputs) -> tuple:
+    """What a /generate or /open_traces answer shows, minus timings: summary rows and the final images' pixels."""
+    import hashlib
+
+    import numpy as np
+    from PIL import Image
+
+    from specviz.config import METHODS
+    from specviz.ui import GEN_OUTPUTS
+    rows = tuple(tuple(r[:-1]) for r in outputs[GEN_OUTPUTS.index("summary")]["data"])    # last column: time s
+    pixels = []
+    for m in METHODS:
+        path = outputs[GEN_OUTPUTS.index(f"img_{m}")]
+        if m in {r[0] for r in rows}:
+            pixels.append(hashlib.sha256(np.asarray(Image.open(path).convert("RGB")).tobytes()).hexdigest())
+    return rows, tuple(pixels)
