@@ -24,6 +24,9 @@ INTRO = ("## specviz — speculative decoding, made visible\n"
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
          "Click any cell of an image or map to inspect it.")
 STYLE = dict(theme=gr.themes.Soft(), css=html.CSS)
+# show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
+# message instead of "the app raised an exception"; our handlers already turn every error into one line (ui.friendly)
+SERVE = dict(show_error=True, max_file_size="20mb")
 D = RunConfig()
 
 
@@ -195,7 +198,7 @@ def main(argv=None) -> None:
         raise SystemExit(f"error: {e}") from None
     demo = build_demo(backend)
     demo.queue(default_concurrency_limit=1).launch(server_name=args.host, server_port=args.port, share=args.share,
-                                                   **STYLE)
+                                                   **STYLE, **SERVE)
 
 
 if __name__ == "__main__":

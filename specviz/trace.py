@@ -14,6 +14,8 @@ import numpy as np
 
 DECISIONS = ("exact", "relaxed", "rejected", "resampled", "bonus", "ar")
 COMMITTING = frozenset({"exact", "relaxed", "resampled", "bonus", "ar"})
+LOSSLESS = ("ar", "sjd", "sd")
+MAX_TOKEN = 1 << 20             # codebook sizes: scenes 512, Janus-Pro 16384
 MAX_SIDE = 64                   # grid side limit for traces read from files (Janus-Pro: 24)
 MAX_EVENTS = 4096               # per verification step
 MAX_BYTES = 16 << 20            # trace files larger than this are refused unread (ours: < 1 MB)
@@ -132,8 +134,10 @@ class Trace:
                      for s in d["steps"]]
             trace = cls(d["method"], d["model"], list(d["grid"]), dict(d["config"]), list(d["tokens"]), steps,
                         dict(d.get("summary", {})))
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise ValueError(f"not a specviz trace: {type(e).__name__} {e}") from None
+        except KeyError as e:
+            raise ValueError(f"not a specviz trace: the field {e} is missing") from None
+        except (TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"not a specviz trace: unexpected structure ({e})") from None
         trace.check()
         return trace
 
@@ -150,16 +154,24 @@ class Trace:
         except (TypeError, ValueError) as e:
             raise ValueError(f"not a specviz trace: config: {e}") from None
         _want(cfg.method == self.method, "config method differs from the trace method")
-        _want(len(self.tokens) <= n_pos and all(_int(t, 0, 1 << 31) for t in self.tokens), "bad tokens list")
+        _want(len(self.tokens) <= n_pos and all(_int(t, 0, MAX_TOKEN) for t in self.tokens), "bad tokens list")
         _want(1 <= len(self.steps) <= n_pos + 1, f"a {self.grid} grid allows 1..{n_pos + 1} verification steps")
         for st in self.steps:
             _want(_int(st.step, 0, n_pos + 1) and _num(st.seconds) and st.seconds >= 0, "bad step header")
             _want(isinstance(st.events, list) and len(st.events) <= MAX_EVENTS, "too many events in one step")
             _want(isinstance(st.drafted, list) and len(st.drafted) <= MAX_EVENTS
-                  and all(isinstance(r, list) and len(r) == 4 and all(_int(v, -1, 1 << 31) for v in r)
+                  and all(isinstance(r, list) and len(r) == 4 and all(_int(v, -1, MAX_TOKEN) for v in r)
                           and 0 <= r[2] < n_pos for r in st.drafted), f"step {st.step}: bad drafted list")
             for ev in st.events:
                 _check_event(ev, n_pos, st.step)
+            allowed = {"ar"} if st is self.steps[0] or self.method == "ar" else set(DECISIONS) - {"ar"} - (
+                {"relaxed"} if self.method in LOSSLESS else set())
+            _want(all(ev.decision in allowed for ev in st.events),
+                  f"step {st.step}: a {self.method} run makes only {', '.join(sorted(allowed))} decisions here")
+        committed = [(ev.pos, ev.token) for st in self.steps for ev in st.events if ev.commits]
+        _want(len({p for p, _ in committed}) == len(committed), "a position is committed twice")
+        _want(sorted(committed) == list(enumerate(self.tokens)),
+              "the tokens list differs from the committed tokens")
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json()))
@@ -185,7 +197,7 @@ _FLOATS = ("p_draft", "p_target", "accept_prob", "exact_prob", "u", "entropy", "
 def _check_event(ev: TokenEvent, n_pos: int, step: int) -> None:
     where = f"step {step}: event"
     _want(_int(ev.pos, 0, n_pos - 1), f"{where} position {ev.pos!r} is off the grid")
-    _want(_int(ev.token, 0, 1 << 31) and _int(ev.level, 0, MAX_EVENTS) and _int(ev.node, -1, MAX_EVENTS),
+    _want(_int(ev.token, 0, MAX_TOKEN) and _int(ev.level, 0, MAX_EVENTS) and _int(ev.node, -1, MAX_EVENTS),
           f"{where} at {ev.pos}: token, level and node must be whole numbers in range")
     _want(ev.decision in DECISIONS, f"{where} at {ev.pos}: decision {ev.decision!r} unknown")
     _want(isinstance(ev.point_mass, bool), f"{where} at {ev.pos}: point_mass must be true or false")

@@ -48,11 +48,14 @@ class Slider(_Checked, gr.Slider):
 
 
 class Number(_Checked, gr.Number):
-    expect = "a finite number"
     nullable = True                                     # an emptied field: the handler says which one is empty
 
-    def accepts(self, payload) -> bool:
-        return _finite_number(payload)
+    @property
+    def expect(self) -> str:
+        return "a whole number" if self.precision == 0 else "a finite number"
+
+    def accepts(self, payload) -> bool:                 # precision 0 would round 0.5 silently: refuse it instead
+        return _finite_number(payload) and (self.precision != 0 or float(payload).is_integer())
 
 
 class Textbox(_Checked, gr.Textbox):
