@@ -4,19 +4,36 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
 from specviz import figures, panels, render
 
 
+MAX_AGE_S = 3600                    # export folders older than this are deleted when a new one is made
+
+
 def export_dir(root: str | Path | None = None) -> Path:
-    """A new folder specviz-<uuid> under `root` (default: $GRADIO_TEMP_DIR, else the system temp dir)."""
+    """A new folder specviz-<uuid> under `root` (default: $GRADIO_TEMP_DIR, else the system temp dir); older export
+    folders there are deleted first (the browser already holds its own copies)."""
     base = Path(root or os.environ.get("GRADIO_TEMP_DIR") or tempfile.gettempdir())
+    prune(base)
     out = base / f"specviz-{uuid.uuid4().hex[:12]}"
     out.mkdir(parents=True, exist_ok=False)
     return out
+
+
+def prune(base: Path, max_age: float = MAX_AGE_S) -> None:
+    now = time.time()
+    for old in base.glob("specviz-*"):
+        try:
+            if old.is_dir() and now - old.stat().st_mtime > max_age:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:                                 # another worker removed it first
+            pass
 
 
 def slug(text: str, n: int = 32) -> str:

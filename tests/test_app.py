@@ -178,3 +178,17 @@ def test_every_control_starts_inside_its_range():
 def test_cli_refuses_models_off_the_allow_list():
     with pytest.raises(SystemExit, match="not allow-listed"):
         app.main(["--model", "/some/checkpoint"])
+
+
+def test_old_export_folders_are_pruned(tmp_path):
+    import os
+
+    from specviz.exports import MAX_AGE_S, export_dir
+    old, fresh, other = export_dir(tmp_path), export_dir(tmp_path), tmp_path / "keep-me"
+    other.mkdir()
+    (old / "a.png").write_bytes(b"x")
+    stale = time.time() - MAX_AGE_S - 10
+    os.utime(old, (stale, stale))
+    os.utime(other, (stale, stale))
+    new = export_dir(tmp_path)
+    assert not old.exists() and fresh.exists() and new.exists() and other.exists()
