@@ -12,7 +12,6 @@ from pathlib import Path
 
 from specviz import figures, panels, render
 
-
 MAX_AGE_S = 3600                    # export folders older than this are deleted when a new one is made
 
 

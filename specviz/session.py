@@ -107,7 +107,7 @@ def _decode_all(backend: Backend, traces: dict) -> tuple[dict, str]:
     names = {t.model for t in traces.values()}
     name = next(iter(names))
     if len(names) > 1 or name not in backend.models:
-        return {}, f"images not decoded: model {sorted(names)} is not offered here (the maps need no model)"
+        return {}, f"images not decoded: {', '.join(sorted(names))} is not offered here (the maps need no model)"
     model, _ = load(backend, name)
     images = {}
     for m, t in traces.items():

@@ -100,3 +100,16 @@ def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     page.locator("#stats_ar").filter(has_text="done at forward 36").wait_for()
     page.locator("#status").filter(has_text="All done").wait_for()
     shot(page, tmp_path, "6_after_stop", full_page=True)
+
+    page.click("#tab_export-button")                               # export, then open the written traces again
+    page.click("#export")
+    page.locator("#files a").first.wait_for()
+    traces = sorted(str(p) for p in (tmp_path / "exports").glob("specviz-*/*_trace.json"))
+    assert len(traces) == 4
+    page.locator("#open_files input[type=file]").set_input_files(traces)
+    page.locator("#open_files a").nth(3).wait_for()                    # all four uploaded
+    page.click("#open")
+    page.locator("#status").filter(has_text="Opened traces of ar, sjd, csd, cascade").wait_for()
+    page.click("#tab_maps-button")
+    page.locator("#map_decision img").wait_for()                   # the decisions map tab is still selected
+    shot(page, tmp_path, "7_opened", full_page=True)

@@ -243,9 +243,11 @@ def test_malformed_trace_uploads(server, good_trace, tmp_path):
         p = tmp_path / name
         p.write_bytes(data if isinstance(data, bytes) else data.encode())
         return handle_file(str(p))
+    text = json.dumps(good_trace)
     raw = {"empty": b"", "not-json": "not json", "list": "[1, 2]", "null": "null", "string": '"trace"',
-           "deep": "[" * 100_000 + "]" * 100_000, "random": os.urandom(2048), "huge-number": json.dumps(good_trace).replace('"tv": ', '"tv": 1e400, "x": ', 1),
-           "too-big": json.dumps(good_trace) + " " * (17 << 20), "gzip": b"\x1f\x8b\x08" + os.urandom(500)}
+           "deep": "[" * 100_000 + "]" * 100_000, "random": os.urandom(2048),
+           "huge-number": text.replace('"tv": ', '"tv": 1e400, "x": ', 1), "too-big": text + " " * (17 << 20),
+           "gzip": b"\x1f\x8b\x08" + os.urandom(500)}
     for i, (name, data) in enumerate(raw.items()):
         files.append((f"file {name}", [write(f"r{i}.json", data)]))
     for i, (name, t) in enumerate(_mutations(good_trace)):
@@ -288,8 +290,8 @@ def test_path_like_files_are_refused(server):
 # ---------------------------------------------------------------------------------------------------- sessions
 def test_eight_concurrent_sessions_get_their_own_results(server):
     url, proc, client, ref = server
-    prompts = ["a red house on the left, a sunset sky over snow", "a yellow sun in the centre, a clear day sky over sand",
-               "a green tree on the right, an overcast sky over grass", "a purple mountain, a starry night sky over water"]
+    prompts = ["a red house on the left, a sunset sky over snow", "a yellow sun in the centre, a clear day sky",
+               "a green tree on the right, an overcast sky over grass", "a purple mountain, a starry night sky"]
     inputs = [args(seed=100 + i, prompt=prompts[i % 4], lam=[1.0, 4.0][i % 2]) for i in range(8)]
     sequential = [fingerprint(Client(url, verbose=False).predict(*a, api_name="/generate")) for a in inputs]
     assert len(set(sequential)) == 8
