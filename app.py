@@ -26,7 +26,10 @@ INTRO = ("## specviz — speculative decoding, made visible\n"
 STYLE = dict(theme=gr.themes.Soft(), css=html.CSS)
 # show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
 # message instead of "the app raised an exception"; our handlers already turn every error into one line (ui.friendly)
-SERVE = dict(show_error=True, max_file_size="20mb")
+# state_session_capacity: one session's finished run holds ~2 MB with all seven scenes traces (~7 MB on Janus-Pro);
+# API clients never close a tab, so the oldest sessions beyond 500 are dropped (and any state after 2 h idle)
+SERVE = dict(show_error=True, max_file_size="20mb", state_session_capacity=500)
+STATE_TTL_S = 2 * 3600
 D = RunConfig()
 
 
@@ -160,7 +163,7 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
     h = Handlers(backend or default_backend(), export_root, fps)
     c: dict = {}
     with gr.Blocks(title="specviz", fill_width=True, delete_cache=(900, 3600)) as demo:
-        c["state"] = gr.State(None)
+        c["state"] = gr.State(None, time_to_live=STATE_TTL_S)
         gr.Markdown(INTRO)
         with gr.Row():
             with gr.Column(scale=1, min_width=300):
