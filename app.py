@@ -150,8 +150,8 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     c["open"].click(h.open_traces, [c["open_files"], c["opacity"]], outs + [c["methods"]], api_name="open_traces",
                     **model)
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
-    c["sw_method"].change(lambda m: gr.Dropdown(choices=list(sweep_tab.PARAMS[m]), value=sweep_tab.PARAMS[m][0]),
-                          [c["sw_method"]], [c["sw_param"]], queue=False, api_visibility="private")
+    c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
+                          api_visibility="private")
     c["sw_go"].click(h.sweep, [c["sw_method"], c["sw_param"], c["sw_values"], c["sw_prompts"]],
                      [c["sw_plot"], c["sw_table"]], concurrency_id="model", concurrency_limit=1,
                      api_visibility="private")

@@ -1,19 +1,24 @@
 """The app's Sweep tab: a small grid over one rule parameter on the embedded model -> Pareto plot + table.
 
-Same engine and files as `python -m specviz sweep`; each run writes a fresh JSONL under the app's temp dir.
+Same engine and files as `python -m specviz sweep`; each run writes a fresh JSONL under the app's temp dir
+(old ones are pruned with the export folders).
 """
 from __future__ import annotations
 
-import tempfile
-import uuid
-from pathlib import Path
-
 from specviz import bench
+from specviz.exports import export_dir
 
 PARAMS = {"csd": ("lam", "delta"), "cascade": ("tau_pos", "tau_seq", "cascade_budget"),
           "lantern": ("lantern_delta", "lantern_k"), "gsd": ("gsd_group", "gsd_gap")}
 MAX_POINTS, MAX_PROMPTS = 6, 6
 COLUMNS = ["point", "step compression", "fidelity", "scorer FD", "TV cost", "s / image"]
+
+
+def param_choices(method: str):
+    """The parameter dropdown for a newly picked method (an unknown one falls back to csd)."""
+    import gradio as gr
+    params = PARAMS.get(method, PARAMS["csd"])
+    return gr.Dropdown(choices=list(params), value=params[0])
 
 
 def run_sweep(method: str, param: str, values: str, prompts: int, root: str | None = None, progress=None):
@@ -25,7 +30,7 @@ def run_sweep(method: str, param: str, values: str, prompts: int, root: str | No
     if not 1 <= len(points) <= MAX_POINTS:
         raise ValueError(f"give 1 to {MAX_POINTS} comma-separated values, e.g. 0.5,1,2,4")
     prompts = int(max(2, min(MAX_PROMPTS, prompts)))
-    out = Path(root or tempfile.gettempdir()) / f"sweep-{uuid.uuid4().hex[:10]}.jsonl"
+    out = export_dir(root) / "sweep.jsonl"                      # a fresh folder under the app's temp dir
     caps = bench.prompt_set(prompts)
     steps = [("ar", {})] + [(method, p) for p in points]
     for i, (m, p) in enumerate(steps):
