@@ -148,8 +148,8 @@ class Frame:
     tick: int                                       # target forwards on the common clock
     lanes: tuple
     done: bool
-    traces: dict = field(default_factory=dict)     # method -> finished Trace (final frame only)
-    images: dict = field(default_factory=dict)     # method -> (h, w, 3) uint8 final image (final frame only)
+    traces: dict = field(default_factory=dict)     # method -> Trace so far (live: read it before the next frame)
+    images: dict = field(default_factory=dict)     # method -> (h, w, 3) uint8 image so far (undecided: filler)
 
 
 class _Lane:
@@ -188,7 +188,7 @@ class _Lane:
 
 def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = RACE_PX) -> Iterator[Frame]:
     """Run every config on one clock of target forwards; yield at most `fps` frames per second, always the first
-    and the final one. The final frame carries the finished traces and decoded images."""
+    and the final one. Every frame carries the traces so far and the images so far; the final one, finished ones."""
     lanes = [_Lane(model, cfg, factory) for cfg in cfgs]              # decode() rejects tree methods without drafter
     try:
         tick, last = 0, -1.0
@@ -210,8 +210,6 @@ def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = RACE
 
 def _frame(tick: int, lanes: list, done: bool, px: int) -> Frame:
     views = tuple(lane.view(px) for lane in lanes)
-    if not done:
-        return Frame(tick, views, False)
     traces: dict[str, Trace] = {lane.cfg.method: lane.last.trace for lane in lanes}
     images = {lane.cfg.method: np.asarray(lane.raw) for lane in lanes}
-    return Frame(tick, views, True, traces, images)
+    return Frame(tick, views, done, traces, images)

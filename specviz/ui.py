@@ -32,6 +32,7 @@ GEN_OUTPUTS = ([f"img_{m}" for m in METHODS] + [f"stats_{m}" for m in METHODS] +
                + ["summary", "hist", "status", "state", "replay_method", "replay_step", "replay_image",
                   "replay_caption", "preview_image", "preview_table"])
 PREVIEW_OUTPUTS = ("preview_image", "preview_table")
+MAPS_EVERY_S = 2.0          # heatmaps during a run: at most this often (one update of all six: ~0.15 s)
 OOM_MESSAGE = ("Out of memory during this run; its memory has been released. Try fewer methods, a shorter window or "
                "tree, or a smaller model (the app is ready for the next run).")
 
@@ -114,7 +115,7 @@ class Handlers:
         methods = knobs.pop("methods")
         cfgs = make_configs(methods, model=name, **_typed(knobs))
         model, factory = load(self.backend, name)
-        t0, finished = time.perf_counter(), set()
+        t0, finished, maps_at = time.perf_counter(), set(), -1.0
         for fr in race(model, factory, cfgs, fps=self.fps):
             # a finished panel is sent once more when it finishes and again in the final update (API clients read it)
             fresh = fr.lanes if fr.done else [v for v in fr.lanes if v.method not in finished]
@@ -124,6 +125,9 @@ class Handlers:
             upd["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0)
             if fr.done:
                 upd |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)
+            elif time.perf_counter() - maps_at >= MAPS_EVERY_S:       # the maps fill in as the run goes (no
+                upd |= self._maps(RunState(name, cfgs[0].prompt, fr.traces, {}), opacity)   # overlay on filler)
+                maps_at = time.perf_counter()
             yield upd
 
     @friendly

@@ -67,6 +67,7 @@ def test_generate_streams_and_matches_the_engine(served):
     assert rows["csd"][1] < rows["ar"][1] == 16
     first = updates[0]
     assert "● forward" in out(first, "stats_ar")                           # the first frame is mid-race
+    assert Image.open(out(first, "map_decision")).size[0] > 2 * render.PANEL  # maps fill in during the run
     assert Image.open(out(final, "map_decision")).size[0] > 2 * render.PANEL
 
 
