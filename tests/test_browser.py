@@ -52,6 +52,12 @@ def natural_click(page, selector, nx, ny):
 @pytest.mark.browser
 def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     page, slow = page_and_model
+    page.locator("#prompt textarea").fill("   ")                    # bad input: one clear message, no traceback
+    page.click("#generate")
+    page.get_by_text("prompt must be a non-empty text").first.wait_for()
+    assert "Traceback" not in page.content()
+    time.sleep(0.5)                                                # the toast slides in
+    shot(page, tmp_path, "0_error")
     page.locator("#prompt textarea").fill("a blue house on the right, a starry night sky over water")
     page.click("#generate")
     page.locator("#img_ar img").wait_for()
