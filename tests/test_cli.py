@@ -21,6 +21,13 @@ def cli(*args):
     (["--prompt", ""], "prompt"),
     (["--lam", "nan"], "lam"),
     (["--window", "1"], "window"),
+    (["--lam", "inf"], "lam"),
+    (["--seed", "-1"], "seed"),
+    (["--seed", "1e30"], "seed"),
+    (["--top-k", "99999999999"], "top-k"),
+    (["--window", "2.5"], "window"),
+    (["--prompt", "a" * 100_000], "prompt"),
+    (["--model", "http://evil.example/x"], "not available"),
 ])
 def test_bad_input_one_line_exit_2(args, needle):
     r = cli("generate", *args)
