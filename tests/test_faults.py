@@ -37,9 +37,6 @@ class Faulty(Slow):
         return super().forward(*a, **k)
 
 
-FACTORY = None
-
-
 @pytest.fixture(scope="module", autouse=True)
 def _gradio_tmp(tmp_path_factory):
     """One Gradio cache dir for the whole module (the server outlives single tests)."""
@@ -51,8 +48,6 @@ def _gradio_tmp(tmp_path_factory):
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     model, factory = toy(codes=8, grid=4)
-    global FACTORY
-    FACTORY = factory
     faulty = Faulty(model)
 
     def load(name):
@@ -71,7 +66,7 @@ def served(tmp_path_factory):
         _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True)
         client = Client(url, verbose=False)
         ref = fingerprint(client.predict(*ARGS, api_name="/generate"))
-        yield client, faulty, ref
+        yield client, faulty, factory, ref
         client.close()
         demo.close()
 
@@ -91,7 +86,7 @@ def released(timeout=5.0) -> bool:
 
 
 def test_failing_model_load_is_one_message_and_the_app_goes_on(served):
-    client, _, ref = served
+    client, _, _, ref = served
     with pytest.raises(Exception, match="could not load model 'broken'.*unexpected end of file") as info:
         client.predict(*knob_args(["ar"], model="broken"), api_name="/generate")
     assert "Traceback" not in str(info.value) and "still usable" in str(info.value)
@@ -101,7 +96,7 @@ def test_failing_model_load_is_one_message_and_the_app_goes_on(served):
 @pytest.mark.parametrize("error", [torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB"),
                                    MemoryError(), RuntimeError("DefaultCPUAllocator: can't allocate memory")])
 def test_out_of_memory_mid_run_frees_the_run_and_the_app_goes_on(served, error):
-    client, faulty, ref = served
+    client, faulty, _, ref = served
     faulty.error, faulty.fail_at = error, 5
     with pytest.raises(Exception, match="Out of memory during this run") as info:
         client.predict(*ARGS, api_name="/generate")
@@ -112,7 +107,7 @@ def test_out_of_memory_mid_run_frees_the_run_and_the_app_goes_on(served, error):
 
 
 def test_cancelled_run_frees_its_memory_and_the_next_run_is_unchanged(served):
-    client, faulty, ref = served
+    client, faulty, _, ref = served
     faulty.delay = 0.05
     try:
         job = client.submit(*ARGS, api_name="/generate")
@@ -131,7 +126,7 @@ def test_cancelled_run_frees_its_memory_and_the_next_run_is_unchanged(served):
 
 
 def test_broken_trace_files_are_one_message_and_good_ones_open(served, tmp_path):
-    client, faulty, ref = served
+    client, faulty, factory, ref = served
     bad = tmp_path / "broken.json"
     bad.write_text('{"method": "csd", "steps": [')
     with pytest.raises(Exception, match="broken.json: not a specviz trace") as info:
@@ -141,7 +136,7 @@ def test_broken_trace_files_are_one_message_and_good_ones_open(served, tmp_path)
     paths = []
     for m in ("ar", "csd", "cascade"):                      # the same runs, written by the engine, then opened
         p = tmp_path / f"{m}.json"
-        p.write_text(json.dumps(drain(decode(faulty.inner, RunConfig(method=m, **knobs), FACTORY)).trace.to_json()))
+        p.write_text(json.dumps(drain(decode(faulty.inner, RunConfig(method=m, **knobs), factory)).trace.to_json()))
         paths.append(handle_file(str(p)))
     opened = client.predict(paths, 1.0, api_name="/open_traces")
     assert fingerprint(opened) == ref
