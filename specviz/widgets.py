@@ -58,12 +58,24 @@ class Number(_Checked, gr.Number):
         return _finite_number(payload) and (self.precision != 0 or float(payload).is_integer())
 
 
-class Textbox(_Checked, gr.Textbox):
-    expect = "text"
+class _Name(_Checked):
+    expect = "one name"
     nullable = True
 
     def accepts(self, payload) -> bool:
         return isinstance(payload, str)
+
+
+class Textbox(_Name, gr.Textbox):
+    expect = "text"
+
+
+class Radio(_Name, gr.Radio):
+    """A choice (Gradio checks it against the choices)."""
+
+
+class Dropdown(_Name, gr.Dropdown):
+    """A choice (Gradio checks it against the choices, or allows custom values when asked)."""
 
 
 class CheckboxGroup(_Checked, gr.CheckboxGroup):
@@ -71,19 +83,3 @@ class CheckboxGroup(_Checked, gr.CheckboxGroup):
 
     def accepts(self, payload) -> bool:
         return isinstance(payload, list) and all(isinstance(v, str) for v in payload)
-
-
-class Radio(_Checked, gr.Radio):
-    expect = "one name"
-    nullable = True
-
-    def accepts(self, payload) -> bool:
-        return isinstance(payload, str)
-
-
-class Dropdown(_Checked, gr.Dropdown):
-    expect = "one name"
-    nullable = True
-
-    def accepts(self, payload) -> bool:
-        return isinstance(payload, str)

@@ -1,6 +1,8 @@
 """Shared app-test setups: a tiny injected backend (fast), optionally slowed down to exercise Stop."""
 import time
 
+import pytest
+
 from specviz.session import Backend
 from tests.toy import toy
 
@@ -54,3 +56,12 @@ def fingerprint(outputs) -> tuple:
         if m in {r[0] for r in rows}:
             pixels.append(hashlib.sha256(np.asarray(Image.open(path).convert("RGB")).tobytes()).hexdigest())
     return rows, tuple(pixels)
+
+
+@pytest.fixture(scope="module", autouse=True, name="_gradio_tmp")
+def module_gradio_tmp(tmp_path_factory):
+    """One Gradio cache dir for a whole module whose server outlives single tests (import it into the module; it
+    replaces conftest's per-test one)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GRADIO_TEMP_DIR", str(tmp_path_factory.mktemp("gradio")))
+        yield

@@ -14,15 +14,11 @@ from specviz.config import RunConfig
 from specviz.runner import run
 from specviz.session import make_configs, race
 from specviz.ui import GEN_OUTPUTS, KNOBS, Handlers, RunState
-from tests.apptools import knob_args, tiny_backend
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _gradio_tmp(tmp_path_factory):
-    """One Gradio cache dir for the whole module (the server outlives single tests)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("GRADIO_TEMP_DIR", str(tmp_path_factory.mktemp("gradio")))
-        yield
+from tests.apptools import (
+    knob_args,
+    module_gradio_tmp,  # noqa: F401 (fixture)
+    tiny_backend,
+)
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,12 @@ from specviz.config import RunConfig
 from specviz.decode import decode, drain
 from specviz.session import Backend
 from specviz.ui import KNOBS
-from tests.apptools import Slow, fingerprint, knob_args
+from tests.apptools import (
+    Slow,
+    fingerprint,
+    knob_args,
+    module_gradio_tmp,  # noqa: F401 (fixture)
+)
 from tests.toy import toy
 
 LIVE = weakref.WeakSet()                    # every decoding lane the app creates; empty once a run is over
@@ -35,14 +40,6 @@ class Faulty(Slow):
                 self.fail_at = None
                 raise type(self.error)(*self.error.args)       # a fresh exception, as a real fault
         return super().forward(*a, **k)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _gradio_tmp(tmp_path_factory):
-    """One Gradio cache dir for the whole module (the server outlives single tests)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("GRADIO_TEMP_DIR", str(tmp_path_factory.mktemp("gradio")))
-        yield
 
 
 @pytest.fixture(scope="module")
