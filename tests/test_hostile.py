@@ -316,3 +316,29 @@ def test_eight_concurrent_sessions_get_their_own_results(server):
     after = rss_kb(proc.pid)
     print(f"server RSS {before / 1024:.0f} MB before, {after / 1024:.0f} MB after 8 concurrent sessions")
     assert after <= 1.2 * before
+
+
+def test_every_event_survives_raw_garbage(server):
+    """Raw clients can reach the UI's private events too (the browser's queue protocol, by fn_index): each one,
+    fed garbage in every input, answers (an error message or a harmless result) and the server stays up."""
+    url, proc, client, ref = server
+    import uuid
+    config = httpx.get(f"{url}/config").json()
+    bad, calls = [], 0
+    for dep in config["dependencies"]:
+        for junk in (None, "x", -1, 1e308, [], {"a": 1}, "../../etc/passwd", 10 ** 30):
+            session = uuid.uuid4().hex[:12]
+            body = {"data": [junk] * len(dep["inputs"]), "fn_index": dep["id"], "session_hash": session,
+                    "event_data": None, "trigger_id": None}
+            httpx.post(f"{url}/gradio_api/queue/join", json=body).raise_for_status()
+            calls += 1
+            with httpx.stream("GET", f"{url}/gradio_api/queue/data", params={"session_hash": session},
+                              timeout=60) as events:
+                done = [json.loads(line[5:]) for line in events.iter_lines() if line.startswith("data:")]
+            final = [d for d in done if d.get("msg") == "process_completed"]
+            error = final[0].get("output", {}).get("error") if final and not final[0].get("success") else ""
+            if not final or error is None or error == "None" or any(g in str(error) for g in GENERIC):
+                bad.append(f"{dep.get('api_name')} <- {junk!r}: {str(final)[:160]}")
+    print(f"{calls} raw calls over {len(config['dependencies'])} events")
+    assert proc.poll() is None and fingerprint(client.predict(*args(), api_name="/generate")) == ref
+    assert calls >= 250 and not bad, "\n".join(bad)
