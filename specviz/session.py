@@ -149,7 +149,7 @@ class Frame:
     lanes: tuple
     done: bool
     traces: dict = field(default_factory=dict)     # method -> Trace so far (live: read it before the next frame)
-    images: dict = field(default_factory=dict)     # method -> (h, w, 3) uint8 image so far (undecided: filler)
+    images: dict = field(default_factory=dict)     # method -> (h, w, 3) uint8 final image (final frame only)
 
 
 class _Lane:
@@ -188,7 +188,7 @@ class _Lane:
 
 def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = RACE_PX) -> Iterator[Frame]:
     """Run every config on one clock of target forwards; yield at most `fps` frames per second, always the first
-    and the final one. Every frame carries the traces so far and the images so far; the final one, finished ones."""
+    and the final one. Every frame carries the traces so far; the final one also the decoded images."""
     lanes = [_Lane(model, cfg, factory) for cfg in cfgs]              # decode() rejects tree methods without drafter
     try:
         tick, last = 0, -1.0
@@ -211,5 +211,5 @@ def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = RACE
 def _frame(tick: int, lanes: list, done: bool, px: int) -> Frame:
     views = tuple(lane.view(px) for lane in lanes)
     traces: dict[str, Trace] = {lane.cfg.method: lane.last.trace for lane in lanes}
-    images = {lane.cfg.method: np.asarray(lane.raw) for lane in lanes}
+    images = {lane.cfg.method: np.asarray(lane.raw) for lane in lanes} if done else {}
     return Frame(tick, views, done, traces, images)

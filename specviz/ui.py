@@ -126,7 +126,7 @@ class Handlers:
             if fr.done:
                 upd |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)
             elif time.perf_counter() - maps_at >= MAPS_EVERY_S:       # the maps fill in as the run goes (no
-                upd |= self._maps(RunState(name, cfgs[0].prompt, fr.traces, {}), opacity)   # overlay on filler)
+                upd |= self._maps(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)  # overlay yet)
                 maps_at = time.perf_counter()
             yield upd
 
@@ -136,6 +136,7 @@ class Handlers:
         run; images when the trace's model is offered here. -> GEN_OUTPUTS + the methods checkbox."""
         traces, images, note = read_traces(self.backend, [_path(f) for f in (files or [])])
         first = next(iter(traces.values()))
+        prompt = first.config.get("prompt", "")
         upd = {}
         for m, t in traces.items():
             n = t.grid[0] * t.grid[1]
@@ -144,8 +145,8 @@ class Handlers:
                                panels.race_frame(Image.fromarray(im), np.ones(t.grid, bool), t.grid, RACE_PX))
             upd[f"stats_{m}"] = html.lane_stats(LaneView(m, None, len(t.steps), len(t.committing()), n, True,
                                                          t.summary["seconds"]))
-        upd |= self._finish(RunState(first.model, first.config.get("prompt", ""), traces, images), float(opacity))
-        upd["status"] = html.opened(list(traces), first.config.get("prompt", ""), note)
+        upd |= self._finish(RunState(first.model, prompt, traces, images), float(opacity))
+        upd["status"] = html.opened(list(traces), prompt, note)
         return (*as_tuple(GEN_OUTPUTS, upd), gr.CheckboxGroup(value=list(traces)))
 
     def _finish(self, st: RunState, opacity: float) -> dict:
