@@ -7,6 +7,7 @@ import sys
 from dataclasses import fields
 
 from specviz.config import METHODS, RunConfig
+from specviz.methods import all_knobs
 
 
 class _Parser(argparse.ArgumentParser):
@@ -16,12 +17,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_run_flags(p: argparse.ArgumentParser) -> None:
-    """One flag per RunConfig field (design.md: flags and UI controls map one to one onto config fields)."""
-    for f in fields(RunConfig):
-        flag = "--" + f.name.replace("_", "-")
-        kind = {"int": int, "float": float}.get(str(f.type), str)
-        p.add_argument(flag, type=kind, default=f.default, dest=f.name,
-                       choices=METHODS if f.name == "method" else None)
+    """One flag per registered knob (design.md: flags and UI controls map one to one onto config fields)."""
+    for k in all_knobs():
+        p.add_argument(k.flag, type=k.kind, default=k.default, dest=k.name, help=k.help or None,
+                       choices=list(METHODS) if k.name == "method" else (k.choices or None))
 
 
 def _generate(args) -> int:
@@ -89,7 +88,7 @@ def main(argv=None) -> int:
     be.add_argument("--json", default=None)
     be.add_argument("--set", nargs="*", default=[], help="extra knobs, e.g. lam=0.2 delta=0.8")
     sw = sub.add_parser("sweep", help="grid over rule parameters -> JSONL + Pareto plot")
-    sw.add_argument("--method", default="csd", choices=METHODS)
+    sw.add_argument("--method", default="csd", choices=list(METHODS))
     sw.add_argument("--param", action="append", required=True)
     sw.add_argument("--values", action="append", required=True)
     sw.add_argument("--prompts", type=int, default=4)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 
 from specviz.sampling import entropy, tv
-from specviz.trace import TokenEvent
+from specviz.trace import Sibling, TokenEvent
 
 
 def simple_event(pos: int, token: int, decision: str, q: torch.Tensor, cfg) -> TokenEvent:
@@ -59,8 +59,8 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, judged: list, path: list, 
         h, hn = parent_q[par]
         dec = "rejected" if not s.accepted else ("relaxed" if s.relaxed else "exact")
         info = s.info
-        sib = [[m, tree.tokens[m], float(q[par, tree.tokens[m]]), info["cos"].get(m, 0.0),
-                info["child_cos"].get(m, -1.0)] for m in info.get("cos", {})] if info else []
+        sib = [Sibling(m, tree.tokens[m], float(q[par, tree.tokens[m]]), info["cos"].get(m, 0.0),
+                       info["child_cos"].get(m, -1.0)) for m in info.get("cos", {})] if info else []
         out.append(TokenEvent(pos=root_pos + s.level, token=tree.tokens[s.node], decision=dec, level=s.level,
                               node=s.node, p_draft=s.p_x, p_target=s.q_x, accept_prob=s.b, exact_prob=s.exact,
                               u=s.u, entropy=h, entropy_norm=hn, tv=s.tv, tv_cost=s.tv_cost,

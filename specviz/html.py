@@ -12,16 +12,16 @@ SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accept
                    "TV cost total", "time s"]
 
 
-KIND = {"ar": "autoregressive baseline", "sjd": "Jacobi window · lossless", "csd": "Jacobi · entropy-relaxed",
-        "gsd": "Jacobi · grouped", "sd": "draft tree · lossless", "cascade": "draft tree · CASCADE groups",
-        "lantern": "draft tree · latent neighbours"}
+def _summary(method: str) -> str:
+    from specviz import methods
+    return escape(methods.get(method).summary) if method in methods.REGISTRY else ""
 
 
 def lane_stats(v) -> str:
     """The counters under one race panel (v: session.LaneView)."""
     state = (f"<span class='sv-done'>✓ done at forward {v.forwards}</span>" if v.done
              else f"<span class='sv-run'>● forward {v.forwards}</span>")
-    return (f"<div class='sv-lane'><span class='sv-kind'>{KIND.get(v.method, '')}</span><br>{state}<br>"
+    return (f"<div class='sv-lane'><span class='sv-kind'>{_summary(v.method)}</span><br>{state}<br>"
             f"{v.committed}/{v.positions} tokens · "
             f"<b>{v.compression:.2f}×</b> step compression · {v.seconds:.2f} s</div>")
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from specviz import render, views
+from specviz import methods, render, views
 from specviz.preview import Preview
 from specviz.trace import DECISIONS, Trace
 
 KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups")
 TAB_TITLES = {"entropy": "Entropy", "tv": "TV(p,q)", "decision": "Decisions", "finalize": "Finalize",
               "tv_cost": "TV cost", "groups": "Groups"}
-GROUP_METHODS = ("cascade",)
 REPLAY_PX = 360
 
 
@@ -77,7 +76,7 @@ def _decision_panels(traces: dict):
 def _group_panels(traces: dict):
     panels = []
     for m, t in traces.items():
-        if m not in GROUP_METHODS:
+        if methods.get(m).groups is None:
             panels.append((m, render.message(f"{m} forms no CASCADE groups")))
             continue
         cells = views.group_cells(t)

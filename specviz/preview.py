@@ -17,25 +17,27 @@ import numpy as np
 from specviz.trace import TokenEvent, Trace
 
 JUDGED = frozenset({"exact", "relaxed", "rejected"})
-TUNABLE = ("csd", "cascade")
 
 
-@dataclass(frozen=True)
-class Knobs:
-    lam: float
-    delta: float
-    tau_pos: float
-    tau_seq: float
-    g: str = "h"                       # h | one_minus_h
-    budget: float = math.inf           # CASCADE moved mass per verification step
+class Knobs(dict):
+    """Knob values for a re-scoring: the run's config with some knobs moved (attribute access: knobs.lam)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def budget(self) -> float:
+        return self.get("cascade_budget", math.inf)
 
     @classmethod
     def from_config(cls, config: dict, **over) -> "Knobs":
-        base = {k: config.get(k, d) for k, d in (("lam", 0.1), ("delta", 0.5), ("tau_pos", 0.95),
-                                                 ("tau_seq", 0.95), ("g", "h"))}
-        base["budget"] = config.get("cascade_budget", math.inf)
-        base.update({k: v for k, v in over.items() if v is not None})
-        return cls(**base)
+        """Registry defaults, then the run's config, then the moved knobs (None = not moved)."""
+        from specviz.methods import all_knobs
+        base = {k.name: k.default for k in all_knobs()} | dict(config)
+        return cls(base | {k: v for k, v in over.items() if v is not None})
 
 
 def exact_prob(ev: TokenEvent) -> float:
@@ -56,8 +58,8 @@ def csd_accept(ev: TokenEvent, lam: float, delta: float, g: str = "h") -> float:
 def cascade_group(ev: TokenEvent, tau_pos: float, tau_seq: float) -> tuple[list[int], list[int]]:
     """Re-derived CASCADE groups of one candidate: I(n) = {m : cos(h_m, h_n) >= τ_pos},
     C(n) = {m : max child cosine >= τ_seq} (child_cos is -1 where a branch has no children)."""
-    inter = [int(r[0]) for r in ev.siblings if r[3] >= tau_pos]
-    conv = [int(r[0]) for r in ev.siblings if r[4] > -1.0 and r[4] >= tau_seq]
+    inter = [r.node for r in ev.siblings if r.cos >= tau_pos]
+    conv = [r.node for r in ev.siblings if r.child_cos > -1.0 and r.child_cos >= tau_seq]
     return inter, conv
 
 
@@ -67,7 +69,7 @@ def cascade_accept(ev: TokenEvent, tau_pos: float, tau_seq: float, budget_left: 
     step's remaining budget. Returns (b', moved mass)."""
     inter, conv = cascade_group(ev, tau_pos, tau_seq)
     members = set(inter) | set(conv)
-    q_of = {int(r[1]): float(r[2]) for r in ev.siblings if int(r[0]) in members and int(r[1]) != ev.token}
+    q_of = {r.token: r.q for r in ev.siblings if r.node in members and r.token != ev.token}
     extra = min(sum(q_of.values()), max(0.0, budget_left))
     if extra <= 0 or ev.p_draft <= 0:
         return exact_prob(ev), 0.0
@@ -88,24 +90,36 @@ class Preview:
     recorded_compression: float         # what the run actually achieved
 
 
+def csd_rescore(judged: list[TokenEvent], knobs: Knobs) -> list[float]:
+    return [csd_accept(ev, knobs.lam, knobs.delta, knobs.g) for ev in judged]
+
+
+def cascade_rescore(judged: list[TokenEvent], knobs: Knobs) -> list[float]:
+    """One step's candidates in judge order; the budget is spent along the recorded path."""
+    used, out = 0.0, []
+    for ev in judged:
+        b, extra = cascade_accept(ev, knobs.tau_pos, knobs.tau_seq, knobs.budget - used)
+        if ev.decision != "rejected" and ev.u >= exact_prob(ev):      # recorded path, relaxation needed
+            used += extra
+        out.append(b)
+    return out
+
+
+def tunable(method: str) -> bool:
+    """Whether the method's rule depends on the previewed knobs at all (it has a re-scoring in the registry)."""
+    from specviz import methods
+    return method in methods.REGISTRY and methods.get(method).rescore is not None
+
+
 def step_scores(trace: Trace, knobs: Knobs) -> list[list[tuple[TokenEvent, float]]]:
-    """Per step: (judged event, b') in judge order."""
+    """Per step: (judged event, b') in judge order; methods without a re-scoring keep the recorded b."""
+    from specviz import methods
+    rescore_fn = methods.get(trace.method).rescore if tunable(trace.method) else None
     out = []
     for st in trace.steps:
-        used, row = 0.0, []
-        for ev in st.events:
-            if ev.decision not in JUDGED:
-                continue
-            if trace.method == "csd":
-                b = csd_accept(ev, knobs.lam, knobs.delta, knobs.g)
-            elif trace.method == "cascade":
-                b, extra = cascade_accept(ev, knobs.tau_pos, knobs.tau_seq, knobs.budget - used)
-                if ev.decision != "rejected" and ev.u >= exact_prob(ev):      # recorded path, relaxation needed
-                    used += extra
-            else:
-                b = ev.accept_prob
-            row.append((ev, b))
-        out.append(row)
+        judged = [ev for ev in st.events if ev.decision in JUDGED]
+        bs = rescore_fn(judged, knobs) if rescore_fn else [ev.accept_prob for ev in judged]
+        out.append(list(zip(judged, bs)))
     return out
 
 
@@ -134,7 +148,7 @@ def rescore(trace: Trace, knobs: Knobs) -> Preview:
         if i > 0:
             lens.append(expected_length(row))
             base.append(expected_length([(ev, ev.accept_prob) for ev, _ in row]))
-    return Preview(trace.method, trace.method in TUNABLE, accept.reshape(h, w), recorded.reshape(h, w), lens, base,
+    return Preview(trace.method, tunable(trace.method), accept.reshape(h, w), recorded.reshape(h, w), lens, base,
                    _compression(n, lens), _compression(n, base), float(n / max(1, len(trace.steps))))
 
 

@@ -7,18 +7,37 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, astuple, dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
 
 DECISIONS = ("exact", "relaxed", "rejected", "resampled", "bonus", "ar")
 COMMITTING = frozenset({"exact", "relaxed", "resampled", "bonus", "ar"})
-LOSSLESS = ("ar", "sjd", "sd")
+VERSION = 2                     # JSON contract: 1 = positional sibling / drafted lists; 2 = named records
 MAX_TOKEN = 1 << 20             # codebook sizes: scenes 512, Janus-Pro 16384
 MAX_SIDE = 64                   # grid side limit for traces read from files (Janus-Pro: 24)
 MAX_EVENTS = 4096               # per verification step
 MAX_BYTES = 16 << 20            # trace files larger than this are refused unread (ours: < 1 MB)
+
+
+@dataclass(frozen=True)
+class Sibling:
+    """CASCADE: one other candidate m considered for a node n's group (enough to re-score τ_pos / τ_seq)."""
+    node: int
+    token: int
+    q: float                     # target probability of m's token at n's position
+    cos: float                   # cos(h_m, h_n) of the target hidden states
+    child_cos: float             # largest cosine between a child of m and a child of n (-1: a branch has none)
+
+
+@dataclass(frozen=True)
+class Drafted:
+    """One proposed token of a verification step: a window slot or a tree node."""
+    node: int
+    parent: int                  # -1 for a chain's first slot's parent (the root)
+    pos: int
+    token: int
 
 
 @dataclass(frozen=True)
@@ -42,8 +61,7 @@ class TokenEvent:
     similarity: float = 0.0      # CASCADE: largest cosine to a group member
     interchangeable: list = field(default_factory=list)   # CASCADE: node ids of I(n)
     convergent: list = field(default_factory=list)        # CASCADE: node ids of C(n)
-    siblings: list = field(default_factory=list)          # CASCADE re-scoring: [node, token, q(token), cos, child_cos]
-    lantern_cs: list = field(default_factory=list)        # LANTERN re-scoring: cumulative neighbour mass s_1..s_k
+    siblings: list = field(default_factory=list)          # CASCADE re-scoring: list[Sibling]
 
     @property
     def commits(self) -> bool:
@@ -55,7 +73,7 @@ class StepEvent:
     step: int                    # target forward index (0 = prefill)
     seconds: float
     events: list                 # list[TokenEvent]
-    drafted: list = field(default_factory=list)   # [[node, parent, pos, token], ...] what was fed / proposed
+    drafted: list = field(default_factory=list)   # list[Drafted]: what was fed / proposed
 
 
 @dataclass
@@ -69,14 +87,15 @@ class Trace:
     summary: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ views
+    def events(self, upto_step: int | None = None):
+        """(step number, TokenEvent) for every event of every step, in order (up to and including `upto_step`)."""
+        for st in self.steps[: None if upto_step is None else upto_step + 1]:
+            for ev in st.events:
+                yield st.step, ev
+
     def committing(self) -> dict[int, tuple[int, TokenEvent]]:
         """pos -> (step, committing event)."""
-        out = {}
-        for st in self.steps:
-            for ev in st.events:
-                if ev.commits:
-                    out[ev.pos] = (st.step, ev)
-        return out
+        return {ev.pos: (step, ev) for step, ev in self.events() if ev.commits}
 
     def to_grid(self, name: str) -> np.ndarray:
         """(H, W) float array of a per-position field: finalize (step), attempts, decision (index into
@@ -84,10 +103,9 @@ class Trace:
         h, w = self.grid
         out = np.full(h * w, np.nan)
         if name == "attempts":
-            for st in self.steps:
-                for ev in st.events:
-                    if ev.decision != "resampled" and ev.decision != "bonus":
-                        out[ev.pos] = (0 if np.isnan(out[ev.pos]) else out[ev.pos]) + 1
+            for _, ev in self.events():
+                if ev.decision != "resampled" and ev.decision != "bonus":
+                    out[ev.pos] = (0 if np.isnan(out[ev.pos]) else out[ev.pos]) + 1
             for pos, _ in self.committing().items():
                 out[pos] = 1 if np.isnan(out[pos]) else out[pos]
             return out.reshape(h, w)
@@ -103,7 +121,7 @@ class Trace:
     def compute_summary(self, seconds: float) -> dict:
         n_pos = self.grid[0] * self.grid[1]
         forwards = len(self.steps)
-        decisions = [ev.decision for st in self.steps for ev in st.events]
+        decisions = [ev.decision for _, ev in self.events()]
         per_step = [sum(ev.commits for ev in st.events) for st in self.steps]
         accepted = [sum(ev.decision in ("exact", "relaxed") for ev in st.events) for st in self.steps[1:]]
         com = self.committing()
@@ -119,18 +137,26 @@ class Trace:
 
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> dict:
-        return {"method": self.method, "model": self.model, "grid": list(self.grid), "config": self.config,
+        return {"version": VERSION, "method": self.method, "model": self.model, "grid": list(self.grid),
+                "config": self.config,
                 "tokens": list(self.tokens), "summary": self.summary,
-                "steps": [{"step": s.step, "seconds": s.seconds, "drafted": s.drafted,
+                "steps": [{"step": s.step, "seconds": s.seconds, "drafted": [asdict(r) for r in s.drafted],
                            "events": [asdict(e) for e in s.events]} for s in self.steps]}
 
     @classmethod
     def from_json(cls, d: dict) -> "Trace":
-        """Parse and fully check a trace (files may come from anyone): ValueError naming the first problem."""
+        """Parse and fully check a trace (files may come from anyone): ValueError naming the first problem.
+        Reads contract versions 1 (positional sibling / drafted lists) and 2 (named records)."""
         names = {f.name for f in fields(TokenEvent)}
+
+        def event(e: dict) -> TokenEvent:
+            kw = {k: v for k, v in e.items() if k in names}
+            kw["siblings"] = [_record(Sibling, r) for r in kw.get("siblings", [])]
+            return TokenEvent(**kw)
         try:
-            steps = [StepEvent(s["step"], s["seconds"], [TokenEvent(**{k: v for k, v in e.items() if k in names})
-                                                         for e in s["events"]], s.get("drafted", []))
+            _want(d.get("version", 1) in (1, VERSION), f"unknown version {d.get('version')!r} (this reads 1..{VERSION})")
+            steps = [StepEvent(s["step"], s["seconds"], [event(e) for e in s["events"]],
+                               [_record(Drafted, r) for r in s.get("drafted", [])])
                      for s in d["steps"]]
             trace = cls(d["method"], d["model"], list(d["grid"]), dict(d["config"]), list(d["tokens"]), steps,
                         dict(d.get("summary", {})))
@@ -143,8 +169,10 @@ class Trace:
 
     def check(self) -> None:
         """Every field has the type and range the views rely on (cheap; run on anything read from a file)."""
-        from specviz.config import METHODS, RunConfig
-        _want(self.method in METHODS, f"method {self.method!r} is not one of {', '.join(METHODS)}")
+        from specviz import methods
+        from specviz.config import RunConfig
+        _want(self.method in methods.REGISTRY,
+              f"method {self.method!r} is not one of {', '.join(methods.REGISTRY)}")
         _want(isinstance(self.model, str) and 0 < len(self.model) <= 200, "model must be a short name")
         _want(len(self.grid) == 2 and all(_int(v, 1, MAX_SIDE) for v in self.grid),
               f"grid must be [rows, columns], each 1..{MAX_SIDE}")
@@ -160,12 +188,11 @@ class Trace:
             _want(_int(st.step, 0, n_pos + 1) and _num(st.seconds) and st.seconds >= 0, "bad step header")
             _want(isinstance(st.events, list) and len(st.events) <= MAX_EVENTS, "too many events in one step")
             _want(isinstance(st.drafted, list) and len(st.drafted) <= MAX_EVENTS
-                  and all(isinstance(r, list) and len(r) == 4 and all(_int(v, -1, MAX_TOKEN) for v in r)
-                          and 0 <= r[2] < n_pos for r in st.drafted), f"step {st.step}: bad drafted list")
+                  and all(isinstance(r, Drafted) and all(_int(v, -1, MAX_TOKEN) for v in astuple(r))
+                          and 0 <= r.pos < n_pos for r in st.drafted), f"step {st.step}: bad drafted list")
             for ev in st.events:
                 _check_event(ev, n_pos, st.step)
-            allowed = {"ar"} if st is self.steps[0] or self.method == "ar" else set(DECISIONS) - {"ar"} - (
-                {"relaxed"} if self.method in LOSSLESS else set())
+            allowed = {"ar"} if st is self.steps[0] else methods.get(self.method).decisions
             _want(all(ev.decision in allowed for ev in st.events),
                   f"step {st.step}: a {self.method} run makes only {', '.join(sorted(allowed))} decisions here")
         committed = [(ev.pos, ev.token) for st in self.steps for ev in st.events if ev.commits]
@@ -204,12 +231,21 @@ def _check_event(ev: TokenEvent, n_pos: int, step: int) -> None:
     for name in _FLOATS:
         _want(_num(getattr(ev, name)), f"{where} at {ev.pos}: {name} must be a finite number")
     _want(all(isinstance(v, list) and len(v) <= MAX_EVENTS for v in (ev.interchangeable, ev.convergent,
-                                                                        ev.siblings, ev.lantern_cs)),
+                                                                        ev.siblings)),
           f"{where} at {ev.pos}: group lists must be short lists")
     _want(all(_int(v, -1, MAX_EVENTS) for v in ev.interchangeable + ev.convergent)
-          and all(_num(v) for v in ev.lantern_cs)
-          and all(isinstance(r, list) and len(r) == 5 and all(_num(v) for v in r) for r in ev.siblings),
+          and all(isinstance(r, Sibling) and _int(r.node, -1, MAX_EVENTS) and _int(r.token, 0, MAX_TOKEN)
+                  and all(_num(v) for v in (r.q, r.cos, r.child_cos)) for r in ev.siblings),
           f"{where} at {ev.pos}: malformed group lists")
+
+
+def _record(cls, r):
+    """A named record from its JSON form: a dict (version 2) or a positional list (version 1)."""
+    if isinstance(r, dict):
+        return cls(**r)
+    if isinstance(r, list):
+        return cls(*r)
+    raise TypeError(f"{cls.__name__} must be an object or a list, got {type(r).__name__}")
 
 
 def _want(ok: bool, message: str) -> None:

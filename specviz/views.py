@@ -52,20 +52,18 @@ def decision_map(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     saw at least one rejected draft before they were committed."""
     h, w = trace.grid
     rejected = np.zeros(h * w, bool)
-    for st in trace.steps:
-        for ev in st.events:
-            if ev.decision == "rejected":
-                rejected[ev.pos] = True
+    for _, ev in trace.events():
+        if ev.decision == "rejected":
+            rejected[ev.pos] = True
     return trace.to_grid("decision"), rejected.reshape(h, w)
 
 
 def _last_judged_field(trace: Trace, name: str) -> np.ndarray:
     h, w = trace.grid
     out = np.full(h * w, np.nan)
-    for st in trace.steps:
-        for ev in st.events:
-            if ev.decision in JUDGED:
-                out[ev.pos] = float(getattr(ev, name))
+    for _, ev in trace.events():
+        if ev.decision in JUDGED:
+            out[ev.pos] = float(getattr(ev, name))
     return out.reshape(h, w)
 
 
@@ -73,10 +71,9 @@ def decided_mask(trace: Trace, upto_step: int | None = None) -> np.ndarray:
     """(H, W) bool: positions committed by steps 0..upto_step (all steps when None)."""
     h, w = trace.grid
     out = np.zeros(h * w, bool)
-    for st in trace.steps[: None if upto_step is None else upto_step + 1]:
-        for ev in st.events:
-            if ev.commits:
-                out[ev.pos] = True
+    for _, ev in trace.events(upto_step):
+        if ev.commits:
+            out[ev.pos] = True
     return out.reshape(h, w)
 
 
@@ -96,11 +93,11 @@ class GroupCell:
 
 def group_cells(trace: Trace) -> list[GroupCell]:
     """One GroupCell per position that had a judged tree candidate: the last one judged there (the accepted one when
-    a draft was accepted, else the last rejected sibling). Node ids map to positions through the step's drafted
-    rows [node, parent, pos, token]."""
+    a draft was accepted, else the last rejected sibling). Node ids map to positions through the step's Drafted
+    records."""
     cells: dict[int, GroupCell] = {}
     for st in trace.steps:
-        node_pos = {int(r[0]): int(r[2]) for r in st.drafted}
+        node_pos = {r.node: r.pos for r in st.drafted}
         for ev in st.events:
             if ev.decision not in JUDGED:
                 continue
@@ -132,13 +129,12 @@ class Attempt:
 def attempts(trace: Trace, pos: int) -> list[Attempt]:
     """Every event at `pos` in order (judged drafts, the resampled / bonus / ar token)."""
     out = []
-    for st in trace.steps:
-        for ev in st.events:
-            if ev.pos == pos:
-                inter, conv = set(ev.interchangeable), set(ev.convergent)
-                members = tuple((int(r[0]), int(r[1]), float(r[2]), float(r[3]), float(r[4]),
-                                 int(r[0]) in inter, int(r[0]) in conv) for r in ev.siblings)
-                out.append(Attempt(st.step, ev, members))
+    for step, ev in trace.events():
+        if ev.pos == pos:
+            inter, conv = set(ev.interchangeable), set(ev.convergent)
+            members = tuple((r.node, r.token, r.q, r.cos, r.child_cos, r.node in inter, r.node in conv)
+                            for r in ev.siblings)
+            out.append(Attempt(step, ev, members))
     return out
 
 
@@ -166,7 +162,7 @@ def step_view(trace: Trace, step: int) -> StepView:
         counts[ev.decision] += 1
     poss = [ev.pos for ev in st.events]
     after = before + sum(ev.decision in COMMITTING for ev in st.events)
-    return StepView(step, len(trace.steps), tuple(int(r[2]) for r in st.drafted), counts, before, after,
+    return StepView(step, len(trace.steps), tuple(r.pos for r in st.drafted), counts, before, after,
                     min(poss, default=-1), max(poss, default=-1), tuple(st.events))
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from specviz.preview import Knobs, cascade_accept, csd_accept, exact_prob, expected_length, rescore, step_scores
-from specviz.trace import TokenEvent
+from specviz.trace import Sibling, TokenEvent
 from tests.toy import run, toy
 
 JUDGED = ("exact", "relaxed", "rejected")
@@ -77,7 +77,7 @@ def test_cascade_recorded_taus_reproduce_recorded_b(traces):
     for ev in evs:
         b, _ = cascade_accept(ev, 0.3, 0.3)
         assert b == pytest.approx(ev.accept_prob, abs=1e-5)
-        inter = sorted(int(r[0]) for r in ev.siblings if r[3] >= 0.3)
+        inter = sorted(r.node for r in ev.siblings if r.cos >= 0.3)
         assert inter == sorted(ev.interchangeable)
 
 
@@ -90,7 +90,7 @@ def test_cascade_tight_taus_are_lossless_and_loose_taus_monotone(traces):
 
 def test_cascade_budget_caps_moved_mass():
     ev = TokenEvent(pos=3, token=1, decision="rejected", p_draft=1.0, p_target=0.2,
-                    siblings=[[2, 5, 0.3, 0.99, -1.0], [3, 6, 0.1, 0.1, 0.97], [4, 7, 0.2, 0.1, 0.1]])
+                    siblings=[Sibling(2, 5, 0.3, 0.99, -1.0), Sibling(3, 6, 0.1, 0.1, 0.97), Sibling(4, 7, 0.2, 0.1, 0.1)])
     assert cascade_accept(ev, 0.95, 0.95) == pytest.approx((0.6, 0.4))
     assert cascade_accept(ev, 0.95, 0.95, budget_left=0.1) == pytest.approx((0.3, 0.1))
     assert cascade_accept(ev, 0.999, 0.999) == pytest.approx((0.2, 0.0))
@@ -124,8 +124,8 @@ def test_untunable_methods_keep_recorded_b():
     t = run(model, factory, method="sjd", seed=0, window=4)
     pv = rescore(t, Knobs(lam=5.0, delta=1.0, tau_pos=0.0, tau_seq=0.0))
     assert not pv.tunable
-    for row in step_scores(t, Knobs(5.0, 1.0, 0.0, 0.0)):
+    for row in step_scores(t, Knobs(lam=5.0, delta=1.0, tau_pos=0.0, tau_seq=0.0)):
         for ev, b in row:
             assert b == ev.accept_prob
-    ar = rescore(run(model, factory, method="ar", seed=0), Knobs(0.1, 0.5, 0.9, 0.9))
+    ar = rescore(run(model, factory, method="ar", seed=0), Knobs(lam=0.1, delta=0.5, tau_pos=0.9, tau_seq=0.9))
     assert ar.expected_compression == pytest.approx(1.0) and np.isnan(ar.accept).all()

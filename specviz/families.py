@@ -1,0 +1,129 @@
+"""Drafter families: one `step()` per family behind one small interface; decode.py is the one loop that calls it.
+
+A family turns the committed tokens into one verification step: propose drafts, run ONE target forward, judge the
+drafts with the method's rule, commit the kept KV rows, and return the new tokens with the step's trace records.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from specviz.drafters.jacobi import JacobiDrafter
+from specviz.events import chain_events, simple_event, tree_events
+from specviz.sampling import sample, target_probs
+from specviz.trace import Drafted
+from specviz.verify import verify_chain, verify_tree
+
+
+@dataclass
+class Ctx:
+    """What every step of one run shares. accept_fn: the method's vectorised rule (q, p) -> a."""
+    model: object
+    cfg: object
+    method: object                   # methods.Method
+    gen: torch.Generator
+    accept_fn: object
+    n_pos: int
+    record: bool
+
+
+@dataclass
+class StepOut:
+    new: list                        # tokens committed by this step, in raster order
+    events: list = field(default_factory=list)      # TokenEvents (empty when not recording)
+    drafted: list = field(default_factory=list)     # Drafted records: what was fed / proposed
+
+
+def host(t: torch.Tensor) -> torch.Tensor:
+    """Model outputs -> float32 on the CPU, where the sampler's generator, the drafts and the rules live
+    (a no-op for CPU models; a (N, V) copy per forward for a model on CUDA)."""
+    return t.float().cpu()
+
+
+class Family:
+    """The interface. `start` sees the first committed token and the prefill's hidden state; `step` does one
+    verification step for the committed prefix (len(committed) < n_pos)."""
+    needs_drafter = False
+
+    def __init__(self, ctx: Ctx, drafter_factory=None):
+        self.ctx = ctx
+
+    def start(self, committed: list, hidden0: torch.Tensor) -> None:
+        pass
+
+    def step(self, state, committed: list) -> StepOut:
+        raise NotImplementedError
+
+    def laws(self, logits: torch.Tensor) -> torch.Tensor:
+        c = self.ctx.cfg
+        return target_probs(host(logits), c.temperature, c.top_k, c.top_p)
+
+
+class AR(Family):
+    """Plain autoregressive sampling: one token per forward."""
+
+    def step(self, state, committed):
+        c, n = self.ctx, len(committed)
+        logits, _ = c.model.forward(state, torch.tensor([committed[-1]]), torch.tensor([n - 1]))
+        q = self.laws(logits)
+        c.model.commit(state, torch.arange(1))
+        new = [int(sample(q[0], c.gen))]
+        return StepOut(new, [simple_event(n, new[0], "ar", q[0], c.cfg)] if c.record else [])
+
+
+class Jacobi(Family):
+    """Jacobi window (SJD, algorithms.md §3): the target drafts for itself; the chain is judged in one pass."""
+
+    def __init__(self, ctx, drafter_factory=None):
+        super().__init__(ctx)
+        c = ctx.cfg
+        self.drafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.gen)
+
+    def step(self, state, committed):
+        c, n = self.ctx, len(committed)
+        x, p = self.drafter.propose(committed, n)
+        feed = torch.cat([torch.tensor([committed[-1]]), x])
+        logits, _ = c.model.forward(state, feed, torch.arange(n - 1, n - 1 + len(feed)))
+        q = self.laws(logits)                                                       # (k+1, V)
+        res = verify_chain(q, p, x, c.accept_fn, c.gen, bonus_ok=n + len(x) < c.n_pos)
+        c.model.commit(state, torch.arange(res.accepted + 1))
+        new = x[:res.accepted].tolist() + ([res.new_token] if res.new_token >= 0 else [])
+        out = StepOut(new)
+        if c.record:
+            out.events = chain_events(n, x, p, q, res, new, c.cfg)
+            out.drafted = [Drafted(i + 1, i, n + i, int(t)) for i, t in enumerate(x.tolist())]
+        self.drafter.update(res.accepted, q)
+        return out
+
+
+class Tree(Family):
+    """A draft tree (EAGLE head or draft model, algorithms.md §4), verified level by level; CASCADE adds groups."""
+    needs_drafter = True
+
+    def __init__(self, ctx, drafter_factory=None):
+        super().__init__(ctx)
+        self.drafter = drafter_factory(ctx.model, ctx.cfg, ctx.gen)
+
+    def start(self, committed, hidden0):
+        self.drafter.observe([committed[0]], [0], host(hidden0)[None])
+
+    def step(self, state, committed):
+        c, n = self.ctx, len(committed)
+        tree = self.drafter.build(committed[-1], n - 1)
+        pos = n - 1 + torch.tensor(tree.depths)
+        logits, hidden = c.model.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
+        hidden = host(hidden)
+        q = self.laws(logits)                                                       # (N, V)
+        group_fn = c.method.groups(tree, hidden, c.cfg) if c.method.groups is not None else None
+        path, new_tok, bonus, judged = verify_tree(tree, q, c.accept_fn, c.gen, group_fn, c.cfg.cascade_budget,
+                                                   lambda d: n - 1 + d + 1 < c.n_pos)
+        c.model.commit(state, torch.tensor(path))
+        new = [tree.tokens[i] for i in path[1:]] + ([new_tok] if new_tok >= 0 else [])
+        self.drafter.observe(new, list(range(n, n + len(new))), hidden[path][:len(new)])
+        out = StepOut(new)
+        if c.record:
+            out.events = tree_events(n - 1, tree, q, judged, path, new_tok, bonus, c.cfg)
+            out.drafted = [Drafted(i, tree.parents[i], n - 1 + tree.depths[i], tree.tokens[i])
+                           for i in range(1, len(tree.tokens))]
+        return out
