@@ -8,17 +8,17 @@ import argparse
 
 import gradio as gr
 
-from specviz import html, panels, sweep_tab
+from specviz import families, html, panels, sweep_tab
 from specviz import widgets as w
 from specviz.config import METHODS, RunConfig
+from specviz.methods import get, ui_knobs
 from specviz.models import ALLOWED_HUB
 from specviz.session import Backend, default_backend
-from specviz.ui import GEN_OUTPUTS, KNOBS, Handlers, slot_visibility
+from specviz.ui import GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, slot_visibility
 
 DEFAULT_METHODS = ["ar", "sjd", "csd", "cascade"]
 EXAMPLES = ["a red house on the left, a sunset sky over snow", "a yellow sun in the centre, a clear day sky over sand",
             "a green tree on the right, an overcast sky over grass", "a purple mountain, a starry night sky over water"]
-LABELS = {"ar": "AR", "sjd": "SJD", "csd": "CSD", "gsd": "GSD", "sd": "SD", "cascade": "CASCADE", "lantern": "LANTERN"}
 INTRO = ("## specviz — speculative decoding, made visible\n"
          "Same prompt and seed for every method; one shared clock of **target forwards** (each tick, every method "
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
@@ -43,24 +43,35 @@ def _controls(backend: Backend, c: dict) -> None:
         c["seed"] = w.Number(D.seed, label="Seed", precision=0, minimum=0, elem_id="seed")
         c["model"] = w.Dropdown(list(backend.models), value=backend.models[0], label="Model",
                                  allow_custom_value=backend.allow_paths, elem_id="model")
-    c["methods"] = w.CheckboxGroup(list(METHODS), value=DEFAULT_METHODS, label="Methods to compare",
-                                    info="Jacobi: sjd, csd, gsd · draft tree: sd, cascade, lantern", elem_id="methods")
+    c["methods"] = w.CheckboxGroup([(get(m).label, m) for m in METHODS], value=DEFAULT_METHODS,
+                                    label="Methods to compare", info=_families_line(), elem_id="methods")
     gr.Markdown("Moving a slider previews the recorded drafts; releasing it re-runs the methods.",
                 elem_classes="sv-sub")
-    c["lam"] = w.Slider(0, max(10.0, 2 * D.lam), D.lam, step=0.05, label="λ  CSD strength", elem_id="lam")
-    c["delta"] = w.Slider(0, 1, D.delta, step=0.01, label="δ  CSD TV gate", elem_id="delta")
-    c["tau_pos"] = w.Slider(0.5, 1, D.tau_pos, step=0.005, label="τ_pos  CASCADE I(n)", elem_id="tau_pos")
-    c["tau_seq"] = w.Slider(0.5, 1, D.tau_seq, step=0.005, label="τ_seq  CASCADE C(n)", elem_id="tau_seq")
+    for k in ui_knobs("main"):
+        c[k.name] = _control(k)
     with gr.Accordion("Sampling and drafting", open=False):
-        c["temperature"] = w.Slider(0, 2, D.temperature, step=0.05, label="Temperature (0 = greedy)")
-        c["top_k"] = w.Slider(0, 512, D.top_k, step=1, label="Top-k (0 = off)")
-        c["cfg"] = w.Slider(1, 10, D.cfg, step=0.5, label="CFG scale")
-        c["window"] = w.Slider(2, 32, D.window, step=1, label="Jacobi window length")
-        c["tree"] = w.Radio(["dynamic", "static", "chain"], value=D.tree, label="Tree shape")
-        c["tree_depth"] = w.Slider(1, 8, D.tree_depth, step=1, label="Tree depth")
-        c["tree_topk"] = w.Slider(1, 8, D.tree_topk, step=1, label="Tree branching (top-k)")
-        c["cascade_budget"] = w.Slider(0, max(2.0, 2 * D.cascade_budget), D.cascade_budget, step=0.05,
-                                        label="CASCADE moved-mass budget per step")
+        for k in ui_knobs("advanced"):
+            c[k.name] = _control(k)
+
+
+def _control(k):
+    """The app's control for a registry knob: a radio for choices, else a slider over the knob's UI range."""
+    if k.choices:
+        return w.Radio(list(k.choices), value=getattr(D, k.name), label=k.label, elem_id=k.name)
+    lo = k.ui_lo if k.ui_lo is not None else k.lo
+    hi = k.ui_hi if k.ui_hi is not None else k.hi
+    return w.Slider(lo, hi, getattr(D, k.name), step=k.step, label=k.label, elem_id=k.name)
+
+
+def _families_line() -> str:
+    """'Jacobi: sjd, csd, gsd · draft tree: sd, cascade, lantern' from the registry."""
+    names = {families.Jacobi: "Jacobi", families.Tree: "draft tree"}
+    groups: dict = {}
+    for m in METHODS:
+        fam = next((n for f, n in names.items() if issubclass(get(m).family, f)), None)
+        if fam:
+            groups.setdefault(fam, []).append(m)
+    return " · ".join(f"{fam}: {', '.join(ms)}" for fam, ms in groups.items())
 
 
 def _race_row(c: dict) -> list:
@@ -68,7 +79,7 @@ def _race_row(c: dict) -> list:
     with gr.Row(equal_height=True):
         for m in METHODS:
             with gr.Column(visible=m in DEFAULT_METHODS, min_width=150, elem_id=f"lane_{m}") as col:
-                c[f"img_{m}"] = gr.Image(label=LABELS[m], format="png", type="pil", interactive=False,
+                c[f"img_{m}"] = gr.Image(label=get(m).label, format="png", type="pil", interactive=False,
                                          buttons=["download", "fullscreen"], elem_id=f"img_{m}")
                 c[f"stats_{m}"] = gr.HTML(elem_id=f"stats_{m}")
             cols.append(col)
@@ -105,8 +116,8 @@ def _tabs(c: dict) -> None:
             gr.Markdown("A small grid over one rule parameter on the embedded model (same captions and seed for "
                         "every point, plus AR): speed vs scene fidelity, Pareto front dashed.")
             with gr.Row():
-                c["sw_method"] = w.Radio(list(sweep_tab.PARAMS), value="csd", label="Method", elem_id="sw_method")
-                c["sw_param"] = w.Dropdown(list(sweep_tab.PARAMS["csd"]), value="lam", label="Parameter",
+                c["sw_method"] = w.Radio(list(sweep_tab.params()), value="csd", label="Method", elem_id="sw_method")
+                c["sw_param"] = w.Dropdown(list(sweep_tab.params()["csd"]), value="lam", label="Parameter",
                                             elem_id="sw_param")
                 c["sw_values"] = w.Textbox("0.5,1,2,4", label="Values (comma-separated)", elem_id="sw_values")
                 c["sw_prompts"] = w.Slider(2, sweep_tab.MAX_PROMPTS, 4, step=1, label="Captions",
@@ -132,7 +143,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     runs = [c["go"].click(h.generate, gen_in, outs, api_name="generate", **model),
             c["prompt"].submit(h.generate, gen_in, outs, api_visibility="private", **model)]
     quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
-    knobs = [c[k] for k in ("lam", "delta", "tau_pos", "tau_seq")]
+    knobs = [c[k] for k in PREVIEWED]
     for s in knobs:
         s.input(h.preview, [c["state"], *knobs, c["opacity"]], [c["preview_image"], c["preview_table"], c["tabs"]],
                 trigger_mode="always_last", **quick)

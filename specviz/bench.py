@@ -32,19 +32,17 @@ def prompt_set(n: int) -> list[tuple[str, list[int]]]:
     return out
 
 
-def _cast(v: str):
-    for kind in (int, float):
-        try:
-            return kind(v)
-        except ValueError:
-            pass
-    return v
+def _cast(name: str, v: str):
+    """A knob value from text, as the registry types it (an unknown knob is left to RunConfig to refuse)."""
+    from specviz.methods import all_knobs
+    k = next((k for k in all_knobs() if k.name == name), None)
+    return k.cast(v) if k is not None else v
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
     """'csd:lam=0.2,delta=0.8' -> ('csd', {'lam': 0.2, 'delta': 0.8}); a plain method name has no overrides."""
     name, _, rest = spec.partition(":")
-    return name, {k: _cast(v) for k, v in (kv.split("=", 1) for kv in rest.split(",") if kv)}
+    return name, {k: _cast(k, v) for k, v in (kv.split("=", 1) for kv in rest.split(",") if kv)}
 
 
 def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality: bool = True,
@@ -142,7 +140,7 @@ def markdown(res: dict) -> str:
 def main(args) -> int:
     from specviz.models import load_model
     model = load_model(args.model)
-    base = {k: _cast(v) for k, v in (s.split("=", 1) for s in args.set)} | {"model": args.model}
+    base = {k: _cast(k, v) for k, v in (s.split("=", 1) for s in args.set)} | {"model": args.model}
     for m in args.methods:                                # validate every spec once, before any work
         name, over = parse_spec(m)
         RunConfig(**(base | over | {"method": name}))
@@ -158,7 +156,7 @@ def main(args) -> int:
 
 def sweep_points(params: list[str], values: list[str]) -> list[dict]:
     import itertools
-    grids = [[_cast(v) for v in vals.split(",")] for vals in values]
+    grids = [[_cast(p, v) for v in vals.split(",")] for p, vals in zip(params, values)]
     return [dict(zip(params, combo)) for combo in itertools.product(*grids)]
 
 

@@ -8,6 +8,7 @@ the trace checks and the bench's spec parser. Adding a method = a rule function 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
 
@@ -77,29 +78,29 @@ def knob(name: str) -> Knob:
     return next(k for k in all_knobs() if k.name == name)
 
 
-class _Names:
-    """A live, ordered view of the registered method names (so `METHODS` includes methods registered later)."""
+class Live(Sequence):
+    """A tuple recomputed on every use from the registry (so names registered later, e.g. by a test, appear in
+    every list derived from it)."""
 
-    def __iter__(self):
-        return iter(list(REGISTRY))
-
-    def __len__(self):
-        return len(REGISTRY)
+    def __init__(self, make: Callable[[], tuple]):
+        self.make = make
 
     def __getitem__(self, i):
-        return list(REGISTRY)[i]
+        return self.make()[i]
 
-    def __contains__(self, name):
-        return name in REGISTRY
-
-    def index(self, name):
-        return list(REGISTRY).index(name)
+    def __len__(self):
+        return len(self.make())
 
     def __repr__(self):
-        return repr(tuple(REGISTRY))
+        return repr(self.make())
 
 
-METHODS = _Names()
+def ui_knobs(where: str | None = None) -> tuple[Knob, ...]:
+    """Knobs the app shows as controls ("main": beside the methods, previewed; "advanced": the accordion)."""
+    return tuple(k for k in all_knobs() if k.ui and (where is None or k.ui == where))
+
+
+METHODS = Live(lambda: tuple(REGISTRY))
 
 
 # ---------------------------------------------------------------------------------------------------- rule builders

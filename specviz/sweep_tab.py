@@ -8,24 +8,35 @@ from __future__ import annotations
 from specviz import bench
 from specviz.exports import export_dir
 
-PARAMS = {"csd": ("lam", "delta"), "cascade": ("tau_pos", "tau_seq", "cascade_budget"),
-          "lantern": ("lantern_delta", "lantern_k"), "gsd": ("gsd_group", "gsd_gap")}
 MAX_POINTS, MAX_PROMPTS = 6, 6
 COLUMNS = ["point", "step compression", "fidelity", "scorer FD", "TV cost", "s / image"]
+
+
+def params() -> dict:
+    """method -> the numeric knobs its rule reads (from the registry), for every method that has any."""
+    from specviz.methods import REGISTRY, knob
+    out = {}
+    for m in REGISTRY.values():
+        nums = tuple(k for k in m.knobs if knob(k).kind in (int, float))
+        if nums:
+            out[m.name] = nums
+    return out
 
 
 def param_choices(method: str):
     """The parameter dropdown for a newly picked method (an unknown one falls back to csd)."""
     import gradio as gr
-    params = PARAMS.get(method, PARAMS["csd"])
-    return gr.Dropdown(choices=list(params), value=params[0])
+    table = params()
+    ps = table.get(method, table["csd"])
+    return gr.Dropdown(choices=list(ps), value=ps[0])
 
 
 def run_sweep(method: str, param: str, values: str, prompts: int, root: str | None = None, progress=None):
     """Measure each value of `param` for `method` on `prompts` fixed captions (1 seed) plus the AR reference.
     Returns (matplotlib Figure, table rows)."""
-    if method not in PARAMS or param not in PARAMS[method]:
-        raise ValueError(f"choose a parameter of {method}: {', '.join(PARAMS.get(method, ()))}")
+    table = params()
+    if method not in table or param not in table[method]:
+        raise ValueError(f"choose a parameter of {method}: {', '.join(table.get(method, ()))}")
     points = bench.sweep_points([param], [values.replace(" ", "")])
     if not 1 <= len(points) <= MAX_POINTS:
         raise ValueError(f"give 1 to {MAX_POINTS} comma-separated values, e.g. 0.5,1,2,4")
@@ -38,7 +49,11 @@ def run_sweep(method: str, param: str, values: str, prompts: int, root: str | No
             progress((i, len(steps)), desc=f"{m} " + ", ".join(f"{k}={v}" for k, v in p.items()))
         bench.sweep(m, [p], caps, 1, out)
     rows = bench.read_rows(out)
-    table = [[f"{r['method']} {', '.join(f'{k}={v}' for k, v in r['point'].items())}".strip(),
+    table = [[f"{r['method']} {', '.join(f'{k}={_fmt(v)}' for k, v in r['point'].items())}".strip(),
               r["result"]["step_compression"], r["result"].get("fidelity"), r["result"].get("fid_scorer"),
               r["result"]["tv_cost"], r["result"]["seconds"]] for r in rows]
     return bench.pareto_figure(rows), table
+
+
+def _fmt(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)

@@ -154,7 +154,8 @@ class Trace:
             kw["siblings"] = [_record(Sibling, r) for r in kw.get("siblings", [])]
             return TokenEvent(**kw)
         try:
-            _want(d.get("version", 1) in (1, VERSION), f"unknown version {d.get('version')!r} (this reads 1..{VERSION})")
+            _want(d.get("version", 1) in (1, VERSION),
+                  f"unknown version {d.get('version')!r} (this reads 1..{VERSION})")
             steps = [StepEvent(s["step"], s["seconds"], [event(e) for e in s["events"]],
                                [_record(Drafted, r) for r in s.get("drafted", [])])
                      for s in d["steps"]]

@@ -22,15 +22,18 @@ from specviz import html, panels, render
 from specviz.config import METHODS, ConfigError
 from specviz.exports import export_run
 from specviz.figures import histogram_figure
+from specviz.methods import Live, knob, ui_knobs
 from specviz.preview import Knobs, rescore
 from specviz.session import RACE_PX, Backend, LaneView, check_model, load, make_configs, race, read_traces
 
 log = logging.getLogger("specviz.app")
-KNOBS = ("prompt", "seed", "model", "methods", "lam", "delta", "tau_pos", "tau_seq", "temperature", "top_k",
-         "cfg", "window", "tree", "tree_depth", "tree_topk", "cascade_budget")
-GEN_OUTPUTS = ([f"img_{m}" for m in METHODS] + [f"stats_{m}" for m in METHODS] + [f"map_{k}" for k in panels.KINDS]
-               + ["summary", "hist", "status", "state", "replay_method", "replay_step", "replay_image",
-                  "replay_caption", "preview_image", "preview_table"])
+# the /generate inputs: the run's identity, then every knob the registry shows as a control (methods.ui_knobs)
+KNOBS = Live(lambda: ("prompt", "seed", "model", "methods", *(k.name for k in ui_knobs())))
+PREVIEWED = Live(lambda: tuple(k.name for k in ui_knobs("main")))     # the sliders the instant preview moves
+GEN_OUTPUTS = Live(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m in METHODS),
+                            *(f"map_{k}" for k in panels.KINDS), "summary", "hist", "status", "state",
+                            "replay_method", "replay_step", "replay_image", "replay_caption", "preview_image",
+                            "preview_table"))
 PREVIEW_OUTPUTS = ("preview_image", "preview_table")
 MAPS_EVERY_S = 2.0          # heatmaps during a run: at most this often (one update of all six: ~0.15 s)
 OOM_MESSAGE = ("Out of memory during this run; its memory has been released. Try fewer methods, a shorter window or "
@@ -167,16 +170,15 @@ class Handlers:
         return as_tuple([f"map_{k}" for k in panels.KINDS], self._maps(st or RunState(), float(opacity)))
 
     @friendly
-    def preview(self, st: RunState, lam, delta, tau_pos, tau_seq, opacity):
-        """Re-score the recorded drafts under the slider values (no model call)."""
+    def preview(self, st: RunState, *args):
+        """Re-score the recorded drafts under the slider values (no model call): (state, PREVIEWED..., opacity)."""
         if not st or not st.traces:
             return panels.preview_map([], {}, {}), "<i>Generate first; then the sliders preview here.</i>", gr.skip()
+        moved = {name: float(v) for name, v in zip(PREVIEWED, args[:-1], strict=True)}
         first = next(iter(st.traces.values()))
-        knobs = Knobs.from_config(first.config, lam=float(lam), delta=float(delta), tau_pos=float(tau_pos),
-                                  tau_seq=float(tau_seq))
-        pv = [rescore(t, Knobs.from_config(t.config, lam=knobs.lam, delta=knobs.delta, tau_pos=knobs.tau_pos,
-                                           tau_seq=knobs.tau_seq)) for t in st.traces.values()]
-        return (panels.preview_map(pv, st.traces, st.images, float(opacity)), html.preview_table(pv, knobs),
+        knobs = Knobs.from_config(first.config, **moved)
+        pv = [rescore(t, Knobs.from_config(t.config, **moved)) for t in st.traces.values()]
+        return (panels.preview_map(pv, st.traces, st.images, float(args[-1])), html.preview_table(pv, knobs),
                 gr.Tabs(selected="preview"))
 
     def inspect_slot(self, method: str):
@@ -250,18 +252,15 @@ def slot_visibility(methods) -> list:
 
 
 def _typed(knobs: dict) -> dict:
-    """UI numbers arrive as floats: cast the integer knobs (validation happens in RunConfig)."""
+    """UI numbers arrive as floats: cast each knob to its registry kind (validation happens in RunConfig)."""
     out = dict(knobs)
-    for k in ("seed", "top_k", "window", "tree_depth", "tree_topk"):
-        v = out.get(k)
-        if isinstance(v, float) and v.is_integer():
-            out[k] = int(v)
-        elif v is None:
-            raise ConfigError(f"{k} is empty; enter a whole number")
-    for k in ("lam", "delta", "tau_pos", "tau_seq", "temperature", "cfg", "cascade_budget"):
-        if out.get(k) is None:
-            raise ConfigError(f"{k} is empty; enter a number")
-        out[k] = float(out[k])
+    for name, v in knobs.items():
+        if name == "prompt":
+            continue
+        k = knob(name)
+        if v is None and k.kind is not str:
+            raise ConfigError(f"{name} is empty; enter {'a whole number' if k.kind is int else 'a number'}")
+        out[name] = k.cast(v)
     out["prompt"] = (out.get("prompt") or "").strip()
     return out
 

@@ -90,7 +90,8 @@ def test_cascade_tight_taus_are_lossless_and_loose_taus_monotone(traces):
 
 def test_cascade_budget_caps_moved_mass():
     ev = TokenEvent(pos=3, token=1, decision="rejected", p_draft=1.0, p_target=0.2,
-                    siblings=[Sibling(2, 5, 0.3, 0.99, -1.0), Sibling(3, 6, 0.1, 0.1, 0.97), Sibling(4, 7, 0.2, 0.1, 0.1)])
+                    siblings=[Sibling(2, 5, 0.3, 0.99, -1.0), Sibling(3, 6, 0.1, 0.1, 0.97),
+                              Sibling(4, 7, 0.2, 0.1, 0.1)])
     assert cascade_accept(ev, 0.95, 0.95) == pytest.approx((0.6, 0.4))
     assert cascade_accept(ev, 0.95, 0.95, budget_left=0.1) == pytest.approx((0.3, 0.1))
     assert cascade_accept(ev, 0.999, 0.999) == pytest.approx((0.2, 0.0))
