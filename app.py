@@ -8,7 +8,7 @@ import argparse
 
 import gradio as gr
 
-from specviz import families, html, panels, sweep_tab
+from specviz import families, html, panels, sweep_tab, views
 from specviz import widgets as w
 from specviz.config import METHODS, RunConfig
 from specviz.methods import get, ui_knobs
@@ -91,7 +91,7 @@ def _tabs(c: dict) -> None:
         with gr.Tab("Heatmaps", id="maps", elem_id="tab_maps"):
             with gr.Tabs():
                 for k in panels.KINDS:
-                    with gr.Tab(panels.TAB_TITLES[k], elem_id=f"tab_{k}"):
+                    with gr.Tab(views.TITLES[k], elem_id=f"tab_{k}"):
                         c[f"map_{k}"] = gr.Image(format="png", type="pil", interactive=False, show_label=False,
                                                  buttons=["download", "fullscreen"], elem_id=f"map_{k}")
             c["opacity"] = w.Slider(0, 1, 1.0, step=0.05, label="Overlay: map opacity over the image",

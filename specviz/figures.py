@@ -14,8 +14,6 @@ from specviz import render, views
 from specviz.trace import DECISIONS
 
 SLIDE_MAPS = ("entropy", "tv", "decision", "finalize", "tv_cost")
-MAP_TITLES = {"entropy": "entropy H(q)", "tv": "TV(p, q)", "decision": "decision", "finalize": "finalize step",
-              "tv_cost": "TV cost"}
 
 
 def histogram_figure(traces: dict) -> Figure:
@@ -54,7 +52,7 @@ def slide_figure(traces: dict, images: dict, prompt: str = "") -> Figure:
             if r == len(traces) - 1 and im is not None:
                 fig.colorbar(im, ax=axes[:, c], location="bottom", shrink=0.8, pad=0.02)
     for c, k in enumerate(("image",) + SLIDE_MAPS):
-        axes[0, c].set_title(MAP_TITLES.get(k, k), fontsize=10)
+        axes[0, c].set_title(views.TITLES.get(k, k), fontsize=10)
     for ax in axes.flat:
         ax.set_xticks([]), ax.set_yticks([])
     _decision_legend(fig)

@@ -11,8 +11,6 @@ from specviz.preview import Preview
 from specviz.trace import DECISIONS, Trace
 
 KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups")
-TAB_TITLES = {"entropy": "Entropy", "tv": "TV(p,q)", "decision": "Decisions", "finalize": "Finalize",
-              "tv_cost": "TV cost", "groups": "Groups"}
 REPLAY_PX = 360
 
 

@@ -14,9 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specviz.trace import TokenEvent, Trace
-
-JUDGED = frozenset({"exact", "relaxed", "rejected"})
+from specviz.trace import JUDGED, TokenEvent, Trace
 
 
 class Knobs(dict):

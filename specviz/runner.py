@@ -5,7 +5,8 @@ from typing import Iterator
 
 from specviz.config import RunConfig
 from specviz.decode import Progress, decode, drain
-from specviz.models import drafter_factory, load_model
+from specviz.drafters import drafter_factory
+from specviz.models import load_model
 from specviz.trace import Trace
 
 

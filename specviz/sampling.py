@@ -6,12 +6,6 @@ import math
 import torch
 
 
-def cfg_mix(cond: torch.Tensor, uncond: torch.Tensor, scale: float) -> torch.Tensor:
-    """Classifier-free guidance l = u + s (c - u) (algorithms.md §1.2), in float32."""
-    c, u = cond.float(), uncond.float()
-    return c if scale == 1.0 else u + scale * (c - u)
-
-
 def target_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0) -> torch.Tensor:
     """(..., V) guided logits -> (..., V) float32 law: temperature, then top-k, then top-p, then softmax.
     temperature 0 is greedy: a one-hot law on the argmax."""

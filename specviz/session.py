@@ -62,7 +62,8 @@ def load(backend: Backend, name: str):
 
 
 def default_backend(device: str = "auto", allow_paths: bool = False) -> Backend:
-    from specviz.models import drafter_factory, load_model
+    from specviz.drafters import drafter_factory
+    from specviz.models import load_model
 
     def load(name: str):
         model = load_model(name, device)

@@ -14,6 +14,7 @@ import numpy as np
 
 DECISIONS = ("exact", "relaxed", "rejected", "resampled", "bonus", "ar")
 COMMITTING = frozenset({"exact", "relaxed", "resampled", "bonus", "ar"})
+JUDGED = frozenset({"exact", "relaxed", "rejected"})    # decisions on a draft the rule judged
 VERSION = 2                     # JSON contract: 1 = positional sibling / drafted lists; 2 = named records
 MAX_TOKEN = 1 << 20             # codebook sizes: scenes 512, Janus-Pro 16384
 MAX_SIDE = 64                   # grid side limit for traces read from files (Janus-Pro: 24)
@@ -196,7 +197,7 @@ class Trace:
             allowed = {"ar"} if st is self.steps[0] else methods.get(self.method).decisions
             _want(all(ev.decision in allowed for ev in st.events),
                   f"step {st.step}: a {self.method} run makes only {', '.join(sorted(allowed))} decisions here")
-        committed = [(ev.pos, ev.token) for st in self.steps for ev in st.events if ev.commits]
+        committed = [(ev.pos, ev.token) for _, ev in self.events() if ev.commits]
         _want(len({p for p, _ in committed}) == len(committed), "a position is committed twice")
         _want(sorted(committed) == list(enumerate(self.tokens)),
               "the tokens list differs from the committed tokens")

@@ -1,6 +1,6 @@
 """Gradio handlers: thin glue from UI values to session / panels / preview / html, and back to component updates.
 
-Handlers return dicts keyed by output *names*; app.py binds names to components (`outputs_for`). Per-session data
+Handlers return dicts keyed by output *names*; app.py binds names to components in GEN_OUTPUTS order. Per-session data
 lives in a RunState held by gr.State; nothing shared is mutated per request. Every error reaches the UI as one
 gr.Error line (the traceback goes to the server log only).
 """

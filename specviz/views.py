@@ -6,9 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specviz.trace import COMMITTING, TokenEvent, Trace
-
-JUDGED = frozenset({"exact", "relaxed", "rejected"})
+from specviz.trace import COMMITTING, JUDGED, TokenEvent, Trace
 
 
 @dataclass(frozen=True)
@@ -36,6 +34,9 @@ def numeric_map(trace: Trace, key: str) -> np.ndarray:
     if key == "tv":
         return _last_judged_field(trace, "tv")
     return trace.to_grid(key)
+
+# every map's title, for the tabs and the slide figure (the numeric maps' from MAPS)
+TITLES = {"decision": "Decisions", "groups": "Groups"} | {k: spec.title for k, spec in MAPS.items()}
 
 
 def shared_range(arrays: list[np.ndarray], spec: MapSpec) -> tuple[float, float]:

@@ -20,7 +20,8 @@ import torch
 torch.set_num_threads(1)
 
 from specviz.config import METHODS, RunConfig  # noqa: E402
-from specviz.models import drafter_factory, load_model  # noqa: E402
+from specviz.drafters import drafter_factory  # noqa: E402
+from specviz.models import load_model  # noqa: E402
 from specviz.runner import run  # noqa: E402
 from specviz.trace import COMMITTING, Trace  # noqa: E402
 from tests.janus_tiny import make_tiny_checkpoint  # noqa: E402

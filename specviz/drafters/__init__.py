@@ -1,0 +1,38 @@
+"""Drafters: who proposes tokens (Jacobi window: jacobi.py; EAGLE head: tree.py; a smaller AR model: model.py).
+`drafter_factory` picks a model's tree drafter; the model boundary (specviz.models) knows nothing of drafting."""
+from __future__ import annotations
+
+import weakref
+from pathlib import Path
+
+
+def drafter_factory(model, draft_model=None):
+    """The tree drafter of a model: a draft model when given, else the trained EAGLE head shipped with `scenes`.
+    Returns factory(model, cfg, gen) or None when the model has no drafter (tree methods then fail clearly)."""
+    if draft_model is not None:
+        from specviz.drafters.model import ModelDrafter
+        same = (draft_model.codebook_size == model.codebook_size and tuple(draft_model.grid) == tuple(model.grid))
+        if not same:
+            raise ValueError(
+                f"--draft-model {getattr(draft_model, 'name', '?')!r} ({draft_model.codebook_size} codes, "
+                f"{draft_model.grid[0]}x{draft_model.grid[1]} grid) does not match --model "
+                f"{getattr(model, 'name', '?')!r} ({model.codebook_size} codes, {model.grid[0]}x{model.grid[1]} "
+                "grid): a draft model must share the target's image tokenizer (e.g. Janus-Pro-1B for -7B)")
+        return lambda m, cfg, gen: ModelDrafter(draft_model, cfg, gen)
+    head = _scenes_head(model) if getattr(model, "name", "") == "scenes" else None
+    if head is None:
+        return None
+    from specviz.drafters.tree import HeadDrafter
+    return lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen)
+
+
+_HEADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # model -> its draft head (or None)
+
+
+def _scenes_head(model):
+    if model not in _HEADS:
+        from specviz.models.scenes import ASSETS
+        from specviz.scenes.drafter import load_head
+        path = Path(ASSETS) / "drafter.safetensors"
+        _HEADS[model] = load_head(model.target, path) if path.exists() else None
+    return _HEADS[model]

@@ -95,9 +95,7 @@ class HeadDrafter:
                     tokens.append(tok), parents.append(par), depths.append(depth), laws.append(law)
                     score.append(score[par] + float(torch.log(torch.tensor(p_tok))))
                     new.append(len(tokens) - 1)
-            if c.tree == "static":
-                frontier = new[:1]
-            elif c.tree == "chain":
+            if c.tree in ("static", "chain"):         # extend the top path only
                 frontier = new[:1]
             else:
                 frontier = sorted(new, key=lambda i: -score[i])[:c.tree_topk]
