@@ -14,7 +14,7 @@ from specviz.config import METHODS, RunConfig
 from specviz.methods import get, ui_knobs
 from specviz.models import ALLOWED_HUB
 from specviz.session import Backend, default_backend
-from specviz.ui import GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, slot_visibility
+from specviz.ui import GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, api_params, slot_visibility
 
 DEFAULT_METHODS = ["ar", "sjd", "csd", "cascade"]
 EXAMPLES = ["a red house on the left, a sunset sky over snow", "a yellow sun in the centre, a clear day sky over sand",
@@ -51,7 +51,14 @@ def _controls(backend: Backend, c: dict) -> None:
         c[k.name] = _control(k)
     with gr.Accordion("Sampling and drafting", open=False):
         for k in ui_knobs("advanced"):
-            c[k.name] = _control(k)
+            c[k.name] = _drafters(backend, k) if k.name == "draft_model" else _control(k)
+
+
+def _drafters(backend: Backend, k):
+    """The Drafter control: the model's own drafter (the EAGLE head shipped with scenes) or an offered draft model."""
+    return w.Dropdown([("model's own (scenes: EAGLE head)", ""), *backend.drafters], value="", label=k.label,
+                      info="tree methods (sd, cascade, lantern) propose with this drafter",
+                      allow_custom_value=backend.allow_paths, elem_id=k.name)
 
 
 def _control(k):
@@ -140,7 +147,8 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     gen_in = [c[k] for k in KNOBS] + [c["opacity"]]
     outs = [c[n] for n in GEN_OUTPUTS]
     model = dict(concurrency_id="model", concurrency_limit=1, show_progress="minimal", show_progress_on=[c["status"]])
-    runs = [c["go"].click(h.generate, gen_in, outs, api_name="generate", **model),
+    named = api_params(h.generate, [*KNOBS, "opacity"], _api_defaults())
+    runs = [c["go"].click(named, gen_in, outs, api_name="generate", **model),
             c["prompt"].submit(h.generate, gen_in, outs, api_visibility="private", **model)]
     quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
     knobs = [c[k] for k in PREVIEWED]
@@ -169,6 +177,11 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     c["methods"].change(slot_visibility, [c["methods"]], cols, queue=False, api_visibility="private")
 
 
+def _api_defaults() -> dict:
+    """/generate's defaults: the app's own starting values (every knob by its RunConfig name)."""
+    return D.to_dict() | {"methods": DEFAULT_METHODS, "opacity": 1.0}
+
+
 def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: str | None = None) -> gr.Blocks:
     """The whole app. `backend` injects models (tests pass tiny ones); default: assets + local HF cache."""
     h = Handlers(backend or default_backend(), export_root, fps)
@@ -195,17 +208,21 @@ def main(argv=None) -> None:
     p.add_argument("--port", type=int, default=7860)
     p.add_argument("--share", action="store_true", help="create a public gradio.live link")
     p.add_argument("--allow-paths", action="store_true", help="also accept local checkpoint directories as models")
+    p.add_argument("--draft-model", action="append", default=[], metavar="ID|PATH",
+                   help="offer this draft model for the tree methods (repeatable; same allow-list and path rules "
+                        "as --model)")
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch default)")
     args = p.parse_args(argv)
     if args.threads:
         import torch
         torch.set_num_threads(args.threads)
-    backend = default_backend(args.device, args.allow_paths)
-    if args.model not in ("scenes", *ALLOWED_HUB) and not args.allow_paths:
-        raise SystemExit(f"error: --model {args.model} is not allow-listed (scenes, {', '.join(ALLOWED_HUB)}); "
-                         "pass --allow-paths to serve a local checkpoint directory")
+    for flag, name in [("--model", args.model)] + [("--draft-model", d) for d in args.draft_model]:
+        if name not in ("scenes", *ALLOWED_HUB) and not args.allow_paths:
+            raise SystemExit(f"error: {flag} {name} is not allow-listed (scenes, {', '.join(ALLOWED_HUB)}); "
+                             "pass --allow-paths to serve a local checkpoint directory")
+    backend = default_backend(args.device, args.allow_paths, tuple(args.draft_model))
     models = (args.model, *(m for m in backend.models if m != args.model))      # the preloaded model first
-    backend = Backend(backend.load, models, backend.live, backend.allow_paths)
+    backend = Backend(backend.load, models, backend.live, backend.allow_paths, backend.drafters)
     try:
         backend.load(args.model)                                  # load once, before the first visitor waits
     except (FileNotFoundError, ValueError) as e:

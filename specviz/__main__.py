@@ -27,14 +27,13 @@ def _generate(args) -> int:
     from specviz.models import load_model
     from specviz.runner import run
     cfg = RunConfig(**{f.name: getattr(args, f.name) for f in fields(RunConfig)})
-    draft = load_model(args.draft_model, args.device) if args.draft_model else None
     model = load_model(cfg.model, args.device)
     if args.grid:
         want = [int(v) for v in args.grid.lower().split("x")]
         if want != list(model.grid):
             raise ValueError(f"--grid {args.grid} does not match the model's {model.grid[0]}x{model.grid[1]} grid; "
                              "drop --grid or pass the model's grid")
-    trace = run(cfg, device=args.device, draft_model=draft, model=model)
+    trace = run(cfg, device=args.device, model=model)
     if args.out:
         model.decode_image(trace.tokens).save(args.out)
     if args.trace:
@@ -70,7 +69,6 @@ def main(argv=None) -> int:
     gen = sub.add_parser("generate", help="decode one image with one method; prints a JSON summary line last")
     _add_run_flags(gen)
     gen.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    gen.add_argument("--draft-model", default=None, help="a second checkpoint that drafts for tree methods")
     gen.add_argument("--grid", default=None, help="assert the model's token grid, e.g. 12x12")
     gen.add_argument("--out", default=None, help="image PNG path")
     gen.add_argument("--trace", default=None, help="trace JSON path")

@@ -36,8 +36,9 @@ def decode(model, cfg: RunConfig, drafter_factory=None, record: bool = True) -> 
     if method.family.needs_drafter and drafter_factory is None:
         tree = ", ".join(m.name for m in methods.REGISTRY.values() if m.family.needs_drafter)
         raise ConfigError(f"{cfg.method} needs a tree drafter: the scenes model ships one "
-                          "(assets/drafter.safetensors); for other models pass --draft-model, or untick the tree "
-                          f"methods ({tree})")
+                          "(assets/drafter.safetensors); for other models choose a Drafter (the draft_model knob: "
+                          "`--draft-model ID|PATH` for the CLI and for `python app.py`), or untick the tree methods "
+                          f"({tree})")
     return _decode(model, cfg, method, drafter_factory, record)
 
 

@@ -21,7 +21,8 @@ def lane_stats(v) -> str:
     """The counters under one race panel (v: session.LaneView)."""
     state = (f"<span class='sv-done'>✓ done at forward {v.forwards}</span>" if v.done
              else f"<span class='sv-run'>● forward {v.forwards}</span>")
-    return (f"<div class='sv-lane'><span class='sv-kind'>{_summary(v.method)}</span><br>{state}<br>"
+    drafter = f"<br><span class='sv-sub'>drafter: {escape(v.drafter)}</span>" if v.drafter else ""
+    return (f"<div class='sv-lane'><span class='sv-kind'>{_summary(v.method)}</span>{drafter}<br>{state}<br>"
             f"{v.committed}/{v.positions} tokens · "
             f"<b>{v.compression:.2f}×</b> step compression · {v.seconds:.2f} s</div>")
 

@@ -88,6 +88,9 @@ MAX_PROMPT = 500
 COMMON = (
     Knob("method", str, "ar", help="decoding method (see the methods table)"),
     Knob("model", str, "scenes", help="scenes, an allow-listed Janus-Pro id, or a local checkpoint"),
+    Knob("draft_model", str, "", label="Drafter", ui="advanced",
+         help="tree methods: a smaller checkpoint that drafts (empty = the model's own drafter: the EAGLE head shipped "
+              "with scenes)"),
     Knob("prompt", str, "a red house on the left, a sunset sky over snow", help="the caption"),
     Knob("seed", int, 0, 0, 2 ** 63 - 1, help="one seed for drafts, uniforms and sampling"),
     Knob("temperature", float, 1.0, 0, 10, label="Temperature (0 = greedy)", ui="advanced", ui_hi=2, step=0.05,

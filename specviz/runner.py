@@ -13,6 +13,8 @@ from specviz.trace import Trace
 def stream(cfg: RunConfig, device: str = "auto", draft_model=None, record: bool = True,
            model=None) -> Iterator[Progress]:
     model = model if model is not None else load_model(cfg.model, device)
+    if draft_model is None and cfg.draft_model:
+        draft_model = load_model(cfg.draft_model, device)
     return decode(model, cfg, drafter_factory(model, draft_model), record=record)
 
 

@@ -14,13 +14,14 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import torch
 
+from specviz import methods
 from specviz.config import METHODS, ConfigError, RunConfig
 from specviz.decode import Progress, decode
 from specviz.panels import race_frame
 from specviz.trace import Trace
 
 RACE_PX = 240                                      # side of a race panel
-Loader = Callable[[str], tuple[Any, Any]]          # model name -> (model, tree drafter factory or None)
+Loader = Callable[..., tuple[Any, Any]]            # (model name[, draft model]) -> (model, tree drafter factory)
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class Backend:
     models: tuple                                   # names the UI offers
     live: tuple = ("scenes",)                       # models on which releasing a slider re-runs the methods
     allow_paths: bool = False                       # accept a local checkpoint directory typed into the UI
+    drafters: tuple = ()                            # draft models the UI offers for tree methods ("" = own drafter)
 
 
 def available_models() -> tuple:
@@ -50,25 +52,30 @@ class LoadError(ValueError):
     """A model could not be loaded; the message says which and why."""
 
 
-def load(backend: Backend, name: str):
-    """backend.load with every failure turned into one clear LoadError (out-of-memory stays itself)."""
+def load(backend: Backend, name: str, draft: str = ""):
+    """backend.load (with a draft model when one is chosen) with every failure turned into one clear LoadError
+    (out-of-memory stays itself)."""
     try:
-        return backend.load(name)
+        return backend.load(name, draft) if draft else backend.load(name)
     except (MemoryError, torch.OutOfMemoryError):
         raise
     except Exception as e:                              # noqa: BLE001 - any loader failure becomes one message
-        raise LoadError(f"could not load model {name!r} ({type(e).__name__}: {e}); "
+        what = f"model {name!r}" + (f" with draft model {draft!r}" if draft else "")
+        raise LoadError(f"could not load {what} ({type(e).__name__}: {e}); "
                         "the app is still usable with the other models") from None
 
 
-def default_backend(device: str = "auto", allow_paths: bool = False) -> Backend:
+def default_backend(device: str = "auto", allow_paths: bool = False, drafters: tuple = ()) -> Backend:
+    """Models from assets / the local HF cache. Draft models offered: `drafters` (e.g. app.py --draft-model) and
+    the allow-listed Janus-Pro-1B when it is cached."""
     from specviz.drafters import drafter_factory
-    from specviz.models import load_model
+    from specviz.models import ALLOWED_HUB, load_model
 
-    def load(name: str):
+    def load(name: str, draft: str = ""):
         model = load_model(name, device)
-        return model, drafter_factory(model)
-    return Backend(load, available_models(), ("scenes",), allow_paths)
+        return model, drafter_factory(model, load_model(draft, device) if draft else None)
+    cached = tuple(m for m in available_models() if m == ALLOWED_HUB[0])
+    return Backend(load, available_models(), ("scenes",), allow_paths, tuple(dict.fromkeys(drafters + cached)))
 
 
 def check_model(backend: Backend, name: str) -> str:
@@ -76,6 +83,17 @@ def check_model(backend: Backend, name: str) -> str:
         return name.strip()
     raise ConfigError(f"model {name!r} is not offered here; choose one of {', '.join(backend.models)} "
                       "(local checkpoint paths need `python app.py --allow-paths`)")
+
+
+def check_draft(backend: Backend, name: str) -> str:
+    """'' (the model's own drafter), an offered draft model, or — with --allow-paths — a local checkpoint."""
+    if name is not None and not isinstance(name, str):
+        raise ConfigError(f"draft model must be a name or a path, got {name!r}")
+    name = (name or "").strip()
+    if not name or name in backend.drafters or backend.allow_paths:
+        return name
+    offered = ", ".join(backend.drafters) or "none (start the app with --draft-model ID|PATH)"
+    raise ConfigError(f"draft model {name!r} is not offered here; offered: {offered}")
 
 
 def read_traces(backend: Backend, paths) -> tuple[dict, dict, str]:
@@ -138,6 +156,7 @@ class LaneView:
     positions: int
     done: bool
     seconds: float                                  # this method's own compute time so far
+    drafter: str = ""                               # tree methods: which drafter proposed the trees
 
     @property
     def compression(self) -> float:
@@ -157,6 +176,8 @@ class _Lane:
     def __init__(self, model, cfg: RunConfig, factory):
         self.cfg, self.model = cfg, model
         self.gen = decode(model, cfg, factory)
+        needs = methods.get(cfg.method).family.needs_drafter
+        self.drafter = getattr(factory, "label", "") if needs else ""
         self.last: Progress | None = None
         self.drawn, self.picture, self.raw = -1, None, None
 
@@ -174,7 +195,7 @@ class _Lane:
         if n != self.drawn:
             self.picture, self.drawn = self._render(p.tokens, px), n
         return LaneView(self.cfg.method, self.picture, len(p.trace.steps), min(n, gh * gw), gh * gw, p.done,
-                        sum(s.seconds for s in p.trace.steps))
+                        sum(s.seconds for s in p.trace.steps), self.drafter)
 
     def _render(self, tokens: list, px: int):
         gh, gw = self.model.grid

@@ -24,7 +24,17 @@ from specviz.exports import export_run
 from specviz.figures import histogram_figure
 from specviz.methods import Live, knob, ui_knobs
 from specviz.preview import Knobs, rescore
-from specviz.session import RACE_PX, Backend, LaneView, check_model, load, make_configs, race, read_traces
+from specviz.session import (
+    RACE_PX,
+    Backend,
+    LaneView,
+    check_draft,
+    check_model,
+    load,
+    make_configs,
+    race,
+    read_traces,
+)
 
 log = logging.getLogger("specviz.app")
 # the /generate inputs: the run's identity, then every knob the registry shows as a control (methods.ui_knobs)
@@ -115,9 +125,10 @@ class Handlers:
     @friendly
     def _race(self, knobs: dict, opacity: float):
         name = check_model(self.backend, knobs.pop("model") or "")
+        knobs["draft_model"] = check_draft(self.backend, knobs.get("draft_model", ""))
         methods = knobs.pop("methods")
         cfgs = make_configs(methods, model=name, **_typed(knobs))
-        model, factory = load(self.backend, name)
+        model, factory = load(self.backend, name, cfgs[0].draft_model)
         t0, finished, maps_at = time.perf_counter(), set(), -1.0
         for fr in race(model, factory, cfgs, fps=self.fps):
             # a finished panel is sent once more when it finishes and again in the final update (API clients read it)
@@ -245,6 +256,21 @@ class Handlers:
     def sweep(self, method: str, param: str, values: str, prompts, progress=gr.Progress()):  # noqa: B008 (Gradio API)
         from specviz.sweep_tab import run_sweep
         return run_sweep(method, param, str(values), int(prompts or 2), self.export_root, progress)
+
+
+def api_params(fn, names: list, defaults: dict):
+    """`fn(*args)` with a signature naming each positional input (Gradio names API parameters after the handler's
+    signature: without this the API shows param_0, param_1, ...). Defaults let API callers omit parameters."""
+    P = inspect.Parameter
+    if inspect.isgeneratorfunction(fn):
+        def named(*args):
+            yield from fn(*args)
+    else:
+        def named(*args):
+            return fn(*args)
+    named.__name__ = getattr(fn, "__name__", "handler")
+    named.__signature__ = inspect.Signature([P(n, P.POSITIONAL_OR_KEYWORD, default=defaults[n]) for n in names])
+    return named
 
 
 def slot_visibility(methods) -> list:

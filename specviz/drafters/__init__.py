@@ -18,12 +18,23 @@ def drafter_factory(model, draft_model=None):
                 f"{draft_model.grid[0]}x{draft_model.grid[1]} grid) does not match --model "
                 f"{getattr(model, 'name', '?')!r} ({model.codebook_size} codes, {model.grid[0]}x{model.grid[1]} "
                 "grid): a draft model must share the target's image tokenizer (e.g. Janus-Pro-1B for -7B)")
-        return lambda m, cfg, gen: ModelDrafter(draft_model, cfg, gen)
+        return Factory(lambda m, cfg, gen: ModelDrafter(draft_model, cfg, gen),
+                       f"draft model {getattr(draft_model, 'name', '?')}")
     head = _scenes_head(model) if getattr(model, "name", "") == "scenes" else None
     if head is None:
         return None
     from specviz.drafters.tree import HeadDrafter
-    return lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen)
+    return Factory(lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen), "EAGLE head (assets/drafter.safetensors)")
+
+
+class Factory:
+    """A tree-drafter factory (model, cfg, gen) -> drafter, with a label saying which drafter it builds."""
+
+    def __init__(self, make, label: str):
+        self.make, self.label = make, label
+
+    def __call__(self, model, cfg, gen):
+        return self.make(model, cfg, gen)
 
 
 _HEADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # model -> its draft head (or None)
