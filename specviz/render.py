@@ -152,8 +152,10 @@ def _cell(pos: int, grid, c: int) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------------------------------------------- legends
+@lru_cache(maxsize=64)
 def colorbar(cmap: str, vmin: float, vmax: float, label: str, height: int = PANEL) -> Image.Image:
-    """A vertical colour bar with three tick labels and a wrapped label above it."""
+    """A vertical colour bar with three tick labels and a wrapped label above it (cached: the same bar is drawn
+    again at every live frame; callers paste it and never modify it)."""
     lines = _wrap(label, 22)
     top = 16 * len(lines) + 8
     img = Image.new("RGB", (150, height + top + 8), "white")
@@ -172,6 +174,12 @@ def colorbar(cmap: str, vmin: float, vmax: float, label: str, height: int = PANE
 
 def legend(items, title: str = "") -> Image.Image:
     """Swatches: items are (label, rgb) or (label, 'hatch') / (label, 'dot') / (label, 'ring')."""
+    return _legend(tuple((label, sw if isinstance(sw, str) else tuple(sw)) for label, sw in items), title)
+
+
+@lru_cache(maxsize=64)
+def _legend(items: tuple, title: str) -> Image.Image:
+    """legend(), cached (callers paste it and never modify it)."""
     row = 22
     top = 20 if title else 0
     img = Image.new("RGB", (236, top + row * len(items) + 4), "white")

@@ -49,3 +49,10 @@ def make_tiny_checkpoint(path, seed: int = 0, peak: float = 200.0) -> None:
     gc._from_model_config = False                 # else generation_kwargs is dropped on load (janus.md §9)
     model.save_pretrained(path)
     proc.save_pretrained(path)
+
+
+def tiny_pair(root) -> tuple[str, str]:
+    """A target (seed 0) and a draft model (seed 1) of the same shapes, saved under root: (target path, draft path)."""
+    make_tiny_checkpoint(root / "target", seed=0)
+    make_tiny_checkpoint(root / "draft", seed=1)
+    return str(root / "target"), str(root / "draft")

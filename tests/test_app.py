@@ -189,3 +189,18 @@ def test_old_export_folders_are_pruned(tmp_path):
     os.utime(other, (stale, stale))
     new = export_dir(tmp_path)
     assert not old.exists() and fresh.exists() and new.exists() and other.exists()
+
+
+def test_readme_api_example_runs_as_written(served):
+    """The README's gradio_client example, against this server (only the URL differs)."""
+    import re
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"## The app's API, by name.*?```python\n(.*?)```", readme, re.S).group(1)
+    client, _ = served
+    code = block.replace('"http://127.0.0.1:7860/"', repr(client.src))
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)                  # noqa: S102 - our own README
+    rows = {r[0] for r in scope["result"][GEN_OUTPUTS.index("summary")]["data"]}
+    assert rows == {"sjd", "csd"}
+    scope["client"].close()

@@ -17,17 +17,14 @@ from specviz.session import Backend, default_backend
 from specviz.trace import Trace
 from specviz.ui import GEN_OUTPUTS, KNOBS
 from tests.apptools import module_gradio_tmp  # noqa: F401 (fixture)
-from tests.janus_tiny import make_tiny_checkpoint
+from tests.janus_tiny import tiny_pair
 
 SMALL = dict(window=4, tree_depth=3, tree_topk=2, tau_pos=0.5, tau_seq=0.5)
 
 
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory):
-    root = tmp_path_factory.mktemp("janus-app")
-    make_tiny_checkpoint(root / "target", seed=0)
-    make_tiny_checkpoint(root / "draft", seed=1)
-    return str(root / "target"), str(root / "draft")
+    return tiny_pair(tmp_path_factory.mktemp("janus-app"))
 
 
 @pytest.fixture(scope="module")

@@ -195,7 +195,7 @@ def _event_mutations(good: dict) -> list:
     ints = ("pos", "token", "level", "node")
     floats = ("p_draft", "p_target", "accept_prob", "exact_prob", "u", "entropy", "entropy_norm", "tv", "tv_cost",
               "moved", "similarity")
-    lists = ("interchangeable", "convergent", "siblings", "lantern_cs")
+    lists = ("interchangeable", "convergent", "siblings")
     out = []
     for name, values in ([(f, (-5, 10 ** 9, 1.5, "3", None, True)) for f in ints]
                          + [(f, (math.nan, math.inf, "0.5", None, [], True)) for f in floats]

@@ -24,7 +24,7 @@ from specviz.drafters import drafter_factory  # noqa: E402
 from specviz.models import load_model  # noqa: E402
 from specviz.runner import run  # noqa: E402
 from specviz.trace import COMMITTING, Trace  # noqa: E402
-from tests.janus_tiny import make_tiny_checkpoint  # noqa: E402
+from tests.janus_tiny import tiny_pair  # noqa: E402
 from tests.toy import CountingModel as Counting  # noqa: E402
 from tests.toy import check_decisions  # noqa: E402
 
@@ -35,10 +35,7 @@ N_POS = 16
 
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory):
-    root = tmp_path_factory.mktemp("janus-engine")
-    make_tiny_checkpoint(root / "target", seed=0)
-    make_tiny_checkpoint(root / "draft", seed=1)
-    return str(root / "target"), str(root / "draft")
+    return tiny_pair(tmp_path_factory.mktemp("janus-engine"))
 
 
 @pytest.fixture(scope="module")
