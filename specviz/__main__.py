@@ -27,13 +27,14 @@ def _generate(args) -> int:
     from specviz.models import load_model
     from specviz.runner import run
     cfg = RunConfig(**{f.name: getattr(args, f.name) for f in fields(RunConfig)})
+    draft = load_model(cfg.draft_model, args.device) if cfg.draft_model else None     # a missing one fails first
     model = load_model(cfg.model, args.device)
     if args.grid:
         want = [int(v) for v in args.grid.lower().split("x")]
         if want != list(model.grid):
             raise ValueError(f"--grid {args.grid} does not match the model's {model.grid[0]}x{model.grid[1]} grid; "
                              "drop --grid or pass the model's grid")
-    trace = run(cfg, device=args.device, model=model)
+    trace = run(cfg, device=args.device, draft_model=draft, model=model)
     if args.out:
         model.decode_image(trace.tokens).save(args.out)
     if args.trace:
