@@ -8,7 +8,7 @@ import argparse
 
 import gradio as gr
 
-from specviz import html, panels, sweep_tab
+from specviz import html, methods, panels, sweep_tab
 from specviz import widgets as w
 from specviz.config import METHODS, RunConfig
 from specviz.models import ALLOWED_HUB
@@ -18,7 +18,7 @@ from specviz.ui import GEN_OUTPUTS, KNOBS, Handlers, slot_visibility
 DEFAULT_METHODS = ["ar", "sjd", "csd", "cascade"]
 EXAMPLES = ["a red house on the left, a sunset sky over snow", "a yellow sun in the centre, a clear day sky over sand",
             "a green tree on the right, an overcast sky over grass", "a purple mountain, a starry night sky over water"]
-LABELS = {"ar": "AR", "sjd": "SJD", "csd": "CSD", "gsd": "GSD", "sd": "SD", "cascade": "CASCADE", "lantern": "LANTERN"}
+LABELS = {m: methods.get(m).label for m in METHODS}      # "CSD (content-aware)", "LANTERN++", ... (registry labels)
 INTRO = ("## specviz — speculative decoding, made visible\n"
          "Same prompt and seed for every method; one shared clock of **target forwards** (each tick, every method "
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
@@ -44,10 +44,13 @@ def _controls(backend: Backend, c: dict) -> None:
         c["model"] = w.Dropdown(list(backend.models), value=backend.models[0], label="Model",
                                  allow_custom_value=backend.allow_paths, elem_id="model")
     c["methods"] = w.CheckboxGroup(list(METHODS), value=DEFAULT_METHODS, label="Methods to compare",
-                                    info="Jacobi: sjd, csd, gsd · draft tree: sd, cascade, lantern", elem_id="methods")
+                                    info="Jacobi: sjd, csd (content-aware SD), gsd · draft tree: sd, cascade, "
+                                         "lantern, lanternpp", elem_id="methods")
     gr.Markdown("Moving a slider previews the recorded drafts; releasing it re-runs the methods.",
                 elem_classes="sv-sub")
-    c["lam"] = w.Slider(0, max(10.0, 2 * D.lam), D.lam, step=0.05, label="λ  CSD strength", elem_id="lam")
+    c["lam"] = w.Slider(0, max(10.0, 2 * D.lam), D.lam, step=0.05, label=methods.knob("lam").label,
+                        info="support units: λ/log|supp q| per nat at each slot (the inspector shows it)",
+                        elem_id="lam")
     c["delta"] = w.Slider(0, 1, D.delta, step=0.01, label="δ  CSD TV gate", elem_id="delta")
     c["tau_pos"] = w.Slider(0.5, 1, D.tau_pos, step=0.005, label="τ_pos  CASCADE I(n)", elem_id="tau_pos")
     c["tau_seq"] = w.Slider(0.5, 1, D.tau_seq, step=0.005, label="τ_seq  CASCADE C(n)", elem_id="tau_seq")
