@@ -143,7 +143,8 @@ def lantern_residual(neighbours: torch.Tensor, k: int, budget_fn: Callable, vari
                 x zeroed, the EAGLE-2 path);
       "llamagen" (ea_model_llamagen.py:646-656 EAGLE-1): in the draft law, [q - p·1{∉N}]+; for a point-mass draft
                  the EAGLE-2 path (ea_model_llamagen.py:769-774) zeroes x and N in the target, as "lumina".
-    An all-zero result becomes uniform over the vocabulary (ones), as released."""
+    An all-zero result becomes uniform over the vocabulary (ones), as released. The result depends on x
+    (`residual.per_draft`), so judge's cost sums the output law over every draft the law could have drawn."""
     def residual(q: torch.Tensor, p: torch.Tensor, a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         rows = torch.arange(len(x))
         b = budget_fn(q)
@@ -159,6 +160,7 @@ def lantern_residual(neighbours: torch.Tensor, k: int, budget_fn: Callable, vari
         mass = torch.where(on_target[:, None], (q * keep - p).clamp_min(0), (q - p * keep).clamp_min(0))
         empty = mass.sum(-1, keepdim=True) <= 0
         return torch.where(empty, torch.ones_like(mass), mass)
+    residual.per_draft = True
     return residual
 
 
@@ -211,8 +213,28 @@ def judge(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x
         cost = (pa - p_target).clamp_min(0).sum(-1)
     else:
         res, empty = safe_norm(residual(p_target, p_draft, accept, x), p_target)
-        cost = tv(pa + (1 - pa.sum(-1, keepdim=True)).clamp_min(0) * res, p_target)
+        cost = tv(pa + _rejected_mass(p_target, p_draft, accept, x, residual, res), p_target)
     return Judgement(b, exact, ok, ok & (u >= exact), cost, res, empty)
+
+
+def _rejected_mass(q, p, a, x, residual: Residual, res: torch.Tensor) -> torch.Tensor:
+    """Σ_z p(z)(1 - a(z))·norm(residual given draft z) (L, V): the part of the output law reached by rejection.
+    A residual that does not depend on the drafted token (no `per_draft` attribute) gives (1 - Σ p·a)·res; one that
+    does (LANTERN's released zeroing) is evaluated for every z in supp p, in chunks."""
+    if not getattr(residual, "per_draft", False):
+        return (1 - (p * a).sum(-1, keepdim=True)).clamp_min(0) * res
+    out = torch.zeros_like(q)
+    chunk = max(1, _CHUNK_FLOATS // (4 * q.shape[-1]))
+    for row in range(len(x)):
+        zs = p[row].nonzero().squeeze(-1)
+        for s in range(0, len(zs), chunk):
+            z = zs[s:s + chunk]
+            n = len(z)
+            qr, pr, ar = q[row].expand(n, -1), p[row].expand(n, -1), a[row].expand(n, -1)
+            law, _ = safe_norm(residual(qr, pr, ar, z), qr)
+            w = p[row, z] * (1 - a[row, z])
+            out[row] += (w[:, None] * law).sum(0)
+    return out
 
 
 def output_law(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x: torch.Tensor,
@@ -220,7 +242,9 @@ def output_law(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tens
     """The exact law (L, V) of the token a slot commits: o = p·a + (1 - Σ p·a)·norm(residual) (§1.2)."""
     j = judge(p_target, p_draft, accept, x, torch.zeros(len(x)), residual)
     pa = p_draft * accept
-    return pa + (1 - pa.sum(-1, keepdim=True)).clamp_min(0) * j.residual
+    if residual is None:
+        return pa + (1 - pa.sum(-1, keepdim=True)).clamp_min(0) * j.residual
+    return pa + _rejected_mass(p_target, p_draft, accept, x, residual, j.residual)
 
 
 def point_mass(x: torch.Tensor, vocab: int) -> torch.Tensor:
