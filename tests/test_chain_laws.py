@@ -5,6 +5,8 @@ o(y) = Σ_z p(z) [a(z)·1{y = z} + (1 - a(z))·r_z(y)], r_z the rule's normalise
 (a) the tv_cost judge records equals TV(o, q) whatever z was drawn, (b) it never exceeds the rule's promise, and
 (c) lossless rules give o = q. Rules are built through the registry (methods.py), so the wiring is tested too.
 """
+import math
+
 import pytest
 import torch
 
@@ -212,3 +214,28 @@ def test_lantern_refuses_delta_above_one():
         RunConfig(method="lantern", lantern_delta=5.0)
     assert RunConfig(method="lanternpp", lanternpp_lambda=5.0).lanternpp_lambda == 5.0
     assert methods.METHODS.index("lanternpp") == methods.METHODS.index("lantern") + 1
+
+
+def test_csd_rule_units():
+    """q uniform on 4 codes: H = log 4 nats = 1 in support units. λ = 0.5, point-mass draft with q(x) = 0.25:
+    support units relax by 0.5 (b = 0.75), raw nats by 0.5·log 4 (b = 0.943), vocab by 0.5·log 4/log 10."""
+    q = torch.tensor([[0.25] * 4 + [0.0] * 6])
+    p = rules.point_mass(torch.tensor([0]), V)
+    for norm, want in (("support", 0.75), ("raw", 0.25 + 0.5 * math.log(4)), ("vocab", 0.25 + 0.5 * math.log(4) /
+                                                                           math.log(10))):
+        a = rule("csd", lam=0.5, delta=1.0, h_norm=norm)(q, p)
+        assert abs(float(a[0, 0]) - want) < 1e-6, norm
+
+
+def test_verify_chain_uses_the_rules_residual():
+    """Released GSD resamples from norm([q - p]+) (not the TV-optimal [q - p·a]+) and records the true cost."""
+    from specviz.verify import verify_chain
+    fn = rule("gsd", **CASES["gsd-released"][1])
+    g = torch.Generator().manual_seed(0)
+    for q, p in laws(1)[:4]:
+        x = torch.tensor([int(p.argmax())])
+        res = verify_chain(torch.stack([q, q]), p[None], x, fn, g.manual_seed(1), True)
+        o, _ = enumerate_law(q, p, fn)
+        assert abs(float(res.j.tv_cost[0]) - float(tv(o, q.double()))) < 2e-5
+        plain, _ = safe_norm((q - p).clamp_min(0)[None], q[None])
+        assert torch.allclose(res.j.residual, plain, atol=1e-6)
