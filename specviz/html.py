@@ -82,8 +82,21 @@ def inspector(trace, pos: int) -> str:
     judged = [a for a in hist if a.event.decision in views.JUDGED]
     key = judged[-1] if judged else hist[-1]
     right = _history(hist) + (_members(key) if key.members else "")
-    left = _numbers(hist, key, len(judged)) + (csd_units(trace.config, key.event) if trace.method == "csd" else "")
+    left = (_numbers(hist, key, len(judged)) + (csd_units(trace.config, key.event) if trace.method == "csd" else "")
+            + reading(trace.method, trace.config))
     return f"{head}<div class='sv-cols'><div>{left}</div><div>{right}</div></div></div>"
+
+
+def reading(method: str, config: dict) -> str:
+    """Which reading of the paper this trace ran: the method's text-valued knobs (GSD mode, LANTERN residual)."""
+    from specviz import methods
+    if method not in methods.REGISTRY:
+        return ""
+    m = methods.get(method)
+    modes = [f"{k.flag} {config.get(k.name, k.default)}" for k in methods.all_knobs()
+             if k.name in m.knobs and k.kind is str]
+    return (f"<p class='sv-sub'>Reading: {escape(m.reading)}" + (f" — ran with {escape(', '.join(modes))}" if modes
+                                                                 else "") + "</p>") if m.reading else ""
 
 
 def csd_units(config: dict, e) -> str:

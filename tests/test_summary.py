@@ -59,3 +59,10 @@ def test_inspector_converts_csd_lambda_to_nats():
     assert "0.641 per nat" in text and "|supp q| = 512" in text and f"= {4 * h / math.log(512):.4f}" in text
     assert "per nat (--h-norm raw)" in html.csd_units({"lam": 4.0, "h_norm": "raw"}, ev)
     assert "gate closed" in html.csd_units({"lam": 4.0, "h_norm": "support", "delta": 0.4}, ev)
+
+
+def test_inspector_says_which_reading_ran():
+    text = html.reading("gsd", {"gsd_mode": "released"})
+    assert "--gsd-mode released" in text and "GSD" in text
+    assert "--lantern-residual llamagen" in html.reading("lanternpp", {"lantern_residual": "llamagen"})
+    assert html.reading("sjd", {}) == "" and html.reading("nope", {}) == ""
