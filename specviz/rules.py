@@ -67,14 +67,38 @@ def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, vectors: torch.Tensor, gr
     rank = torch.empty_like(order).scatter_(-1, order, torch.arange(V).expand(L, V))
     r = rank[rows, ys]
     lo, hi = _gsd_window(r, V, group, mode)                                          # (n,) each
-    width = max(1, int((hi - lo).max()))
-    step = max(1, _CHUNK_FLOATS // (width * max(1, vectors.shape[-1])))
-    vals = torch.empty(len(rows))
-    for s in range(0, len(rows), step):
-        sl = slice(s, s + step)
-        vals[sl] = _gsd_ratio(p_target, p_draft, vectors, order, rows[sl], ys[sl], lo[sl], hi[sl], width, gap, dist,
-                              mode)
-    out[rows, ys] = vals
+    pos = lo[:, None] + torch.arange(max(1, int((hi - lo).max())))                    # (n, W) sorted positions
+    inside = pos < hi[:, None]
+    pos = pos.clamp(max=V - 1)
+    d2 = _member_d2(vectors.float(), order, rows, r, pos, inside)
+    out[rows, ys] = _gsd_ratio(p_target, p_draft, order, rows, ys, pos, inside, d2, gap, dist, mode)
+    return out
+
+
+def _member_d2(vectors, order, rows, r, pos, inside, block: int = 64) -> torch.Tensor:
+    """(n, W) squared distances between each judged cell's token (sorted position r) and its window members (sorted
+    positions pos), in the Gram form of the released table, |e_y|^2 + |e_z|^2 - 2<e_y, e_z>. Narrow vectors are
+    gathered per member; wide ones (input embeddings) by one small matrix product per block of `block` sorted
+    positions with the contiguous slice of the sorted vocabulary within `band` of it (members sit there), which
+    gathers each vector about once instead of W times."""
+    norms = torch.einsum("vd,vd->v", vectors, vectors)
+    n, width = pos.shape
+    if vectors.shape[-1] <= 64 or n * width * vectors.shape[-1] <= _CHUNK_FLOATS >> 4:
+        z, y = order[rows[:, None], pos], order[rows, r][:, None]
+        return norms[z] + norms[y] - 2 * torch.einsum("nwd,nwd->nw", vectors[z], vectors[y].expand_as(vectors[z]))
+    band = int(((pos - r[:, None]).abs() * inside).max()) + 1
+    V = order.shape[1]
+    out = torch.empty(pos.shape)
+    for row in rows.unique().tolist():
+        sel = (rows == row).nonzero().squeeze(-1)
+        rs, ps = r[sel], pos[sel]
+        for b in (rs // block).unique().tolist():
+            lo, hi = b * block, min(V, (b + 1) * block)
+            c0, c1 = max(0, lo - band), min(V, hi + band)
+            ri, ci = order[row, lo:hi], order[row, c0:c1]
+            d = norms[ri, None] + norms[None, ci] - 2 * vectors[ri] @ vectors[ci].T     # (rows, cols)
+            m = (rs // block) == b
+            out[sel[m]] = d[(rs[m] - lo)[:, None], (ps[m] - c0).clamp(0, c1 - c0 - 1)]
     return out
 
 
@@ -88,12 +112,9 @@ def _gsd_window(r: torch.Tensor, V: int, group: int, mode: str) -> tuple[torch.T
     return start, torch.maximum(stop, start)
 
 
-def _gsd_ratio(q, p, vectors, order, rows, ys, lo, hi, width, gap, dist, mode) -> torch.Tensor:
-    pos = lo[:, None] + torch.arange(width)                                           # (n, W)
-    inside = pos < hi[:, None]
-    z = order[rows[:, None], pos.clamp(max=q.shape[1] - 1)]                           # (n, W) member ids
+def _gsd_ratio(q, p, order, rows, ys, pos, inside, d2, gap, dist, mode) -> torch.Tensor:
+    z = order[rows[:, None], pos]                                                     # (n, W) member ids
     qz, qy = q[rows[:, None], z], q[rows, ys][:, None]
-    d2 = (vectors[z] - vectors[ys][:, None]).pow(2).sum(-1)
     keep = inside & ((qz - qy).abs() < gap) & (d2 < dist)
     if mode == "ours":
         keep &= z != ys[:, None]
