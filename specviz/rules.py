@@ -234,11 +234,11 @@ def judge(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x
         cost = (pa - p_target).clamp_min(0).sum(-1)
     else:
         res, empty = safe_norm(residual(p_target, p_draft, accept, x), p_target)
-        cost = tv(pa + _rejected_mass(p_target, p_draft, accept, x, residual, res), p_target)
+        cost = tv(pa + rejected_mass(p_target, p_draft, accept, x, residual, res), p_target)
     return Judgement(b, exact, ok, ok & (u >= exact), cost, res, empty)
 
 
-def _rejected_mass(q, p, a, x, residual: Residual, res: torch.Tensor) -> torch.Tensor:
+def rejected_mass(q, p, a, x, residual: Residual, res: torch.Tensor) -> torch.Tensor:
     """Σ_z p(z)(1 - a(z))·norm(residual given draft z) (L, V): the part of the output law reached by rejection.
     A residual that does not depend on the drafted token (no `per_draft` attribute) gives (1 - Σ p·a)·res; one that
     does (LANTERN's released zeroing) is evaluated for every z in supp p, in chunks."""
@@ -265,7 +265,7 @@ def output_law(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tens
     pa = p_draft * accept
     if residual is None:
         return pa + (1 - pa.sum(-1, keepdim=True)).clamp_min(0) * j.residual
-    return pa + _rejected_mass(p_target, p_draft, accept, x, residual, j.residual)
+    return pa + rejected_mass(p_target, p_draft, accept, x, residual, j.residual)
 
 
 def point_mass(x: torch.Tensor, vocab: int) -> torch.Tensor:

@@ -9,9 +9,10 @@ from specviz import bench
 from specviz.exports import export_dir
 
 PARAMS = {"csd": ("lam", "delta"), "cascade": ("tau_pos", "tau_seq", "cascade_budget"),
-          "lantern": ("lantern_delta", "lantern_k"), "gsd": ("gsd_group", "gsd_gap")}
+          "lantern": ("lantern_delta", "lantern_k"), "lanternpp": ("lanternpp_lambda", "lantern_k"),
+          "gsd": ("gsd_group", "gsd_gap")}
 MAX_POINTS, MAX_PROMPTS = 6, 6
-COLUMNS = ["point", "step compression", "fidelity", "scorer FD", "TV cost", "s / image"]
+COLUMNS = ["point", "step compression", "fidelity", "scorer FD", "Σ per-token TV cost", "s / image"]
 
 
 def param_choices(method: str):

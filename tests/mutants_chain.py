@@ -142,7 +142,7 @@ VARIANTS = [
            (_call(laws.check_recorded_cost_is_tv_of_output_law, "gsd-released"),
             _call(laws.check_recorded_cost_is_tv_of_output_law, "lantern-lumina"))),
     Mutant("per-draft residual taken at the drawn token only",
-           lambda mp: _wrap(mp, rules, "_rejected_mass", _drawn_residual_only),
+           lambda mp: _wrap(mp, rules, "rejected_mass", _drawn_residual_only),
            (_call(laws.check_recorded_cost_is_tv_of_output_law, "lantern-llamagen"),
             _call(laws.check_recorded_cost_is_tv_of_output_law, "lanternpp-llamagen"))),
     Mutant("GSD window clamped (top token counted repeatedly)", lambda mp: _wrap(mp, rules, "gsd", _clamped_gsd),
