@@ -211,7 +211,7 @@ register(Method(
         Knob("gsd_gap", float, 0.15, 0, help="GSD: keep group tokens with |q(z) - q(x)| < gap (released: 0.15)"),
         Knob("gsd_dist", float, 1.0, 0, help="GSD: keep group tokens within this squared distance (ours: codebook "
                                              "vectors; released: the LLM's input embeddings, threshold 0.5)"),
-        Knob("gsd_mode", str, "ours", choices=("ours", "released"), label="GSD reading", ui="advanced",
+        Knob("gsd_mode", str, "ours", choices=("ours", "released"), label="GSD reading",
              help="ours: a window of G distinct tokens, codebook distance, TV-optimal residual; released: "
                   "junhyukso/GSD's window (ranks r-6..r+7 for G = 14, lossless when empty), input-embedding "
                   "distance, residual norm([q - p]+)"),
@@ -235,7 +235,7 @@ register(Method(
     ),
     groups=cascade_groups, rescore=preview.cascade_rescore))
 _RESIDUAL = Knob("lantern_residual", str, "tv_optimal", choices=("tv_optimal", "lumina", "llamagen"),
-                 label="LANTERN residual", ui="advanced",
+                 label="LANTERN residual",
                  help="after a rejection: tv_optimal = norm([q - p·a]+); lumina / llamagen = the released code's "
                       "zeroing of the draft's k+1 nearest codes (in the target / in the draft law)")
 register(Method(
@@ -254,7 +254,7 @@ register(Method(
     "lanternpp", "LANTERN++", families.Tree, "draft tree · latent neighbours, multiplicative budget", False,
     ("lanternpp_lambda", "lantern_k", "lantern_residual"),
     declares=(
-        Knob("lanternpp_lambda", float, 5.0, 1, label="λ  LANTERN++ multiplier", ui="advanced", ui_hi=20, step=0.5,
+        Knob("lanternpp_lambda", float, 5.0, 1, label="λ  LANTERN++ multiplier", ui_hi=20, step=0.5,
              help="LANTERN++ budget (λ - 1)·q(x): the relaxed target q~(x) <= λ·q(x) (released runs: k=10 λ=5, "
                   "k=5 λ=10 or 20, static tree)"),
         _RESIDUAL,
