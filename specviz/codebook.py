@@ -25,3 +25,18 @@ def neighbour_table(model, k: int) -> torch.Tensor:
             out.append(d.topk(k, largest=False).indices.cpu())
         tables[k] = torch.cat(out)
     return tables[k]
+
+
+_EMB_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # model -> (V, h) table
+
+
+def embedding_table(model) -> torch.Tensor:
+    """(V, h) float32 host copy of the target's input embeddings of every image code (`model.embed_tokens`): the
+    space released GSD measures distances in (junhyukso/GSD scheduler/jacobi_iteration_lumina_mgpt.py:1197-1199,
+    `embed_tokens.weight`). It differs from `code_vectors()` (the decoder's codebook geometry) for every model here:
+    scenes feeds the target its own learned image embedding, Janus-Pro its generation embedding + aligner."""
+    if model not in _EMB_CACHE:
+        ids = torch.arange(model.codebook_size)
+        _EMB_CACHE[model] = torch.cat([model.embed_tokens(ids[i:i + 4096]).float().cpu()
+                                       for i in range(0, len(ids), 4096)])
+    return _EMB_CACHE[model]

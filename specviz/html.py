@@ -2,6 +2,7 @@
 Pure string building over trace views; no Gradio."""
 from __future__ import annotations
 
+import math
 from html import escape
 
 from specviz import views
@@ -9,7 +10,8 @@ from specviz.preview import Preview
 from specviz.render import DECISION_LABEL, DECISION_RGB
 
 SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",
-                   "TV cost total", "time s"]
+                   "Σ per-token TV cost (bound on the image's TV)", "mean per judged token",
+                   "rule's promised Σ", "time s"]
 
 
 def _summary(method: str) -> str:
@@ -48,9 +50,14 @@ def summary_rows(traces: dict) -> list[list]:
     for m, t in traces.items():
         s = t.summary
         rows.append([m, s["target_forwards"], round(s["step_compression"], 3), round(s["mean_accepted"], 3),
-                     s["relaxed"], s["rejected"], round(s["tv_cost"], 4),
-                     round(sum(st.seconds for st in t.steps), 3)])
+                     s["relaxed"], s["rejected"], round(s["tv_cost"], 4), _opt(s.get("tv_cost_mean")),
+                     _opt(s.get("tv_bound")), round(sum(st.seconds for st in t.steps), 3)])
     return rows
+
+
+def _opt(v) -> object:
+    """A summary number that older traces (or rules without a promise) lack: '—'."""
+    return "—" if v is None else round(v, 4)
 
 
 def _chip(decision: str) -> str:
@@ -76,7 +83,41 @@ def inspector(trace, pos: int) -> str:
     judged = [a for a in hist if a.event.decision in views.JUDGED]
     key = judged[-1] if judged else hist[-1]
     right = _history(hist) + (_members(key) if key.members else "")
-    return f"{head}<div class='sv-cols'><div>{_numbers(hist, key, len(judged))}</div><div>{right}</div></div></div>"
+    left = (_numbers(hist, key, len(judged)) + (csd_units(trace.config, key.event) if trace.method == "csd" else "")
+            + reading(trace.method, trace.config))
+    return f"{head}<div class='sv-cols'><div>{left}</div><div>{right}</div></div></div>"
+
+
+def reading(method: str, config: dict) -> str:
+    """Which reading of the paper this trace ran: the method's text-valued knobs (GSD mode, LANTERN residual)."""
+    from specviz import methods
+    if method not in methods.REGISTRY:
+        return ""
+    m = methods.get(method)
+    modes = [f"{k.flag} {config.get(k.name, k.default)}" for k in methods.all_knobs()
+             if k.name in m.knobs and k.kind is str]
+    return (f"<p class='sv-sub'>Reading: {escape(m.reading)}" + (f" — ran with {escape(', '.join(modes))}" if modes
+                                                                 else "") + "</p>") if m.reading else ""
+
+
+def csd_units(config: dict, e) -> str:
+    """CSD's λ in the units it runs in and per nat at this slot (docs/methods.md §3.2): the relaxation is
+    λ·g(H/N) with N = log|supp q| (support), log V (vocab) or 1 (raw), so λ per normalised unit = λ/N per nat."""
+    lam, norm = float(config.get("lam", 0.0)), config.get("h_norm", "support")
+    one_minus = config.get("g", "h") == "one_minus_h"
+    gh = max(0.0, 1.0 - e.entropy_norm) if one_minus else e.entropy_norm
+    gate = e.tv < float(config.get("delta", 1.0))
+    if norm == "raw":
+        conv = f"λ = {lam:.3g} per nat (--h-norm raw)"
+    elif e.entropy > 0 and e.entropy_norm > 0:
+        n = e.entropy / e.entropy_norm                                  # N = log|supp q| or log V at this slot
+        what = f"log|supp q| = {n:.3f} (|supp q| = {math.exp(n):.0f})" if norm == "support" else f"log V = {n:.3f}"
+        conv = (f"λ = {lam:.3g} per unit of H/N ≙ λ/N = <b>{lam / n:.3g} per nat</b> here, N = {what}")
+    else:
+        conv = f"λ = {lam:.3g} per unit of normalised entropy (H = 0 here: no relaxation)"
+    shape = "1 − H/N" if one_minus else "H/N"
+    return (f"<p class='sv-sub'>CSD units: {conv}. Relaxation λ·g = λ·({shape}) = {lam * gh:.4f}"
+            f"{'' if gate else f' — gate closed, TV(p, q) = {e.tv:.3f} ≥ δ'}.</p>")
 
 
 def _numbers(hist, key, n_judged: int) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from specviz import families, preview, rules
-from specviz.codebook import neighbour_table
+from specviz.codebook import embedding_table, neighbour_table
 from specviz.groups import cascade_groups
 from specviz.knobs import COMMON, Knob
 from specviz.sampling import entropy, tv
@@ -35,6 +35,7 @@ class Method:
     rescore: Callable | None = None              # (judged events of one step, knob values) -> [b'] (preview)
     check: Callable | None = None                # (cfg) -> error text or None, for combinations of knobs
     reading: str = ""                            # which reading of the paper runs, in which units
+    bound: Callable | None = None                # (judged TokenEvent, cfg) -> the rule's promised per-draft TV cost
 
     @property
     def decisions(self) -> frozenset:
@@ -104,47 +105,121 @@ METHODS = Live(lambda: tuple(REGISTRY))
 
 
 # ---------------------------------------------------------------------------------------------------- rule builders
+def _with_residual(fn, residual):
+    fn.residual = residual                       # the residual protocol (rules.judge, docs/methods.md §1.2)
+    return fn
+
+
+def _csd_g(cfg, h_norm_value):
+    return (1 - h_norm_value).clamp_min(0) if cfg.g == "one_minus_h" else h_norm_value
+
+
 def _csd_rule(cfg, model):
     def csd(q, p):
-        h = entropy(q, cfg.h_norm)
-        g = (1 - h).clamp_min(0) if cfg.g == "one_minus_h" else h
-        return rules.csd(q, p, cfg.lam * g, tv(p, q), cfg.delta)
+        return rules.csd(q, p, cfg.lam * _csd_g(cfg, entropy(q, cfg.h_norm)), tv(p, q), cfg.delta)
     return csd
 
 
-def _lantern_rule(cfg, model):
-    nbrs = neighbour_table(model, cfg.lantern_k)
-    return lambda q, p: rules.lantern(q, p, nbrs, cfg.lantern_k, cfg.lantern_delta)
+def _csd_bound(ev, cfg) -> float:
+    """docs/methods.md §3.3: min(TV(p, q), λ·g(H)) where TV(p, q) < δ, else 0."""
+    gh = max(0.0, 1.0 - ev.entropy_norm) if cfg.g == "one_minus_h" else ev.entropy_norm
+    return min(ev.tv, cfg.lam * gh) if ev.tv < cfg.delta else 0.0
+
+
+def _lantern_builder(plus: bool):
+    def build(cfg, model):
+        k, lam = cfg.lantern_k, (cfg.lanternpp_lambda if plus else None)
+        nbrs = neighbour_table(model, min(k + 1, model.codebook_size - 1))
+
+        def budget(q):
+            return rules.lantern_budget(q, cfg.lantern_delta, lam)
+
+        def lantern(q, p):
+            return rules.lantern(q, p, nbrs, k, budget(q))
+        variant = cfg.lantern_residual
+        return _with_residual(lantern, None if variant == "tv_optimal" else
+                              rules.lantern_residual(nbrs, k, budget, variant))
+    return build
+
+
+def _lantern_bound(ev, cfg) -> float | None:
+    """docs/methods.md §5.4: δ per point-mass draft (TV-optimal residual); TV(p, q) for a sampled draft law."""
+    if cfg.lantern_residual != "tv_optimal":
+        return None
+    return cfg.lantern_delta if ev.point_mass else ev.tv
+
+
+def _lanternpp_bound(ev, cfg) -> float | None:
+    """docs/methods.md §6: (λ - 1)·q(x) per point-mass draft (TV-optimal residual); TV(p, q) for a sampled law."""
+    if cfg.lantern_residual != "tv_optimal":
+        return None
+    return (cfg.lanternpp_lambda - 1) * ev.p_target if ev.point_mass else ev.tv
+
+
+def _lantern_check(cfg) -> str | None:
+    if cfg.lantern_delta > 1:
+        return (f"--lantern-delta {cfg.lantern_delta} > 1: LANTERN's δ is an additive TV budget in [0, 1]; the "
+                "released code reads δ > 1 as LANTERN++'s λ — use --method lanternpp --lanternpp-lambda "
+                f"{cfg.lantern_delta}")
+    return None
 
 
 def _gsd_rule(cfg, model):
-    vecs = model.code_vectors().float().cpu()
-    return lambda q, p: rules.gsd(q, p, vecs, cfg.gsd_group, cfg.gsd_gap, cfg.gsd_dist)
+    released = cfg.gsd_mode == "released"
+    vecs = embedding_table(model) if released else model.code_vectors().float().cpu()
+
+    def gsd(q, p):
+        return rules.gsd(q, p, vecs, cfg.gsd_group, cfg.gsd_gap, cfg.gsd_dist, cfg.gsd_mode)
+    return _with_residual(gsd, rules.plain_residual if released else None)
+
+
+def _gsd_bound(ev, cfg) -> float | None:
+    """docs/methods.md §4.4: any a <= 1 with the TV-optimal residual costs at most TV(p, q); none when released."""
+    return ev.tv if cfg.gsd_mode == "ours" else None
+
+
+def _zero_bound(ev, cfg) -> float:
+    return 0.0
 
 
 # ---------------------------------------------------------------------------------------------------- the methods
 register(Method("ar", "AR", families.AR, "autoregressive baseline", True))
 register(Method("sjd", "SJD", families.Jacobi, "Jacobi window · lossless", True))
 register(Method(
-    "csd", "CSD (content-aware)", families.Jacobi, "Jacobi · entropy-relaxed", False, ("lam", "delta"),
+    "csd", "CSD (content-aware)", families.Jacobi, "Jacobi · entropy-relaxed (content-aware SD)", False,
+    ("lam", "delta"),
     declares=(
-        Knob("lam", float, 4.0, 0, label="λ  CSD strength (per unit of normalised entropy)", ui="main", ui_hi=10,
-             step=0.05, help="CSD relaxation strength λ in b = min(1, q/p + λ·g(H)); H as --h-norm says"),
+        Knob("lam", float, 4.0, 0, label="λ  CSD strength (per unit of H/log|supp q|; raw: per nat)", ui="main",
+             ui_hi=10, step=0.05,
+             help="CSD relaxation strength λ in b = min(1, q/p + λ·g(H)), in the units --h-norm sets: support "
+                  "(default) = per unit of H/log|supp q|, i.e. λ/log|supp q| per nat at each slot (λ = 4 on 512 "
+                  "codes ≈ 0.64 per nat); raw = per nat. Default 4 from the scenes sweep (README, Defaults)"),
         Knob("delta", float, 0.95, 0, label="δ  CSD TV gate", ui="main", ui_hi=1, step=0.01,
              help="CSD relaxes only where TV(p, q) < δ"),
         Knob("h_norm", str, "support", choices=("raw", "support", "vocab"),
-             help="entropy units for CSD: raw (nats), support (H / log|supp q|), vocab (H / log V)"),
+             help="entropy units for CSD's λ: raw (nats), support (H / log|supp q|, comparable across codebooks and "
+                  "top-k), vocab (H / log V)"),
         Knob("g", str, "h", choices=("h", "one_minus_h"), help="CSD relaxation shape g(H): H or 1 - H"),
     ),
-    rule=_csd_rule, rescore=preview.csd_rescore))
+    rule=_csd_rule, rescore=preview.csd_rescore, bound=_csd_bound,
+    reading="CSD (content-aware SD, Wang et al. 2026; not continuous SD for MAR): b = min(1, q/p + λ·g(H)) where "
+            "TV(p, q) < δ; H normalised as --h-norm says; TV-optimal residual; cost <= min(TV(p, q), λ·g(H))"))
 register(Method(
-    "gsd", "GSD", families.Jacobi, "Jacobi · grouped", False, ("gsd_group", "gsd_gap"),
+    "gsd", "GSD", families.Jacobi, "Jacobi · grouped", False, ("gsd_group", "gsd_gap", "gsd_mode"),
     declares=(
-        Knob("gsd_group", int, 8, 1, 64, help="GSD group size G (tokens around the draft in the target ranking)"),
-        Knob("gsd_gap", float, 0.15, 0, help="GSD: keep group tokens with |q(z) - q(x)| < gap"),
-        Knob("gsd_dist", float, 1.0, 0, help="GSD: keep group tokens within this squared code distance"),
+        Knob("gsd_group", int, 8, 1, 64, help="GSD group size G (tokens around the draft in the target ranking; "
+                                              "the released code uses 14)"),
+        Knob("gsd_gap", float, 0.15, 0, help="GSD: keep group tokens with |q(z) - q(x)| < gap (released: 0.15)"),
+        Knob("gsd_dist", float, 1.0, 0, help="GSD: keep group tokens within this squared distance (ours: codebook "
+                                             "vectors; released: the LLM's input embeddings, threshold 0.5)"),
+        Knob("gsd_mode", str, "ours", choices=("ours", "released"), label="GSD reading",
+             help="ours: a window of G distinct tokens, codebook distance, TV-optimal residual; released: "
+                  "junhyukso/GSD's window (ranks r-6..r+7 for G = 14, lossless when empty), input-embedding "
+                  "distance, residual norm([q - p]+)"),
     ),
-    rule=_gsd_rule))
+    rule=_gsd_rule, bound=_gsd_bound,
+    reading="GSD (So et al. 2025): a = min(1, Σ_group q / Σ_group p) over a window of the target ranking; "
+            "--gsd-mode says whose window, distance and residual"))
 register(Method("sd", "SD", families.Tree, "draft tree · lossless", True))
 register(Method(
     "cascade", "CASCADE", families.Tree, "draft tree · CASCADE groups", False,
@@ -160,13 +235,34 @@ register(Method(
              step=0.05, help="CASCADE budget per verification step"),
     ),
     groups=cascade_groups, rescore=preview.cascade_rescore))
+_RESIDUAL = Knob("lantern_residual", str, "tv_optimal", choices=("tv_optimal", "lumina", "llamagen"),
+                 label="LANTERN residual",
+                 help="after a rejection: tv_optimal = norm([q - p·a]+); lumina / llamagen = the released code's "
+                      "zeroing of the draft's k+1 nearest codes (in the target / in the draft law)")
 register(Method(
-    "lantern", "LANTERN", families.Tree, "draft tree · latent neighbours", False, ("lantern_delta", "lantern_k"),
+    "lantern", "LANTERN", families.Tree, "draft tree · latent neighbours", False,
+    ("lantern_delta", "lantern_k", "lantern_residual"),
     declares=(
-        Knob("lantern_k", int, 8, 1, 64, help="LANTERN neighbour cap k"),
-        Knob("lantern_delta", float, 0.1, 0, help="LANTERN additive TV budget δ per draft"),
+        Knob("lantern_k", int, 8, 1, 64, help="LANTERN / LANTERN++ neighbour cap k"),
+        Knob("lantern_delta", float, 0.1, 0, help="LANTERN additive TV budget δ per draft, in [0, 1] (the released "
+                                                  "code's δ > 1 is LANTERN++: --method lanternpp)"),
+        _RESIDUAL,
     ),
-    rule=_lantern_rule))
+    rule=_lantern_builder(plus=False), check=_lantern_check, bound=_lantern_bound,
+    reading="LANTERN (Jang et al. 2025): q~(x) = q(x) + Σ of q over x's m* nearest codes, m* = max{m <= k : "
+            "s_m <= δ}; a = min(1, q~/p); cost <= δ per point-mass draft with the TV-optimal residual"))
+register(Method(
+    "lanternpp", "LANTERN++", families.Tree, "draft tree · latent neighbours, multiplicative budget", False,
+    ("lanternpp_lambda", "lantern_k", "lantern_residual"),
+    declares=(
+        Knob("lanternpp_lambda", float, 5.0, 1, label="λ  LANTERN++ multiplier", ui_hi=20, step=0.5,
+             help="LANTERN++ budget (λ - 1)·q(x): the relaxed target q~(x) <= λ·q(x) (released runs: k=10 λ=5, "
+                  "k=5 λ=10 or 20, static tree)"),
+        _RESIDUAL,
+    ),
+    rule=_lantern_builder(plus=True), bound=_lanternpp_bound,
+    reading="LANTERN++ (Park et al. 2025): LANTERN with the budget (λ - 1)·q(x); the paper and released runs use a "
+            "static tree (--tree static), not forced here"))
 
 
 # ---------------------------------------------------------------------------------------------------- issue 15 methods

@@ -1,28 +1,37 @@
-"""Acceptance rules as pure functions (algorithms.md §2, §5-8).
+"""Acceptance rules as pure functions (docs/methods.md §1; each rule's own section is named in its docstring).
 
 Every rule returns an *acceptance function* a(y) over the whole vocabulary for each judged slot: the probability
-that a draft equal to y would be accepted. Rows are slots, so `p_target`, `p_draft` are (L, V) float32 laws and the
-result is (L, V). One shared `judge` then reads a(x) at the drafted token, decides with the given uniforms, and
-computes the TV-optimal residual norm([q - p·a]+) (P4) and the exact per-token relaxation cost
-TV(o, q) = sum [p·a - q]+ of the output law o = p·a + (1 - sum p·a)·residual.
+that a draft equal to y would be accepted. Rows are slots, so `p_target` (q), `p_draft` (p) are (L, V) float32 laws
+and the result is (L, V). One shared `judge` then reads a(x) at the drafted token, decides with the given uniforms,
+resamples a rejected slot from a residual, and records the exact per-token relaxation cost TV(o, q) of the slot's
+output law o = p·a + (1 - Σ p·a)·norm(residual).
+
+The residual protocol: a rule may carry its own residual as an attribute of its acceptance function
+(`accept_fn.residual`), a callable (q (L,V), p (L,V), a (L,V), x (L,)) -> (L,V) non-negative unnormalised mass.
+Without one the TV-optimal residual [q - p·a]+ is used (docs/methods.md §1.2), whose cost is Σ [p·a - q]+.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
-from specviz.sampling import safe_norm
+from specviz.sampling import safe_norm, tv
+
+Residual = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+_CHUNK_FLOATS = 1 << 24                 # GSD distance work per chunk: cells x window x dims <= 16M floats
 
 
 def lossless(p_target: torch.Tensor, p_draft: torch.Tensor) -> torch.Tensor:
-    """P1 / P2: a(y) = min(1, q(y)/p(y)); cells the draft never proposes (p = 0) get 1 (irrelevant)."""
+    """§1.1: a(y) = min(1, q(y)/p(y)); cells the draft never proposes (p = 0) get 1 (irrelevant)."""
     return torch.where(p_draft > 0, (p_target / p_draft.clamp_min(1e-30)).clamp(max=1.0), torch.ones_like(p_draft))
 
 
+# ------------------------------------------------------------------------------------------------------------ CSD
 def csd(p_target: torch.Tensor, p_draft: torch.Tensor, relax: torch.Tensor, tv_pq: torch.Tensor,
         delta: float) -> torch.Tensor:
-    """CSD (§7): a(y) = min(1, q(y)/p(y) + relax) where TV(p, q) < delta, else lossless.
+    """CSD (§3): a(y) = min(1, q(y)/p(y) + relax) where TV(p, q) < delta, else lossless.
     relax (L,) = lambda * g(H(q)) is computed by the caller (entropy normalisation and g are options)."""
     gate = (tv_pq < delta).float() * relax                                            # (L,)
     ratio = torch.where(p_draft > 0, p_target / p_draft.clamp_min(1e-30), torch.zeros_like(p_draft))
@@ -30,43 +39,158 @@ def csd(p_target: torch.Tensor, p_draft: torch.Tensor, relax: torch.Tensor, tv_p
     return torch.where(p_draft > 0, a, torch.ones_like(a))
 
 
-def lantern_mass(p_target: torch.Tensor, neighbours: torch.Tensor, k: int, delta: float) -> torch.Tensor:
-    """LANTERN (§5): q~(y) = q(y) + s_m*(y), where s_m(y) = sum of q over y's m nearest codes and
-    m* = max{m <= k : s_m <= delta}. neighbours (V, K): code ids sorted by codebook distance, self excluded.
-    Returns q~ (L, V)."""
-    cs = p_target[:, neighbours[:, :k]].cumsum(-1)                                    # (L, V, k)
-    moved = torch.where(cs <= delta, cs, torch.zeros_like(cs)).amax(-1)
-    return p_target + moved
+def csd_promise(p_target: torch.Tensor, p_draft: torch.Tensor, relax: torch.Tensor, delta: float) -> torch.Tensor:
+    """CSD's per-token bound (§3.3): min(TV(p, q), relax) where TV(p, q) < delta, else 0. (L,)."""
+    d = tv(p_draft, p_target)
+    return torch.where(d < delta, torch.minimum(d, relax), torch.zeros_like(d))
 
 
-def lantern(p_target: torch.Tensor, p_draft: torch.Tensor, neighbours: torch.Tensor, k: int,
-            delta: float) -> torch.Tensor:
-    """a(y) = min(1, q~(y)/p(y)): a draft borrows at most delta of target mass from its latent neighbours."""
-    return lossless(lantern_mass(p_target, neighbours, k, delta), p_draft)
+# ------------------------------------------------------------------------------------------------------------ GSD
+def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, vectors: torch.Tensor, group: int, gap: float,
+        dist: float, mode: str = "ours") -> torch.Tensor:
+    """GSD (§4). y's window W(y) is a set of distinct tokens next to y in the target's ranking; a member z is kept
+    if |q(z) - q(y)| < gap and ||e_z - e_y||^2 < dist (e = `vectors` (V, d)); a(y) = min(1, Σ_K q / Σ_K p).
 
-
-def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, code_vectors: torch.Tensor, group: int, gap: float,
-        dist: float) -> torch.Tensor:
-    """GSD (§6, released-code reading): y's group = the `group` tokens around y in the target's probability
-    ranking, kept if |q(z) - q(y)| < gap and ||e_z - e_y||^2 < dist; a(y) = min(1, sum_G q / sum_G p).
-    Computed only for y in the draft's support (elsewhere a = 1, irrelevant)."""
+    mode "ours": W(y) = the `group` tokens nearest y in the descending ranking (G//2 above when possible; the
+    window slides at the ends, so it always holds min(G, V) distinct tokens); y itself is always kept.
+    mode "released" (junhyukso/GSD scheduler/jacobi_iteration_lumina_mgpt.py:305-337): ascending stable sort,
+    W(y) = sorted[r - G//2 : r + G - G//2] with Python slice semantics (a negative start wraps, which empties the
+    slice when V >= G); an empty window falls back to min(1, q(y)/p(y)); y is kept only if it passes the filters
+    itself; Σ_K p = 0 gives inf (-> 1) or NaN (-> never accepted, a = 0).
+    Computed only where p(y) > 0 (elsewhere a = 1, irrelevant)."""
     L, V = p_target.shape
-    order = p_target.argsort(-1, descending=True)                                     # (L, V) ids by rank
-    rank = torch.empty_like(order).scatter_(-1, order, torch.arange(V).expand(L, V))
     out = torch.ones_like(p_target)
     rows, ys = (p_draft > 0).nonzero(as_tuple=True)                                   # judged cells only
     if len(rows) == 0:
         return out
-    offs = torch.arange(group) - group // 2
-    r = (rank[rows, ys][:, None] + offs).clamp(0, V - 1)                              # (n, G)
-    z = order[rows[:, None], r]                                                       # (n, G)
-    qz, qy = p_target[rows[:, None], z], p_target[rows, ys][:, None]
-    d2 = (code_vectors[z] - code_vectors[ys][:, None]).pow(2).sum(-1)
-    keep = ((qz - qy).abs() < gap) & (d2 < dist) & (z != ys[:, None])
-    num = qy[:, 0] + (qz * keep).sum(-1)
-    den = p_draft[rows, ys] + (p_draft[rows[:, None], z] * keep).sum(-1)
-    out[rows, ys] = (num / den).clamp(max=1.0)
+    order = p_target.argsort(dim=-1, descending=(mode == "ours"), stable=True)           # (L, V) ids by rank
+    rank = torch.empty_like(order).scatter_(-1, order, torch.arange(V).expand(L, V))
+    r = rank[rows, ys]
+    lo, hi = _gsd_window(r, V, group, mode)                                          # (n,) each
+    pos = lo[:, None] + torch.arange(max(1, int((hi - lo).max())))                    # (n, W) sorted positions
+    inside = pos < hi[:, None]
+    pos = pos.clamp(max=V - 1)
+    d2 = _member_d2(vectors.float(), order, rows, r, pos, inside)
+    out[rows, ys] = _gsd_ratio(p_target, p_draft, order, rows, ys, pos, inside, d2, gap, dist, mode)
     return out
+
+
+def _member_d2(vectors, order, rows, r, pos, inside, block: int = 64) -> torch.Tensor:
+    """(n, W) squared distances between each judged cell's token (sorted position r) and its window members (sorted
+    positions pos), in the Gram form of the released table, |e_y|^2 + |e_z|^2 - 2<e_y, e_z>. Narrow vectors are
+    gathered per member; wide ones (input embeddings) by one small matrix product per block of `block` sorted
+    positions with the contiguous slice of the sorted vocabulary within `band` of it (members sit there), which
+    gathers each vector about once instead of W times."""
+    norms = torch.einsum("vd,vd->v", vectors, vectors)
+    n, width = pos.shape
+    if vectors.shape[-1] <= 64 or n * width * vectors.shape[-1] <= _CHUNK_FLOATS >> 4:
+        z, y = order[rows[:, None], pos], order[rows, r][:, None]
+        return norms[z] + norms[y] - 2 * torch.einsum("nwd,nwd->nw", vectors[z], vectors[y].expand_as(vectors[z]))
+    band = int(((pos - r[:, None]).abs() * inside).max()) + 1
+    V = order.shape[1]
+    out = torch.empty(pos.shape)
+    for row in rows.unique().tolist():
+        sel = (rows == row).nonzero().squeeze(-1)
+        rs, ps = r[sel], pos[sel]
+        for b in (rs // block).unique().tolist():
+            lo, hi = b * block, min(V, (b + 1) * block)
+            c0, c1 = max(0, lo - band), min(V, hi + band)
+            ri, ci = order[row, lo:hi], order[row, c0:c1]
+            d = norms[ri, None] + norms[None, ci] - 2 * vectors[ri] @ vectors[ci].T     # (rows, cols)
+            m = (rs // block) == b
+            out[sel[m]] = d[(rs[m] - lo)[:, None], (ps[m] - c0).clamp(0, c1 - c0 - 1)]
+    return out
+
+
+def _gsd_window(r: torch.Tensor, V: int, group: int, mode: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """Window [lo, hi) of positions in the sorted order for draft ranks r (n,)."""
+    if mode == "ours":
+        lo = (r - group // 2).clamp(0, max(0, V - group))
+        return lo, (lo + group).clamp(max=V)
+    start, stop = r - group // 2, (r + group - group // 2).clamp(max=V)
+    start = torch.where(start < 0, (start + V).clamp(min=0), start)                  # Python slice semantics
+    return start, torch.maximum(stop, start)
+
+
+def _gsd_ratio(q, p, order, rows, ys, pos, inside, d2, gap, dist, mode) -> torch.Tensor:
+    z = order[rows[:, None], pos]                                                     # (n, W) member ids
+    qz, qy = q[rows[:, None], z], q[rows, ys][:, None]
+    keep = inside & ((qz - qy).abs() < gap) & (d2 < dist)
+    if mode == "ours":
+        keep &= z != ys[:, None]
+        num = qy[:, 0] + (qz * keep).sum(-1)
+        den = p[rows, ys] + (p[rows[:, None], z] * keep).sum(-1)
+        return (num / den).clamp(max=1.0)
+    num, den = (qz * keep).sum(-1), (p[rows[:, None], z] * keep).sum(-1)
+    ratio = (num / den).clamp(max=1.0).nan_to_num(nan=0.0)
+    fallback = (q[rows, ys] / p[rows, ys]).clamp(max=1.0)
+    return torch.where(inside.any(-1), ratio, fallback)
+
+
+def plain_residual(q: torch.Tensor, p: torch.Tensor, a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """[q - p]+: the released GSD / SJD residual (not TV-optimal when a < min(1, q/p) somewhere)."""
+    return (q - p).clamp_min(0)
+
+
+# ------------------------------------------------------------------------------------------------------ LANTERN(++)
+def lantern_mass(p_target: torch.Tensor, neighbours: torch.Tensor, k: int, budget) -> torch.Tensor:
+    """LANTERN (§5): q~(y) = q(y) + s_m*(y), where s_m(y) = Σ of q over y's m nearest codes and
+    m* = max{m <= k : s_m <= B(y)} (none: q~(y) = q(y)). neighbours (V, K >= k): code ids sorted by codebook
+    distance, self excluded. budget B: a float (LANTERN's additive δ) or an (L, V) tensor (LANTERN++:
+    (λ - 1)·q(y), §6). Returns q~ (L, V)."""
+    cs = p_target[:, neighbours[:, :k]].cumsum(-1)                                    # (L, V, k)
+    b = budget[..., None] if torch.is_tensor(budget) else budget
+    moved = torch.where(cs <= b, cs, torch.zeros_like(cs)).amax(-1)
+    return p_target + moved
+
+
+def lantern_budget(p_target: torch.Tensor, delta: float, lam: float | None = None):
+    """B(y): δ for LANTERN, (λ - 1)·q(y) for LANTERN++ (λ given)."""
+    return delta if lam is None else (lam - 1.0) * p_target
+
+
+def lantern(p_target: torch.Tensor, p_draft: torch.Tensor, neighbours: torch.Tensor, k: int,
+            budget) -> torch.Tensor:
+    """a(y) = min(1, q~(y)/p(y)) (§5.2; released: ea_model_llamagen.py:620-640, acp = px / qx with px the
+    relaxed target, qx the draft probability): a draft borrows at most B(y) of target mass from its neighbours."""
+    return lossless(lantern_mass(p_target, neighbours, k, budget), p_draft)
+
+
+def lantern_residual(neighbours: torch.Tensor, k: int, budget_fn: Callable, variant: str) -> Residual:
+    """The released code's resampling after a rejected draft x (§5.3), for the residual protocol. "Aggregated"
+    means s_1(x) <= B(x) (the released `indices != -1`); then N(x) = x's k+1 nearest codes
+    (`nearest_latents[x, :k+1]`) is zeroed:
+      "lumina"  (ea_model_lumina_mgpt.py:704-712): in the target, then [q·1{∉N} - p]+ (a point-mass draft: q with
+                x zeroed, the EAGLE-2 path);
+      "llamagen" (ea_model_llamagen.py:646-656 EAGLE-1): in the draft law, [q - p·1{∉N}]+; for a point-mass draft
+                 the EAGLE-2 path (ea_model_llamagen.py:769-774) zeroes x and N in the target, as "lumina".
+    An all-zero result becomes uniform over the vocabulary (ones), as released. The result depends on x
+    (`residual.per_draft`), so judge's cost sums the output law over every draft the law could have drawn."""
+    def residual(q: torch.Tensor, p: torch.Tensor, a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        rows = torch.arange(len(x))
+        b = budget_fn(q)
+        bx = b[rows, x] if torch.is_tensor(b) else torch.full((len(x),), float(b))
+        nbr = neighbours[x, :k + 1]                                                  # (L, k+1)
+        agg = q[rows, neighbours[x, 0]] <= bx                                        # (L,)
+        drop = torch.zeros_like(q, dtype=torch.bool)
+        drop[rows[:, None], nbr] = True
+        drop &= agg[:, None]
+        point = p[rows, x] >= 1.0
+        on_target = (variant == "lumina") | point                                     # (L,)
+        keep = (~drop).float()
+        mass = torch.where(on_target[:, None], (q * keep - p).clamp_min(0), (q - p * keep).clamp_min(0))
+        empty = mass.sum(-1, keepdim=True) <= 0
+        return torch.where(empty, torch.ones_like(mass), mass)
+    residual.per_draft = True
+    return residual
+
+
+def lantern_promise(p_target: torch.Tensor, p_draft: torch.Tensor, neighbours: torch.Tensor, k: int,
+                    budget) -> torch.Tensor:
+    """The TV-optimal residual's exact cost for a single draft, Σ_y min([p(y) - q(y)]+, q~(y) - q(y)) (§5.4), which
+    is <= B(x) for a point-mass draft x and <= min(TV(p, q), Σ_{p > q} B) in general. (L,)."""
+    moved = lantern_mass(p_target, neighbours, k, budget) - p_target
+    return torch.minimum((p_draft - p_target).clamp_min(0), moved).sum(-1)
 
 
 def cascade(p_target: torch.Tensor, p_draft: torch.Tensor, x: int, group_tokens: list[int],
@@ -89,22 +213,59 @@ class Judgement:
     exact_prob: torch.Tensor        # (L,) min(1, q(x)/p(x))
     accepted: torch.Tensor          # (L,) bool, u < b
     relaxed: torch.Tensor           # (L,) bool, accepted only because of the relaxation
-    tv_cost: torch.Tensor           # (L,) sum [p·a - q]+
-    residual: torch.Tensor          # (L, V) norm([q - p·a]+), q where empty
+    tv_cost: torch.Tensor           # (L,) TV(o, q) of the slot's output law o
+    residual: torch.Tensor          # (L, V) the normalised residual law, q where empty
     empty_residual: torch.Tensor    # (L,) bool
 
 
 def judge(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x: torch.Tensor,
-          u: torch.Tensor) -> Judgement:
-    """Decide L drafts x (L,) with uniforms u (L,) under acceptance functions accept (L, V)."""
+          u: torch.Tensor, residual: Residual | None = None) -> Judgement:
+    """Decide L drafts x (L,) with uniforms u (L,) under acceptance functions accept (L, V) (§1.2).
+    residual: None for the TV-optimal [q - p·a]+, whose cost TV(o, q) = Σ [p·a - q]+ (P4); else a callable
+    (q, p, a, x) -> (L, V) unnormalised mass, and the cost is TV(o, q) of o = p·a + (1 - Σ p·a)·norm(residual)."""
     rows = torch.arange(len(x))
     b = accept[rows, x]
     px, qx = p_draft[rows, x], p_target[rows, x]
     exact = torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))
     ok = u < b
     pa = p_draft * accept
-    residual, empty = safe_norm((p_target - pa).clamp_min(0), p_target)
-    return Judgement(b, exact, ok, ok & (u >= exact), (pa - p_target).clamp_min(0).sum(-1), residual, empty)
+    if residual is None:
+        res, empty = safe_norm((p_target - pa).clamp_min(0), p_target)
+        cost = (pa - p_target).clamp_min(0).sum(-1)
+    else:
+        res, empty = safe_norm(residual(p_target, p_draft, accept, x), p_target)
+        cost = tv(pa + rejected_mass(p_target, p_draft, accept, x, residual, res), p_target)
+    return Judgement(b, exact, ok, ok & (u >= exact), cost, res, empty)
+
+
+def rejected_mass(q, p, a, x, residual: Residual, res: torch.Tensor) -> torch.Tensor:
+    """Σ_z p(z)(1 - a(z))·norm(residual given draft z) (L, V): the part of the output law reached by rejection.
+    A residual that does not depend on the drafted token (no `per_draft` attribute) gives (1 - Σ p·a)·res; one that
+    does (LANTERN's released zeroing) is evaluated for every z in supp p, in chunks."""
+    if not getattr(residual, "per_draft", False):
+        return (1 - (p * a).sum(-1, keepdim=True)).clamp_min(0) * res
+    out = torch.zeros_like(q)
+    chunk = max(1, _CHUNK_FLOATS // (4 * q.shape[-1]))
+    for row in range(len(x)):
+        zs = p[row].nonzero().squeeze(-1)
+        for s in range(0, len(zs), chunk):
+            z = zs[s:s + chunk]
+            n = len(z)
+            qr, pr, ar = q[row].expand(n, -1), p[row].expand(n, -1), a[row].expand(n, -1)
+            law, _ = safe_norm(residual(qr, pr, ar, z), qr)
+            w = p[row, z] * (1 - a[row, z])
+            out[row] += (w[:, None] * law).sum(0)
+    return out
+
+
+def output_law(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x: torch.Tensor,
+               residual: Residual | None = None) -> torch.Tensor:
+    """The exact law (L, V) of the token a slot commits: o = p·a + (1 - Σ p·a)·norm(residual) (§1.2)."""
+    j = judge(p_target, p_draft, accept, x, torch.zeros(len(x)), residual)
+    pa = p_draft * accept
+    if residual is None:
+        return pa + (1 - pa.sum(-1, keepdim=True)).clamp_min(0) * j.residual
+    return pa + rejected_mass(p_target, p_draft, accept, x, residual, j.residual)
 
 
 def point_mass(x: torch.Tensor, vocab: int) -> torch.Tensor:

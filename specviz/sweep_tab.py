@@ -9,7 +9,7 @@ from specviz import bench
 from specviz.exports import export_dir
 
 MAX_POINTS, MAX_PROMPTS = 6, 6
-COLUMNS = ["point", "step compression", "fidelity", "scorer FD", "TV cost", "s / image"]
+COLUMNS = ["point", "step compression", "fidelity", "scorer FD", "Σ per-token TV cost", "s / image"]
 
 
 def params() -> dict:

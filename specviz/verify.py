@@ -30,12 +30,13 @@ class ChainResult:
 def verify_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn: AcceptFn, gen: torch.Generator,
                  bonus_ok: bool) -> ChainResult:
     """q (k+1, V) target laws for the k draft slots plus the slot after them; p (k, V) draft laws; x (k,) drafts.
-    bonus_ok: whether a token after the last draft exists (False at the end of the image)."""
+    bonus_ok: whether a token after the last draft exists (False at the end of the image). A rule's own residual
+    rides on the acceptance function as `accept_fn.residual` (docs/methods.md §1.2)."""
     k = len(x)
     if k == 0:
         return ChainResult(0, int(sample(q[0], gen)), True, 0, None, None)
     u = torch.rand(k, generator=gen)
-    jd = rules.judge(q[:k], p, accept_fn(q[:k], p), x, u)
+    jd = rules.judge(q[:k], p, accept_fn(q[:k], p), x, u, getattr(accept_fn, "residual", None))
     m = int(jd.accepted.long().cumprod(0).sum())
     if m < k:
         return ChainResult(m, int(sample(jd.residual[m], gen)), False, m + 1, jd, u)

@@ -1,9 +1,10 @@
-"""Lossless methods reproduce AR sampling: chi-square against the exact enumerated joint law, with power."""
+"""Lossless methods reproduce AR sampling: chi-square against the exact enumerated joint law of a FLAT toy, with power
+(docs/methods.md §8.1)."""
 import numpy as np
 import pytest
 from scipy import stats
 
-from tests.toy import exact_law, run, toy
+from tests.toy import FLAT, exact_law, run, toy
 
 N = 3000
 
@@ -24,8 +25,14 @@ def chi2_pvalue(samples, law):
 
 @pytest.fixture(scope="module")
 def setup():
-    model, factory = toy()
+    model, factory = toy(**FLAT)
     return model, factory, exact_law(model)
+
+
+def test_toy_is_flat(setup):
+    """The chi-square test has power only if the law is spread: no outcome above 5 %, >= 30 well-filled cells."""
+    law = np.array(list(setup[2].values()))
+    assert abs(law.sum() - 1) < 1e-5 and law.max() < 0.05 and (law * N >= 5).sum() >= 30
 
 
 @pytest.mark.parametrize("kw", [

@@ -23,10 +23,12 @@ CASES = {   # name -> RunConfig overrides on the toy model (3x3 grid, 12 codes)
     "sjd": dict(method="sjd", window=4),
     "csd": dict(method="csd", window=4, lam=0.5, delta=0.9),
     "gsd": dict(method="gsd", window=4, gsd_group=4, gsd_gap=0.3, gsd_dist=4.0),
+    "gsd-released": dict(method="gsd", window=4, gsd_group=14, gsd_gap=0.3, gsd_dist=4.0, gsd_mode="released"),
     "sd": dict(method="sd", tree_depth=3, tree_topk=2, tree_nodes=6),
     "sd-static-sampled": dict(method="sd", tree="static", tree_depth=3, tree_topk=2, tree_sampling="sample"),
     "cascade": dict(method="cascade", tree_depth=3, tree_topk=3, tree_nodes=8, tau_pos=0.3, tau_seq=0.3),
     "lantern": dict(method="lantern", tree_depth=3, tree_topk=2, tree_nodes=6, lantern_k=3, lantern_delta=0.3),
+    "lanternpp": dict(method="lanternpp", tree="static", tree_depth=3, tree_topk=2, lantern_k=3, lanternpp_lambda=5.0),
 }
 SEEDS = (0, 1, 2)
 

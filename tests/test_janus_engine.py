@@ -68,6 +68,9 @@ RUNS = [dict(method="ar"), dict(method="sjd", window=5), dict(method="csd", lam=
         dict(method="gsd", window=5, gsd_gap=0.5),
         dict(method="sd"), dict(method="sd", tree="static", tree_sampling="sample"),
         dict(method="cascade", tau_pos=0.3, tau_seq=0.3), dict(method="lantern", lantern_delta=0.3),
+        dict(method="gsd", window=5, gsd_mode="released", gsd_dist=4.0),
+        dict(method="lanternpp", lanternpp_lambda=5.0, tree="static", tree_sampling="sample",
+             lantern_residual="llamagen"),
         dict(method="sd", tree="static", draft="self"), dict(method="cascade", draft="self", tau_pos=0.3)]
 
 

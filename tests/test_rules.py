@@ -1,4 +1,4 @@
-"""Closed-form checks of the pure rules (algorithms.md §11.2-3)."""
+"""Closed-form checks of the pure rules (docs/methods.md §1, §3-5, §8)."""
 import torch
 
 from specviz import rules

@@ -9,9 +9,13 @@ from specviz.drafters.tree import DraftHead, HeadDrafter
 from specviz.models.scenes import tiny
 from specviz.sampling import target_probs
 
+# A flat toy for the chi-square tests: 256 sequences, none above 4.5 %, 123 cells with expected count >= 5 at N = 3000
+# (tests/test_exactness.py checks this); the default toy (sharpen 3) puts 66 % on one sequence and has no power.
+FLAT = dict(codes=4, grid=2, sharpen=0.4)
 
-def toy(codes=3, grid=2, seed=0):
-    model = tiny(codes=codes, grid=grid, seed=seed)
+
+def toy(codes=3, grid=2, seed=0, sharpen=3.0):
+    model = tiny(codes=codes, grid=grid, seed=seed, sharpen=sharpen)
     torch.manual_seed(seed + 1)
     head = DraftHead(model.hidden_size, 2, grid * grid)
     for p in head.parameters():
