@@ -8,7 +8,7 @@ import argparse
 
 import gradio as gr
 
-from specviz import html, panels, sweep_tab
+from specviz import html, panels, serving, sweep_tab
 from specviz import widgets as w
 from specviz.config import METHODS, RunConfig
 from specviz.models import ALLOWED_HUB
@@ -200,8 +200,8 @@ def main(argv=None) -> None:
     except (FileNotFoundError, ValueError) as e:
         raise SystemExit(f"error: {e}") from None
     demo = build_demo(backend)
-    demo.queue(default_concurrency_limit=1).launch(server_name=args.host, server_port=args.port, share=args.share,
-                                                   **STYLE, **SERVE)
+    serving.quiet_when_idle(demo.queue(default_concurrency_limit=1)).launch(  # idle CPU: see specviz/serving.py
+        server_name=args.host, server_port=args.port, share=args.share, **STYLE, **SERVE)
 
 
 if __name__ == "__main__":
