@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 import gradio as gr
 
@@ -180,8 +181,10 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description="specviz: speculative decoding of image generators, made visible")
     p.add_argument("--model", default="scenes", help="model to preload (scenes or an allow-listed Janus-Pro id)")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=7860)
+    # Hugging Face Spaces (and Docker setups) say where to listen through Gradio's own variables; an explicit
+    # server_name would override them, so they are the defaults here
+    p.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
+    p.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     p.add_argument("--share", action="store_true", help="create a public gradio.live link")
     p.add_argument("--allow-paths", action="store_true", help="also accept local checkpoint directories as models")
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch default)")
