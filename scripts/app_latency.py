@@ -5,10 +5,12 @@
 Starts `python app.py --threads N` on a free port and drives `/generate` through gradio_client with the app's
 defaults (RunConfig() knobs, seed 0) for the default four methods and for all seven: time to the first streamed
 output and end to end; and the same configs in-process through `session.race(...)` at the app's frame rate (frames
-rendered, as the app does): time to the first frame and to the last. One warm-up run each, then --runs rounds that
-alternate app and in-process runs (a busy machine slows both alike); medians.
+rendered, as the app does; the app's slower consumer makes it render fewer): time to the first frame and to the
+last; and the race rendering only its first and final frame (the engine's own time). One warm-up run each, then
+--runs rounds that alternate app and in-process runs (a busy machine slows all alike); medians.
 --browser adds one run in Chromium (Playwright, /usr/bin/chromium): click Generate -> status "All done", default
-four methods. Prints a Markdown table, then one JSON line with every measurement.
+four methods. Prints a Markdown table (app process CPU cores: its CPU time over wall time during a run), then one
+JSON line with every measurement.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import argparse
 import inspect
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -29,13 +32,14 @@ import torch  # noqa: E402
 
 import app  # noqa: E402
 from specviz.config import METHODS, RunConfig  # noqa: E402
-from specviz.serving import served_app  # noqa: E402
+from specviz.serving import cpu_seconds, served_app  # noqa: E402
 from specviz.session import default_backend, make_configs, race  # noqa: E402
 from specviz.ui import GEN_OUTPUTS, KNOBS  # noqa: E402
 
 SETS = {"four": list(app.DEFAULT_METHODS), "seven": list(METHODS)}
 KNOB_VALUES = {k: getattr(RunConfig(), k) for k in KNOBS if k not in ("model", "methods")}   # the app's defaults
 FPS = inspect.signature(app.build_demo).parameters["fps"].default
+BARE_FPS = 1e-9                     # race() then renders only its first and final frame: the engine's own time
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu"]
 
@@ -65,20 +69,26 @@ def interleaved(fns: dict, runs: int) -> dict:
     return out
 
 
-def through_client(client, methods: list):
+def through_client(client, methods: list, pid: int):
     def once():
+        cpu0 = cpu_seconds(pid)
         job = client.submit(*api_args(methods), api_name="/generate")
         first, end, n, last = timed(job)
+        cpu = cpu_seconds(pid) - cpu0
         status = str(last[GEN_OUTPUTS.index("status")]) if last else ""
-        if "All done" not in status:
+        done = re.search(r"All done: (\d+) ticks", status)
+        if not done:
             raise RuntimeError(f"/generate did not finish: {status or job.exception()}")
-        return first, end, n
+        return first, end, n, int(done.group(1)), cpu
     return once
 
 
-def in_process(model, factory, methods: list):
+def in_process(model, factory, methods: list, fps: float = FPS):
     cfgs = make_configs(methods, model="scenes", **KNOB_VALUES)
-    return lambda: timed(race(model, factory, cfgs, fps=FPS))[:3]
+    def once():
+        first, end, n, last = timed(race(model, factory, cfgs, fps=fps))
+        return first, end, n, last.tick
+    return once
 
 
 def in_browser(url: str) -> dict:
@@ -105,18 +115,24 @@ def median(rows: list[tuple], i: int) -> float:
 
 def report(runs: dict, browser: dict | None, meta: dict) -> str:
     lines = ["| methods | app first output s | app end to end s | race first frame s | race end to end s | "
-             "frames app / race | end to end app / race | first output app / race |", "|---" * 8 + "|"]
+             "race, first + last frame only s | frames app / race | end to end app / race | app / race first + last "
+             "| first output app / race | app process CPU cores |", "|---" * 11 + "|"]
     out = {"meta": meta, "sets": {}}
     for name, both in runs.items():
-        a, r = both["app"], both["race"]
+        a, r, b = both["app"], both["race"], both["bare"]
+        if len({run[3] for run in a + r + b}) != 1:           # same configs, same seed: the same clock everywhere
+            raise RuntimeError(f"{name}: app and in-process runs disagree on the ticks: {both}")
         row = {"app_first_s": median(a, 0), "app_end_s": median(a, 1), "race_first_s": median(r, 0),
-               "race_end_s": median(r, 1), "app_updates": median(a, 2), "race_frames": median(r, 2)}
+               "race_end_s": median(r, 1), "bare_end_s": median(b, 1), "app_updates": median(a, 2),
+               "race_frames": median(r, 2), "app_cpu_cores": round(median(a, 4) / median(a, 1), 2)}
         row["end_ratio"] = round(row["app_end_s"] / row["race_end_s"], 2)
+        row["bare_ratio"] = round(row["app_end_s"] / row["bare_end_s"], 2)
         row["first_ratio"] = round(row["app_first_s"] / row["race_first_s"], 2)
         lines.append(f"| {name}: {' '.join(SETS[name])} | {row['app_first_s']} | {row['app_end_s']} | "
-                     f"{row['race_first_s']} | {row['race_end_s']} | {row['app_updates']:g} / {row['race_frames']:g} "
-                     f"| {row['end_ratio']} | {row['first_ratio']} |")
-        out["sets"][name] = row | {"app_runs": a, "race_runs": r}
+                     f"{row['race_first_s']} | {row['race_end_s']} | {row['bare_end_s']} | {row['app_updates']:g} / "
+                     f"{row['race_frames']:g} | {row['end_ratio']} | {row['bare_ratio']} | {row['first_ratio']} | "
+                     f"{row['app_cpu_cores']} |")
+        out["sets"][name] = row | {"app_runs": a, "race_runs": r, "bare_runs": b}
     if browser:
         lines.append(f"\nChromium, default four methods: click Generate -> 'All done' "
                      f"{browser['click_to_all_done_s']} s (status line: {browser['status_line']})")
@@ -139,12 +155,13 @@ def main(argv=None) -> int:
     model, factory = default_backend().load("scenes")         # what the app's default backend loads
     runs, browser = {}, None
     log = Path(tempfile.gettempdir()) / "app_latency_app.log"
-    with served_app("--threads", str(args.threads), log_path=log) as (_, url):
+    with served_app("--threads", str(args.threads), log_path=log) as (proc, url):
         client = Client(url, verbose=False, download_files="/tmp/gradio" if args.download else False)
         try:
             for name in args.sets:
-                runs[name] = interleaved({"app": through_client(client, SETS[name]),
-                                          "race": in_process(model, factory, SETS[name])}, args.runs)
+                runs[name] = interleaved({"app": through_client(client, SETS[name], proc.pid),
+                                          "race": in_process(model, factory, SETS[name]),
+                                          "bare": in_process(model, factory, SETS[name], BARE_FPS)}, args.runs)
         finally:
             client.close()
         if args.browser:
