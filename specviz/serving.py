@@ -17,10 +17,12 @@ log = logging.getLogger("specviz.app")
 ROOT = Path(__file__).resolve().parents[1]
 
 # Gradio's queue (gradio/queueing.py, Queue.__init__) polls for new events every 1 ms while it is free and checks for
-# progress updates every 10 ms on Linux (50 ms / 100 ms on Windows): an idle `python app.py` spent 0.12-0.15 of a core
-# on those two asyncio loops. 50 ms / 100 ms keeps it near zero; the price is that a new event waits up to 50 ms
-# before it starts (measured: README, "Measured on this machine") and gr.Progress bars (only the sweep tab uses one)
-# update at most 10 times a second. A run's streamed frames do not go through either loop.
+# progress updates every 10 ms on Linux (50 ms / 100 ms on Windows): two asyncio loops that keep an idle server busy.
+# Measured on the 2-core dev machine (2026-12-01, `python app.py`, 10 s from /proc): 0.046-0.051 of a core idle with
+# Gradio's values, 0.005-0.006 with 50 ms / 100 ms (0.007-0.008 with 20 ms). The price: a new event waits for the
+# next poll, up to 50 ms (25 ms on average); a no-op event's round trip measured +32 and +54 ms (medians of 60 and 30
+# calls, machine heavily loaded), and gr.Progress bars (the sweep tab) update at most 10 times a second. Frames a
+# running event streams are sent as they are yielded, through neither loop.
 IDLE_POLL_S = 0.05
 PROGRESS_POLL_S = 0.1
 _POLLS = {"sleep_when_free": IDLE_POLL_S, "progress_update_sleep_when_free": PROGRESS_POLL_S}
