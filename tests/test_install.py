@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,6 @@ def _offline_build_backend() -> str | None:
     for spec in map(Requirement, ["pip", *need]):
         if importlib.util.find_spec(spec.name) is None:
             return f"{spec.name} is not installed, and an offline install cannot fetch it"
-        from importlib.metadata import version
         if not spec.specifier.contains(version(spec.name)):
             return f"{spec.name} {version(spec.name)} does not satisfy {spec} and cannot be fetched offline"
     return None
