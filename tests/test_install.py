@@ -34,6 +34,13 @@ def test_every_subpackage_is_shipped():
     assert PYPROJECT["tool"]["setuptools"]["package-dir"]["specviz._assets"] == "assets"
 
 
+def test_weights_are_found_through_paths_assets_dir():
+    """A path built as <source tree>/"assets" works in a checkout but not after `pip install .`."""
+    direct = [f"{p.relative_to(ROOT)}:{n}" for p in (ROOT / "specviz").rglob("*.py") if p.name != "paths.py"
+              for n, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"""/ *["']assets["']""", line)]
+    assert not direct, f"use specviz.paths.assets_dir() instead: {direct}"
+
+
 def test_readme_is_a_space_and_keeps_its_two_commands():
     front = re.match(r"---\n(.*?)\n---\n", README, re.S)
     assert front, "README.md must start with Hugging Face Spaces front matter"
