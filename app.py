@@ -5,10 +5,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 import gradio as gr
 
-from specviz import families, html, panels, sweep_tab, views
+from specviz import families, html, panels, serving, sweep_tab, views
 from specviz import widgets as w
 from specviz.config import METHODS, RunConfig
 from specviz.methods import get, ui_knobs
@@ -204,8 +205,10 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description="specviz: speculative decoding of image generators, made visible")
     p.add_argument("--model", default="scenes", help="model to preload (scenes or an allow-listed Janus-Pro id)")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=7860)
+    # Hugging Face Spaces (and Docker setups) say where to listen through Gradio's own variables; an explicit
+    # server_name would override them, so they are the defaults here
+    p.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
+    p.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     p.add_argument("--share", action="store_true", help="create a public gradio.live link")
     p.add_argument("--allow-paths", action="store_true", help="also accept local checkpoint directories as models")
     p.add_argument("--draft-model", action="append", default=[], metavar="ID|PATH",
@@ -228,8 +231,8 @@ def main(argv=None) -> None:
     except (FileNotFoundError, ValueError) as e:
         raise SystemExit(f"error: {e}") from None
     demo = build_demo(backend)
-    demo.queue(default_concurrency_limit=1).launch(server_name=args.host, server_port=args.port, share=args.share,
-                                                   **STYLE, **SERVE)
+    serving.quiet_when_idle(demo.queue(default_concurrency_limit=1)).launch(  # idle CPU: see specviz/serving.py
+        server_name=args.host, server_port=args.port, share=args.share, **STYLE, **SERVE)
 
 
 if __name__ == "__main__":

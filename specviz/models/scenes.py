@@ -9,10 +9,11 @@ import torch
 from PIL import Image
 
 from specviz.models.base import Prefilled
+from specviz.paths import assets_dir
 from specviz.scenes import data
 from specviz.scenes.target import Target, TargetConfig
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
+ASSETS = assets_dir()
 
 
 @dataclass

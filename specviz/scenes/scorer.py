@@ -13,12 +13,13 @@ import torch
 import torch.nn as nn
 
 from specviz import ckpt
+from specviz.paths import assets_dir
 from specviz.scenes import data
 from specviz.scenes.vq import to_tensor
 
 FIELD_SIZES = tuple(len(v) for v in data.FIELDS.values())
 _OFFSETS = np.cumsum([0] + [n + 1 for n in FIELD_SIZES[:-1]])      # caption token block start per field
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "assets" / "scorer.safetensors"
+DEFAULT_PATH = assets_dir() / "scorer.safetensors"
 
 
 def _as_input(images) -> torch.Tensor:

@@ -16,11 +16,12 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from specviz import ckpt
+from specviz.paths import assets_dir
 from specviz.scenes import data
 from specviz.scenes.target import Target, TargetConfig
 from specviz.scenes.vq import VQVAE, to_tensor
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
+ASSETS = assets_dir()
 WORK = Path(__file__).resolve().parents[2] / ".cache" / "train"
 BF16 = dict(device_type="cpu", dtype=torch.bfloat16)
 

@@ -1,0 +1,12 @@
+"""Where the embedded model's files are: assets/ of a source checkout (also what an editable install uses), or the
+copy that a regular `pip install .` ships inside the package as specviz/_assets (pyproject.toml, package-data)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def assets_dir() -> Path:
+    shipped = PACKAGE / "_assets"
+    return shipped if shipped.is_dir() else PACKAGE.parent / "assets"

@@ -1,0 +1,88 @@
+"""Serving the app: Gradio's idle polling, and `python app.py` as a child process (for the idle-CPU test and
+scripts/app_latency.py). No model code here."""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+log = logging.getLogger("specviz.app")
+ROOT = Path(__file__).resolve().parents[1]
+
+# Gradio's queue (gradio/queueing.py, Queue.__init__) polls for new events every 1 ms while it is free and checks for
+# progress updates every 10 ms on Linux (50 ms / 100 ms on Windows): two asyncio loops that keep an idle server busy.
+# Measured on the 2-core dev machine (2026-12-01, `python app.py`, 10 s from /proc): 0.046-0.051 of a core idle with
+# Gradio's values, 0.005-0.006 with 50 ms / 100 ms (0.007-0.008 with 20 ms). The price: a new event waits for the
+# next poll, up to 50 ms (25 ms on average); a no-op event's round trip measured +32 and +54 ms (medians of 60 and 30
+# calls, machine heavily loaded), and gr.Progress bars (the sweep tab) update at most 10 times a second. Frames a
+# running event streams are sent as they are yielded, through neither loop.
+IDLE_POLL_S = 0.05
+PROGRESS_POLL_S = 0.1
+_POLLS = {"sleep_when_free": IDLE_POLL_S, "progress_update_sleep_when_free": PROGRESS_POLL_S}
+
+
+def quiet_when_idle(demo, polls: dict | None = None):
+    """Set the queue's idle polling intervals of `demo` (a gr.Blocks, before or after launch); returns `demo`.
+    The loops re-read the attributes on every turn, so a running server picks the new values up at once."""
+    queue = demo._queue
+    for name, seconds in (polls or _POLLS).items():
+        if not hasattr(queue, name):           # a Gradio that renamed them: serve anyway, say so (the test fails)
+            log.warning("gradio's Queue has no %s; idle CPU stays at Gradio's default", name)
+            continue
+        setattr(queue, name, seconds)
+    return demo
+
+
+# -- the served app as a child process ------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far, from /proc/<pid>/stat (Linux)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    utime, stime = stat.rsplit(")", 1)[1].split()[11:13]          # fields 14 and 15; the name may hold spaces
+    return (int(utime) + int(stime)) / os.sysconf("SC_CLK_TCK")
+
+
+@contextlib.contextmanager
+def served_app(*args: str, timeout: float = 180.0, log_path: str | os.PathLike | None = None) -> Iterator[tuple]:
+    """Start `python app.py --port <free> *args` from the repository root; yield (process, url) once it answers
+    HTTP, and stop it afterwards. Its output goes to `log_path` (default: discarded)."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    out = open(log_path, "wb") if log_path else subprocess.DEVNULL       # closed in `finally`
+    proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--port", str(port), *args], cwd=ROOT,
+                            stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"app.py exited with code {proc.returncode} before serving"
+                                   + (f" (log: {log_path})" if log_path else ""))
+            try:
+                with urllib.request.urlopen(url, timeout=5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"app.py did not serve {url} within {timeout:.0f} s") from None
+                time.sleep(0.25)
+        yield proc, url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if log_path:
+            out.close()
