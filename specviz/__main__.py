@@ -106,6 +106,7 @@ def main(argv=None) -> int:
     at.add_argument("--out", default="atlas.jsonl", help="resumable rows; the atlas goes beside it (.json, .png)")
     at.add_argument("--ray", default=None, help="fan out as Ray tasks: 'auto' or a cluster address")
     at.add_argument("--threads", type=int, default=1, help="torch CPU threads for local runs")
+    at.add_argument("--traces", default=None, metavar="DIR", help="also save each local run's trace JSON here")
     args = ap.parse_args(argv)
     try:
         return {"generate": _generate, "train": _train, "bench": _bench, "sweep": _sweep,

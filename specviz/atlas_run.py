@@ -150,7 +150,9 @@ def main(args) -> int:
     def load():
         model = load_model(args.model)
         return model, drafter_factory(model)
-    rows, new = collect(todo, out, load, args.ray, args.model, tick)
+    if args.traces:
+        Path(args.traces).mkdir(parents=True, exist_ok=True)
+    rows, new = collect(todo, out, load, args.ray, args.model, tick, args.traces)
     bar.close()
     result = atlas.aggregate(rows)
     result["run"] = {"new_runs": new, "wall_seconds": round(time.perf_counter() - t0, 1),
