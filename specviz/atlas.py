@@ -191,19 +191,22 @@ def markdown(atlas: dict) -> str:
 
 
 def claims(atlas: dict) -> dict:
-    """The papers' claims as checks on the atlas (None when a method is missing or has nothing to check):
+    """The papers' claims as checks on the atlas: True / False, None when the two shares are equal (no contrast,
+    e.g. every patch is low-detail); a claim is absent when its method is missing or has nothing to check.
     CSD relaxes more where the target is uncertain (upper entropy half) and where detail is low than in general;
     CASCADE's groups gather in low-detail patches and off objects more than tokens in general."""
+    def more(a, b):
+        return None if a == b else a > b
     out = {}
     csd = atlas["headline"].get("csd")
     if csd and csd["relaxed_pct"]:
-        out["csd_relaxes_where_uncertain"] = csd["relaxed_uncertain_pct"] > csd["uncertain_pct"]
-        out["csd_relaxes_where_detail_is_low"] = csd["relaxed_low_detail_pct"] > csd["low_detail_pct"]
+        out["csd_relaxes_where_uncertain"] = more(csd["relaxed_uncertain_pct"], csd["uncertain_pct"])
+        out["csd_relaxes_where_detail_is_low"] = more(csd["relaxed_low_detail_pct"], csd["low_detail_pct"])
     cas = atlas["headline"].get("cascade")
     if cas and cas["grouped_pct"]:
-        out["cascade_groups_in_low_detail"] = cas["grouped_low_detail_pct"] > cas["low_detail_pct"]
+        out["cascade_groups_in_low_detail"] = more(cas["grouped_low_detail_pct"], cas["low_detail_pct"])
         if cas["object_pct"] is not None:
-            out["cascade_groups_off_objects"] = cas["grouped_on_object_pct"] < cas["object_pct"]
+            out["cascade_groups_off_objects"] = more(cas["object_pct"], cas["grouped_on_object_pct"])
     return out
 
 
@@ -225,6 +228,7 @@ def claims_markdown(atlas: dict) -> str:
         text, part, base, method, where = CLAIM_TEXT[name]
         h = atlas["headline"][method]
         noun = "relaxed tokens" if part.startswith("relaxed") else "grouped tokens"
-        lines.append(f"- {text}: **{'holds' if ok else 'does not hold'}** ({h[part]:.1f} % of {noun} vs "
+        verdict = "cannot tell (equal shares)" if ok is None else ("holds" if ok else "does not hold")
+        lines.append(f"- {text}: **{verdict}** ({h[part]:.1f} % of {noun} vs "
                      f"{h[base]:.1f} % of all tokens {where})")
     return "\n".join(lines) or "- (no csd or cascade runs with relaxation or groups to check the claims on)"

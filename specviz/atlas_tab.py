@@ -55,8 +55,8 @@ def layout(c: dict) -> None:
     c["at_claims"] = gr.Markdown(elem_id="at_claims")
     c["at_table"] = gr.Dataframe(headers=["method"] + [t for _, t in atlas.HEADLINE], interactive=False,
                                  elem_id="at_table")
-    c["at_plot"] = gr.Plot(label="Binned by entropy, detail and region", elem_id="at_plot")
-    c["at_maps"] = gr.Plot(label="Mean maps", elem_id="at_maps")
+    c["at_plot"] = gr.Plot(show_label=False, elem_id="at_plot")
+    c["at_maps"] = gr.Plot(show_label=False, elem_id="at_maps")
     c["at_files"] = gr.File(label="Downloads: rows (JSONL), atlas (JSON), figures (PNG, PDF)",
                             file_count="multiple", interactive=False, elem_id="at_files")
 
