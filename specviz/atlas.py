@@ -27,7 +27,7 @@ DETAIL_BINS = ("low", "mid", "high")
 METRICS = ("acceptance", "relaxation", "tv_cost")
 MAP_KEYS = ("finalize", "exact", "relaxed", "resampled", "tv_cost")
 _EXACT, _RELAXED, _RESAMPLED = (DECISIONS.index(d) for d in ("exact", "relaxed", "resampled"))
-TV_FLOOR = 1e-6                         # a run's summed TV cost below this is float noise of a lossless rule
+TV_FLOOR = 1e-6                         # a mean TV cost per token below this is float32 noise (lossless rules)
 FIELDS = ("finalize", "decision", "entropy", "tv_cost", "rejections", "group", "detail")
 
 
@@ -122,7 +122,7 @@ def _headline(rows: list[dict], edges: np.ndarray) -> dict:
            "accepted_pct": _pct((dec == _EXACT) | rel), "relaxed_pct": _pct(rel),
            "relaxed_low_detail_pct": _pct(rel & low, rel), "low_detail_pct": _pct(low),
            "relaxed_uncertain_pct": _pct(rel & upper, rel), "uncertain_pct": _pct(upper),
-           "tv_cost_low_detail_pct": _pct(cost * low, cost) if cost.sum() > TV_FLOOR else None,
+           "tv_cost_low_detail_pct": _pct(cost * low, cost) if cost.mean() > TV_FLOOR else None,
            "rejected": int(rej.sum()),
            "grouped_pct": _pct(grouped), "grouped_low_detail_pct": _pct(grouped & low, grouped)}
     has_regions = all(r.get("region") is not None for r in rows)

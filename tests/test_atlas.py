@@ -102,7 +102,7 @@ def headline(ps, images, forwards, dec_bin, det_bin, with_regions) -> dict:
          "relaxed_low_detail_pct": pct(low, rel), "low_detail_pct": pct(low),
          "relaxed_uncertain_pct": pct(lambda p: dec_bin(p) >= 5, rel), "uncertain_pct": pct(lambda p: dec_bin(p) >= 5),
          "tv_cost_low_detail_pct": pct(low, weight=lambda p: p["cost"])
-         if sum(p["cost"] for p in ps) > 1e-6 else None,
+         if sum(p["cost"] for p in ps) / len(ps) > 1e-6 else None,
          "rejected": sum(p["rej"] for p in ps), "grouped_pct": pct(grp), "grouped_low_detail_pct": pct(low, grp)}
     region = {"rejected_on_object_pct": pct(obj, weight=lambda p: p["rej"]), "object_pct": pct(obj),
               "relaxed_on_object_pct": pct(obj, rel), "grouped_on_object_pct": pct(obj, grp)}
@@ -201,3 +201,19 @@ def test_atlas_cli_on_scenes_every_number(tmp_path):
     check_against_traces(result, tmp_path / "t", load_model("scenes"), load_head())
     check_figures(result)
     assert all(out.with_name(n).exists() for n in ("s.png", "s.pdf", "s_maps.png", "s_maps.pdf"))
+
+
+@pytest.mark.skipif(not HAVE_MODEL, reason="assets/target.safetensors not trained yet")
+def test_atlas_ray_and_local_rows_agree(tmp_path):
+    pytest.importorskip("ray")
+    from specviz.drafters import drafter_factory
+    from specviz.models import load_model
+    todo = atlas_run.jobs(["ar", "csd", "cascade"], 1, 1)
+    remote, new = atlas_run.collect(todo, tmp_path / "ray.jsonl", None, ray="auto")
+    import ray
+    ray.shutdown()
+    model = load_model("scenes")
+    local, _ = atlas_run.collect(todo, tmp_path / "local.jsonl", lambda: (model, drafter_factory(model)))
+    strip = lambda rows: sorted(json.dumps({k: v for k, v in r.items() if k != "seconds"}, sort_keys=True)  # noqa
+                                for r in rows)
+    assert new == 3 and strip(remote) == strip(local)
