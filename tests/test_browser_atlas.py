@@ -19,7 +19,7 @@ def test_atlas_tab_in_chromium(page_and_model, tmp_path):  # noqa: F811
     assert [c for c in cells if c in ("ar", "sjd", "csd", "cascade")] == ["ar", "sjd", "csd", "cascade"]
     assert "relaxed in low detail %" in table.inner_text()
     assert "CSD relaxes where the target is uncertain" in page.locator("#at_claims").inner_text()
-    names = page.locator("#at_files").inner_text()
-    assert all(n in names for n in ("atlas.jsonl", "atlas.json", "atlas.png", "atlas_maps.pdf"))
+    names = page.locator("#at_files").inner_text().replace("\n", "")
+    assert all(n in names for n in ("atlas.jsonl", "atlas.json", "atlas.png", "atlas_maps.pdf")), names
     assert page.locator("#at_plot img, #at_plot canvas, #at_plot svg").count() >= 1
     assert "Traceback" not in page.content()
