@@ -150,9 +150,8 @@ def aggregate(rows: list[dict]) -> dict:
     has_regions = all(r.get("region") is not None for r in rows)
     binned = {}
     for m, rs in groups.items():
-        dec = _cat(rs, "decision")
-        acc, rel, cost = (dec == _EXACT) | (dec == _RELAXED), (dec == _RELAXED).astype(float), _cat(rs, "tv_cost")
-        acc = acc.astype(float)
+        dec, cost = _cat(rs, "decision"), _cat(rs, "tv_cost")
+        acc, rel = ((dec == _EXACT) | (dec == _RELAXED)).astype(float), (dec == _RELAXED).astype(float)
         binned[m] = {"entropy": _binned(entropy_bin(_cat(rs, "entropy"), edges), 10, acc, rel, cost),
                      "detail": _binned(detail_bin(_cat(rs, "detail")), 3, acc, rel, cost)}
         if has_regions:
