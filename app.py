@@ -9,7 +9,7 @@ import os
 
 import gradio as gr
 
-from specviz import families, html, panels, serving, sweep_tab, views
+from specviz import atlas_tab, families, html, panels, serving, sweep_tab, views
 from specviz import widgets as w
 from specviz.config import METHODS, RunConfig
 from specviz.methods import get, ui_knobs
@@ -133,6 +133,8 @@ def _tabs(c: dict) -> None:
             c["sw_go"] = gr.Button("Run sweep", elem_id="sw_go")
             c["sw_plot"] = gr.Plot(label="Pareto", elem_id="sw_plot")
             c["sw_table"] = gr.Dataframe(headers=sweep_tab.COLUMNS, interactive=False, elem_id="sw_table")
+        with gr.Tab("Atlas", id="atlas", elem_id="tab_atlas"):
+            atlas_tab.layout(c)
         with gr.Tab("Export / open", id="export", elem_id="tab_export"):
             c["export"] = gr.Button("Write images, maps, traces and slide figure", elem_id="export")
             c["files"] = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="files")
@@ -176,6 +178,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
                      [c["sw_plot"], c["sw_table"]], concurrency_id="model", concurrency_limit=1,
                      api_visibility="private")
     c["methods"].change(slot_visibility, [c["methods"]], cols, queue=False, api_visibility="private")
+    atlas_tab.wire(h, c)
 
 
 def _api_defaults() -> dict:

@@ -1,4 +1,4 @@
-"""Command line: python -m specviz {generate,bench,sweep,train} ... (design.md §5)."""
+"""Command line: python -m specviz {generate,bench,sweep,atlas,train} ... (design.md §5)."""
 from __future__ import annotations
 
 import argparse
@@ -64,6 +64,11 @@ def _sweep(args) -> int:
     return sweep_main(args)
 
 
+def _atlas(args) -> int:
+    from specviz.atlas_run import main as atlas_main
+    return atlas_main(args)
+
+
 def main(argv=None) -> int:
     ap = _Parser(prog="python -m specviz", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
@@ -94,9 +99,19 @@ def main(argv=None) -> int:
     sw.add_argument("--seeds", type=int, default=1)
     sw.add_argument("--out", default="sweep.jsonl")
     sw.add_argument("--ray", default=None)
+    at = sub.add_parser("atlas", help="where acceleration concentrates over many images -> JSONL, JSON, PNG/PDF")
+    at.add_argument("--model", default="scenes")
+    at.add_argument("--methods", nargs="+", default=["ar", "sjd", "csd", "cascade"], help="method specs, as bench")
+    at.add_argument("--prompts", type=int, default=24)
+    at.add_argument("--seeds", type=int, default=2)
+    at.add_argument("--out", default="atlas.jsonl", help="resumable rows; the atlas goes beside it (.json, .png)")
+    at.add_argument("--ray", default=None, help="fan out as Ray tasks: 'auto' or a cluster address")
+    at.add_argument("--threads", type=int, default=1, help="torch CPU threads for local runs")
+    at.add_argument("--traces", default=None, metavar="DIR", help="also save each local run's trace JSON here")
     args = ap.parse_args(argv)
     try:
-        return {"generate": _generate, "train": _train, "bench": _bench, "sweep": _sweep}[args.cmd](args)
+        return {"generate": _generate, "train": _train, "bench": _bench, "sweep": _sweep,
+                "atlas": _atlas}[args.cmd](args)
     except (ValueError, FileNotFoundError) as e:                    # ConfigError is a ValueError
         sys.stderr.write(f"error: {e}\n")
         return 2

@@ -1,0 +1,233 @@
+"""Acceleration atlas: where acceleration concentrates, over many images (pure functions, no model).
+
+`record` turns one finished run into a compact row (one number per grid position per field: what the aggregation
+needs, not the trace); `aggregate` turns rows into the atlas:
+
+- maps: per method, the mean over runs of each position's finalize step / (target forwards - 1) (0 = prefill, 1 = the
+  last forward), the share of runs in which the position was committed by an exactly accepted / relaxed draft / a
+  resampled token, and the mean relaxation TV cost TV(o, q);
+- binned: per method, acceptance (share of positions committed by an accepted draft, exact or relaxed), relaxation
+  (share committed by a relaxed draft) and mean TV cost, binned by the target's entropy at commit (deciles of H(q)
+  in nats pooled over all positions of all methods' runs), by patch detail (mean over RGB of the pixel standard
+  deviation of the position's decoded patch of the final image, uint8 units: low < 3 <= mid < 6 <= high) and, when
+  the rows have regions, by region class (sky / ground / object, from the region head);
+- headline: per method, the shares that say where relaxation, rejection and CASCADE groups fall, next to their
+  base rates.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from specviz import views
+from specviz.scenes.regions import OBJECT, REGIONS
+from specviz.trace import DECISIONS, Trace
+
+DETAIL_EDGES = (3.0, 6.0)               # fixed; the terciles of VQ round-trips of 150 real scenes, rounded
+DETAIL_BINS = ("low", "mid", "high")
+METRICS = ("acceptance", "relaxation", "tv_cost")
+MAP_KEYS = ("finalize", "exact", "relaxed", "resampled", "tv_cost")
+_EXACT, _RELAXED, _RESAMPLED = (DECISIONS.index(d) for d in ("exact", "relaxed", "resampled"))
+TV_FLOOR = 1e-6                         # a mean TV cost per token below this is float32 noise (lossless rules)
+FIELDS = ("finalize", "decision", "entropy", "tv_cost", "rejections", "group", "detail")
+
+
+def patch_detail(image: np.ndarray, grid) -> np.ndarray:
+    """(H*W,) mean over channels of each grid cell's pixel standard deviation (image (h*ph, w*pw, 3) uint8)."""
+    gh, gw = grid
+    ih, iw, c = image.shape
+    cells = image.astype(np.float64).reshape(gh, ih // gh, gw, iw // gw, c)
+    return cells.std(axis=(1, 3)).mean(-1).reshape(-1)
+
+
+def record(trace: Trace, image: np.ndarray, regions=None, **meta) -> dict:
+    """One finished run -> a JSON row: per position (raster order) the committing step, decision index, H(q) and
+    TV cost of the committing event, rejected drafts there, the CASCADE group category (-1 none judged, 0 no group,
+    1 I, 2 C, 3 both), the patch detail and (optional) the region class."""
+    n = trace.grid[0] * trace.grid[1]
+    com = trace.committing()
+    if len(com) != n:
+        raise ValueError(f"the atlas needs finished runs: {len(com)} of {n} positions committed")
+    rejections = np.zeros(n, int)
+    for _, ev in trace.events():
+        rejections[ev.pos] += ev.decision == "rejected"
+    groups = views.group_category(views.group_cells(trace), trace.grid).reshape(-1)
+    row = {"method": trace.method, "model": trace.model, "grid": list(trace.grid), "forwards": len(trace.steps),
+           "finalize": [com[p][0] for p in range(n)], "decision": [DECISIONS.index(com[p][1].decision)
+                                                                  for p in range(n)],
+           "entropy": [com[p][1].entropy for p in range(n)], "tv_cost": [com[p][1].tv_cost for p in range(n)],
+           "rejections": rejections.tolist(), "group": np.nan_to_num(groups, nan=-1).astype(int).tolist(),
+           "detail": patch_detail(image, trace.grid).tolist(),
+           "region": None if regions is None else np.asarray(regions).reshape(-1).astype(int).tolist()}
+    return row | meta
+
+
+def spec(row: dict) -> str:
+    """The row's method spec ('csd' or 'csd:lam=1'); its method name when it has none."""
+    return row["spec"] if "spec" in row else row["method"]
+
+
+def key(row: dict) -> str:
+    """What makes a row unique in a JSONL file: method spec, prompt, seed."""
+    return f"{spec(row)}|{row['prompt']}|{row['seed']}"
+
+
+def detail_bin(detail) -> np.ndarray:
+    return np.searchsorted(DETAIL_EDGES, np.asarray(detail, float), side="right")
+
+
+def entropy_edges(rows: list[dict]) -> np.ndarray:
+    """The 9 inner decile edges of H(q) at commit, pooled over every position of every row."""
+    return np.quantile(np.concatenate([r["entropy"] for r in rows]), np.arange(1, 10) / 10)
+
+
+def entropy_bin(entropy, edges) -> np.ndarray:
+    """Decile index 0..9: the number of edges at or below the value."""
+    return np.searchsorted(edges, np.asarray(entropy, float), side="right")
+
+
+def _cat(rows: list[dict], name: str) -> np.ndarray:
+    return np.concatenate([np.asarray(r[name], float) for r in rows])
+
+
+def _binned(bins: np.ndarray, n_bins: int, acc, rel, cost) -> dict:
+    out = {"count": np.bincount(bins, minlength=n_bins).tolist()}
+    for name, v in zip(METRICS, (acc, rel, cost)):
+        out[name] = [float(v[bins == b].mean()) if (bins == b).any() else None for b in range(n_bins)]
+    return out
+
+
+def _pct(part: np.ndarray, whole: np.ndarray | None = None):
+    """100 * sum(part) / sum(whole) (whole: all ones); None when the denominator is 0."""
+    den = float(np.sum(whole)) if whole is not None else float(len(part))
+    return None if den == 0 else 100.0 * float(np.sum(part)) / den
+
+
+def _maps(rows: list[dict]) -> dict:
+    h, w = rows[0]["grid"]
+    dec = np.stack([r["decision"] for r in rows])
+    fin = np.stack([np.asarray(r["finalize"], float) / max(1, r["forwards"] - 1) for r in rows])
+    arrays = {"finalize": fin, "exact": dec == _EXACT, "relaxed": dec == _RELAXED, "resampled": dec == _RESAMPLED,
+              "tv_cost": np.stack([r["tv_cost"] for r in rows])}
+    return {k: arrays[k].mean(0).reshape(h, w).tolist() for k in MAP_KEYS}
+
+
+def _headline(rows: list[dict], edges: np.ndarray) -> dict:
+    dec, cost = _cat(rows, "decision"), _cat(rows, "tv_cost")
+    rel = dec == _RELAXED
+    low = detail_bin(_cat(rows, "detail")) == 0
+    upper = entropy_bin(_cat(rows, "entropy"), edges) >= 5
+    grouped = _cat(rows, "group") > 0
+    rej = _cat(rows, "rejections")
+    out = {"images": len(rows), "forwards": float(np.mean([r["forwards"] for r in rows])),
+           "accepted_pct": _pct((dec == _EXACT) | rel), "relaxed_pct": _pct(rel),
+           "relaxed_low_detail_pct": _pct(rel & low, rel), "low_detail_pct": _pct(low),
+           "relaxed_uncertain_pct": _pct(rel & upper, rel), "uncertain_pct": _pct(upper),
+           "tv_cost_low_detail_pct": _pct(cost * low, cost) if cost.mean() > TV_FLOOR else None,
+           "rejected": int(rej.sum()),
+           "grouped_pct": _pct(grouped), "grouped_low_detail_pct": _pct(grouped & low, grouped)}
+    has_regions = all(r.get("region") is not None for r in rows)
+    obj = _cat(rows, "region") == OBJECT if has_regions else None
+    out |= {"rejected_on_object_pct": _pct(rej * obj, rej) if has_regions else None,
+            "object_pct": _pct(obj) if has_regions else None,
+            "relaxed_on_object_pct": _pct(rel & obj, rel) if has_regions else None,
+            "grouped_on_object_pct": _pct(grouped & obj, grouped) if has_regions else None}
+    return out
+
+
+def by_method(rows: list[dict]) -> dict[str, list[dict]]:
+    out: dict = {}
+    for r in rows:
+        out.setdefault(spec(r), []).append(r)
+    return out
+
+
+def aggregate(rows: list[dict]) -> dict:
+    """The atlas of `rows` (JSON-ready; None where a bin or denominator is empty)."""
+    if not rows:
+        raise ValueError("no runs to aggregate")
+    groups = by_method(rows)
+    edges = entropy_edges(rows)
+    has_regions = all(r.get("region") is not None for r in rows)
+    binned = {}
+    for m, rs in groups.items():
+        dec, cost = _cat(rs, "decision"), _cat(rs, "tv_cost")
+        acc, rel = ((dec == _EXACT) | (dec == _RELAXED)).astype(float), (dec == _RELAXED).astype(float)
+        binned[m] = {"entropy": _binned(entropy_bin(_cat(rs, "entropy"), edges), 10, acc, rel, cost),
+                     "detail": _binned(detail_bin(_cat(rs, "detail")), 3, acc, rel, cost)}
+        if has_regions:
+            binned[m]["region"] = _binned(_cat(rs, "region").astype(int), len(REGIONS), acc, rel, cost)
+    return {"methods": list(groups), "images": {m: len(rs) for m, rs in groups.items()},
+            "model": rows[0]["model"], "grid": rows[0]["grid"],
+            "entropy_edges": edges.tolist(), "detail_edges": list(DETAIL_EDGES),
+            "bins": {"entropy": [f"D{i + 1}" for i in range(10)], "detail": list(DETAIL_BINS),
+                     **({"region": list(REGIONS)} if has_regions else {})},
+            "maps": {m: _maps(rs) for m, rs in groups.items()}, "binned": binned,
+            "headline": {m: _headline(rs, edges) for m, rs in groups.items()}}
+
+
+# the headline table: (key, column header); shares are percentages
+HEADLINE = (("images", "images"), ("forwards", "target forwards"), ("accepted_pct", "accepted %"),
+            ("relaxed_pct", "relaxed %"), ("relaxed_low_detail_pct", "relaxed in low detail %"),
+            ("low_detail_pct", "all in low detail %"), ("relaxed_uncertain_pct", "relaxed in upper H half %"),
+            ("uncertain_pct", "all in upper H half %"), ("tv_cost_low_detail_pct", "TV cost in low detail %"),
+            ("rejected", "rejected drafts"), ("rejected_on_object_pct", "rejected on objects %"),
+            ("relaxed_on_object_pct", "relaxed on objects %"), ("object_pct", "all on objects %"),
+            ("grouped_pct", "grouped %"), ("grouped_low_detail_pct", "grouped in low detail %"),
+            ("grouped_on_object_pct", "grouped on objects %"))
+
+
+def headline_rows(atlas: dict, digits: int = 1) -> list[list]:
+    """[method, value per HEADLINE column] with values rounded for display ('' for none)."""
+    def fmt(v):
+        return "" if v is None else (v if isinstance(v, int) else round(v, digits))
+    return [[m, *(fmt(h[k]) for k, _ in HEADLINE)] for m, h in atlas["headline"].items()]
+
+
+def markdown(atlas: dict) -> str:
+    lines = ["| method | " + " | ".join(t for _, t in HEADLINE) + " |", "|---" * (len(HEADLINE) + 1) + "|"]
+    lines += ["| " + " | ".join(str(v) for v in r) + " |" for r in headline_rows(atlas)]
+    return "\n".join(lines)
+
+
+def claims(atlas: dict) -> dict:
+    """The papers' claims as checks on the atlas: True / False, None when the two shares are equal (no contrast,
+    e.g. every patch is low-detail); a claim is absent when its method is missing or has nothing to check.
+    CSD relaxes more where the target is uncertain (upper entropy half) and where detail is low than in general;
+    CASCADE's groups gather in low-detail patches and off objects more than tokens in general."""
+    def more(a, b):
+        return None if a == b else a > b
+    out = {}
+    csd = atlas["headline"].get("csd")
+    if csd and csd["relaxed_pct"]:
+        out["csd_relaxes_where_uncertain"] = more(csd["relaxed_uncertain_pct"], csd["uncertain_pct"])
+        out["csd_relaxes_where_detail_is_low"] = more(csd["relaxed_low_detail_pct"], csd["low_detail_pct"])
+    cas = atlas["headline"].get("cascade")
+    if cas and cas["grouped_pct"]:
+        out["cascade_groups_in_low_detail"] = more(cas["grouped_low_detail_pct"], cas["low_detail_pct"])
+        if cas["object_pct"] is not None:
+            out["cascade_groups_off_objects"] = more(cas["object_pct"], cas["grouped_on_object_pct"])
+    return out
+
+
+CLAIM_TEXT = {"csd_relaxes_where_uncertain": ("CSD relaxes where the target is uncertain", "relaxed_uncertain_pct",
+                                              "uncertain_pct", "csd", "in the upper entropy half"),
+              "csd_relaxes_where_detail_is_low": ("CSD relaxes where detail is low", "relaxed_low_detail_pct",
+                                                  "low_detail_pct", "csd", "in low-detail patches"),
+              "cascade_groups_in_low_detail": ("CASCADE groups gather in homogeneous (low-detail) patches",
+                                               "grouped_low_detail_pct", "low_detail_pct", "cascade",
+                                               "in low-detail patches"),
+              "cascade_groups_off_objects": ("CASCADE groups gather off objects (sky, ground)",
+                                             "grouped_on_object_pct", "object_pct", "cascade", "on objects")}
+
+
+def claims_markdown(atlas: dict) -> str:
+    """One line per checked claim: holds / does not hold, with the two shares compared."""
+    lines = []
+    for name, ok in claims(atlas).items():
+        text, part, base, method, where = CLAIM_TEXT[name]
+        h = atlas["headline"][method]
+        noun = "relaxed tokens" if part.startswith("relaxed") else "grouped tokens"
+        verdict = "cannot tell (equal shares)" if ok is None else ("holds" if ok else "does not hold")
+        lines.append(f"- {text}: **{verdict}** ({h[part]:.1f} % of {noun} vs "
+                     f"{h[base]:.1f} % of all tokens {where})")
+    return "\n".join(lines) or "- (no csd or cascade runs with relaxation or groups to check the claims on)"

@@ -1,0 +1,81 @@
+"""Atlas figures through the Figure API (no pyplot): small multiples of the binned metrics and the mean maps per
+method. Every value drawn is read from the atlas dict unchanged (tests compare the drawn data with it)."""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+
+from specviz import render
+from specviz.atlas import MAP_KEYS, METRICS
+
+METRIC_LABEL = {"acceptance": "accepted share", "relaxation": "relaxed share", "tv_cost": "mean TV cost"}
+BIN_LABEL = {"entropy": "H(q) at commit, pooled deciles", "detail": "patch detail (pixel std: <3, 3-6, ≥6)",
+             "region": "region (region head)"}
+MAP_LABEL = {"finalize": "finalize step / forwards", "exact": "accepted exactly", "relaxed": "relaxed",
+             "resampled": "resampled", "tv_cost": "TV cost"}
+
+
+def _colours(methods: list[str]) -> dict:
+    cycle = ("tab:gray", "tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink")
+    return {m: cycle[i % len(cycle)] for i, m in enumerate(methods)}
+
+
+def binned_figure(atlas: dict, dpi: int = 110) -> Figure:
+    """Rows: acceptance, relaxation, TV cost; columns: by entropy decile, detail tercile, region (when present).
+    One line (entropy) or bar group (detail, region) per method; empty bins are gaps."""
+    kinds = list(atlas["bins"])
+    fig = Figure(figsize=(3.3 * len(kinds), 6.6), dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(METRICS), len(kinds), squeeze=False)
+    colours = _colours(atlas["methods"])
+    width = 0.8 / max(1, len(atlas["methods"]))
+    for c, kind in enumerate(kinds):
+        labels = atlas["bins"][kind]
+        x = np.arange(len(labels))
+        for r, metric in enumerate(METRICS):
+            ax = axes[r, c]
+            for i, m in enumerate(atlas["methods"]):
+                y = np.array([np.nan if v is None else v for v in atlas["binned"][m][kind][metric]], float)
+                if kind == "entropy":
+                    ax.plot(x, y, "o-", ms=3, lw=1.2, color=colours[m], label=m)
+                else:
+                    ax.bar(x + (i - (len(atlas["methods"]) - 1) / 2) * width, y, width, color=colours[m], label=m)
+            ax.set_xticks(x, labels, fontsize=7)
+            ax.tick_params(axis="y", labelsize=7)
+            ax.spines[["top", "right"]].set_visible(False)
+            if c == 0:
+                ax.set_ylabel(METRIC_LABEL[metric], fontsize=9)
+            if r == len(METRICS) - 1:
+                ax.set_xlabel(BIN_LABEL[kind], fontsize=8)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8, frameon=False)
+    n = sum(atlas["images"].values()) // max(1, len(atlas["methods"]))
+    fig.suptitle(f"Acceleration atlas · {atlas['model']} · {n} images per method", fontsize=10)
+    return fig
+
+
+def maps_figure(atlas: dict, dpi: int = 110) -> Figure:
+    """Rows: methods; columns: MAP_KEYS as mean maps over the runs. Shares and the normalised finalize step use a
+    fixed 0..1 scale; TV cost one scale shared by all methods."""
+    methods = atlas["methods"]
+    fig = Figure(figsize=(1.9 * len(MAP_KEYS), 1.9 * len(methods) + 0.8), dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(methods), len(MAP_KEYS), squeeze=False)
+    top = max(max(max(row) for row in atlas["maps"][m]["tv_cost"]) for m in methods)
+    for c, k in enumerate(MAP_KEYS):
+        cmap = ListedColormap(render.lut("inferno" if k == "tv_cost" else "viridis") / 255)
+        hi = max(top, 1e-3) if k == "tv_cost" else 1.0
+        for r, m in enumerate(methods):
+            ax = axes[r, c]
+            im = ax.imshow(np.array(atlas["maps"][m][k]), cmap=cmap, vmin=0.0, vmax=hi, interpolation="nearest")
+            ax.set_xticks([]), ax.set_yticks([])
+            if c == 0:
+                ax.set_ylabel(m, fontsize=9)
+            if r == 0:
+                ax.set_title(MAP_LABEL[k], fontsize=9)
+        cb = fig.colorbar(im, ax=axes[:, c], location="bottom", shrink=0.8, pad=0.02)
+        cb.ax.tick_params(labelsize=7)
+    fig.suptitle(f"Mean maps over {atlas['images'][methods[0]]} runs per method", fontsize=10)
+    return fig
