@@ -70,13 +70,15 @@ def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, code_vectors: torch.Tenso
 
 
 def cascade(p_target: torch.Tensor, p_draft: torch.Tensor, x: int, group_tokens: list[int],
-            budget_left: float) -> tuple[torch.Tensor, float]:
-    """CASCADE (design.md §3 reading): at candidate x, q_R(x) = q(x) + min(sum_{m in group} q(x_m), budget_left);
-    a(x) = min(1, q_R(x)/p(x)); every other cell lossless. p_target, p_draft are (V,) for one slot.
-    Returns (a (V,), extra mass granted)."""
+            scale: float = 1.0) -> tuple[torch.Tensor, float]:
+    """CASCADE (design.md §3) for one candidate x at one slot: p_target (V,) is the law the candidate is judged
+    against (q, or the running residual for later siblings), p_draft (V,) the law x was drawn from.
+    q_R(x) = q(x) + s · Σ_{t ∈ T} q(t), T = the distinct tokens of the group I(n) ∪ C(n) other than x (each once;
+    q is the law at x's position evaluated at the member's token); a(x) = min(1, q_R(x)/p(x)); every other cell
+    lossless. s in [0, 1] is the level's budget factor (verify.fit_level). Returns (a (V,), extra mass s·Σ q(t))."""
     a = lossless(p_target[None], p_draft[None])[0]
     toks = sorted(set(group_tokens) - {x})
-    extra = min(float(p_target[toks].sum()) if toks else 0.0, max(0.0, budget_left))
+    extra = scale * float(p_target[toks].sum()) if toks else 0.0
     if extra > 0 and p_draft[x] > 0:
         a[x] = min(1.0, float((p_target[x] + extra) / p_draft[x]))
     return a, extra
@@ -95,16 +97,23 @@ class Judgement:
 
 
 def judge(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x: torch.Tensor,
-          u: torch.Tensor) -> Judgement:
-    """Decide L drafts x (L,) with uniforms u (L,) under acceptance functions accept (L, V)."""
+          u: torch.Tensor, residual=None) -> Judgement:
+    """Decide L drafts x (L,) with uniforms u (L,) under acceptance functions accept (L, V).
+    residual: optional (q (L,V), p (L,V), a (L,V), x (L,)) -> (L,V) unnormalised residual mass (default [q - p·a]+);
+    with one, tv_cost is TV(o, q) of the true output law o = p·a + (1 - Σ p·a)·norm(residual)."""
     rows = torch.arange(len(x))
     b = accept[rows, x]
     px, qx = p_draft[rows, x], p_target[rows, x]
     exact = torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))
     ok = u < b
     pa = p_draft * accept
-    residual, empty = safe_norm((p_target - pa).clamp_min(0), p_target)
-    return Judgement(b, exact, ok, ok & (u >= exact), (pa - p_target).clamp_min(0).sum(-1), residual, empty)
+    rest = (p_target - pa).clamp_min(0) if residual is None else residual(p_target, p_draft, accept, x)
+    law, empty = safe_norm(rest, p_target)
+    if residual is None:
+        cost = (pa - p_target).clamp_min(0).sum(-1)
+    else:
+        cost = 0.5 * (pa + (1 - pa.sum(-1, keepdim=True)).clamp_min(0) * law - p_target).abs().sum(-1)
+    return Judgement(b, exact, ok, ok & (u >= exact), cost, law, empty)
 
 
 def point_mass(x: torch.Tensor, vocab: int) -> torch.Tensor:
