@@ -84,12 +84,12 @@ class TreeStep:
     p_x: float
     q_x: float                        # the law it was judged against (q, or the running residual) at x
     tv: float                         # TV(p, q) against the level's target law q
+    tv_residual: float                # TV(p, r) against the running residual r it was judged against
     tv_cost: float                    # TV(o, q) of the level's whole walk
     point_mass: bool
     extra: float = 0.0
     group: list = field(default_factory=list)
     info: dict = field(default_factory=dict)
-    tv_residual: float = 0.0          # TV(p, r) against the running residual r it was judged against
     budget_left: float = 0.0          # CASCADE: budget the level could use, before deciding
     scale: float = 1.0                # CASCADE: factor s on every sibling's extra mass at this level
 
@@ -176,6 +176,12 @@ def judge_level(tree: Tree, kids: list, q_node: torch.Tensor, accept_fn: AcceptF
     return fit_level(build, left), groups
 
 
+def sibling_tvs(p: torch.Tensor, q: torch.Tensor, r: torch.Tensor) -> tuple[float, float]:
+    """(TV(p, q), TV(p, r)) of one sibling's draft law p (V,): against the level's target law q and against the
+    running residual r (V,) it was judged with (equal for the first sibling)."""
+    return float(tv(p, q)), float(tv(p, r))
+
+
 def verify_tree(tree: Tree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Generator, group_fn: GroupFn | None,
                 budget: float, bonus_ok: Callable[[int], bool]) -> tuple[list[int], int, bool, list[TreeStep]]:
     """Walk the tree from the root. q (N, V): target law at each node's children position.
@@ -199,8 +205,8 @@ def verify_tree(tree: Tree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Gen
             relaxed = ok and u >= lvl.exact[j]
             extra = lvl.extras[j] if group_fn is not None else max(0.0, float(p_c[x] * lvl.b[j] - r[x]))
             steps.append(TreeStep(c, tree.depths[c], ok, relaxed, lvl.b[j], lvl.exact[j], u, float(p_c[x]),
-                                  float(r[x]), float(tv(p_c, q[cur])), lvl.cost, tree.laws[c] is None,
-                                  extra if relaxed else 0.0, groups[j][0], groups[j][1], float(tv(p_c, r)),
+                                  float(r[x]), *sibling_tvs(p_c, q[cur], r), lvl.cost, tree.laws[c] is None,
+                                  extra if relaxed else 0.0, groups[j][0], groups[j][1],
                                   max(0.0, left) if group_fn is not None else 0.0, lvl.scale))
             if ok:
                 chosen = c

@@ -11,10 +11,9 @@ from types import SimpleNamespace
 
 import torch
 
-from specviz import events, rules
-from specviz.groups import cascade_groups
+from specviz import events, groups, rules, verify
 from specviz.sampling import safe_norm, tv
-from specviz.verify import Tree, judge_level, verify_tree
+from specviz.verify import Tree
 
 V = 6
 
@@ -40,14 +39,14 @@ def walk_law(lvl) -> torch.Tensor:
     return out + reach * lvl.end
 
 
-def oracle(q, sib_laws, xs, groups=None, scale=1.0):
+def oracle(q, sib_laws, xs, members=None, scale=1.0):
     """The level's output law for fixed sibling laws, from the formulas (algorithms.md P3, design.md §3):
     a_j = min(1, r/p_j), at x_j CASCADE's min(1, (r(x_j) + s Σ_{t ∈ T_j} r(t)) / p_j(x_j)); r <- norm([r - p_j a_j]+);
     o = Σ_j R_j p_j a_j + R_k r."""
     r, reach, out = q.clone(), 1.0, torch.zeros_like(q)
     for j, (p, x) in enumerate(zip(sib_laws, xs)):
         a = torch.where(p > 0, (r / p.clamp_min(1e-30)).clamp(max=1.0), torch.ones_like(p))
-        toks = sorted(set(groups[j]) - {x}) if groups else []
+        toks = sorted(set(members[j]) - {x}) if members else []
         if toks and p[x] > 0:
             a[x] = min(1.0, float((r[x] + scale * r[toks].sum()) / p[x]))
         out += reach * p * a
@@ -62,9 +61,9 @@ def point(x, v=V):
 
 def _level(q, xs, sib_laws=None, accept=rules.lossless, group_fn=None, left=math.inf):
     tree = one_level(xs, sib_laws)
-    lvl, groups = judge_level(tree, tree.children[0], q, accept, group_fn, left)
+    lvl, members = verify.judge_level(tree, tree.children[0], q, accept, group_fn, left)
     lvl.xs = list(xs)
-    return lvl, groups
+    return lvl, members
 
 
 def test_sd_point_mass_level_outputs_q():
@@ -106,11 +105,11 @@ def test_cascade_point_mass_level_cost_is_the_tv_of_its_output_law():
     scale; (b) it fits the budget; the fitted scale uses the budget up when it had to shrink."""
     q = torch.tensor([0.30, 0.25, 0.20, 0.15, 0.06, 0.04])
     tree = one_level((0, 1, 2))
-    group_fn = cascade_groups(tree, torch.ones(4, 3), everything())
+    group_fn = groups.cascade_groups(tree, torch.ones(4, 3), everything())
     for left in (0.0, 0.05, 0.1, 0.2, math.inf):
-        lvl, groups = _level(q, (0, 1, 2), group_fn=group_fn, left=left)
+        lvl, sets = _level(q, (0, 1, 2), group_fn=group_fn, left=left)
         o = walk_law(lvl)
-        members = [[tree.tokens[m] for m in g] for g, _ in groups]
+        members = [[tree.tokens[m] for m in g] for g, _ in sets]
         assert torch.allclose(o, oracle(q, [point(x) for x in (0, 1, 2)], (0, 1, 2), members, lvl.scale), atol=1e-6)
         assert abs(lvl.cost - float(tv(o, q))) < 1e-6
         assert lvl.cost <= left + 1e-6
@@ -124,10 +123,10 @@ def test_sampled_cascade_level_cost_is_its_fixed_law_tv():
     q, p = laws(2, seed=4, sharp=1.2)
     sib = [p, safe_norm(p * (torch.arange(V) != 2), p)[0]]
     tree = one_level((2, 4), sib)
-    group_fn = cascade_groups(tree, torch.ones(3, 3), everything())
+    group_fn = groups.cascade_groups(tree, torch.ones(3, 3), everything())
     for left in (0.01, 0.1, math.inf):
-        lvl, groups = _level(q, (2, 4), sib, group_fn=group_fn, left=left)
-        members = [[tree.tokens[m] for m in g] for g, _ in groups]
+        lvl, sets = _level(q, (2, 4), sib, group_fn=group_fn, left=left)
+        members = [[tree.tokens[m] for m in g] for g, _ in sets]
         o = oracle(q, sib, (2, 4), members, lvl.scale)
         assert torch.allclose(lvl.law, o, atol=1e-6) and abs(lvl.cost - float(tv(o, q))) < 1e-6
         assert lvl.cost <= left + 1e-6
@@ -141,8 +140,8 @@ def two_levels():
 def run_tree(tree, q, cfg, budget, seed, hidden=None):
     hidden = torch.ones(len(tree.tokens), 3) if hidden is None else hidden
     gen = torch.Generator().manual_seed(seed)
-    group_fn = cascade_groups(tree, hidden, cfg) if cfg is not None else None
-    path, new, bonus, steps = verify_tree(tree, q, rules.lossless, gen, group_fn, budget, lambda d: True)
+    group_fn = groups.cascade_groups(tree, hidden, cfg) if cfg is not None else None
+    path, new, bonus, steps = verify.verify_tree(tree, q, rules.lossless, gen, group_fn, budget, lambda d: True)
     return path, new, bonus, steps
 
 
@@ -150,6 +149,7 @@ def test_cascade_step_budget_bounds_the_sum_of_level_tvs():
     """(b) Σ over the step's judged levels of TV(o_level, q_level) <= δ, every level's cost equal to the TV of the
     formula's law at its recorded scale, and each level allowed exactly what the earlier levels left."""
     tree = two_levels()
+    group_fn = groups.cascade_groups(tree, torch.ones(9, 3), everything())
     levels_seen = 0
     for seed in range(40):
         q = laws(len(tree.tokens), seed=seed, sharp=1.0)
@@ -163,8 +163,7 @@ def test_cascade_step_budget_bounds_the_sum_of_level_tvs():
                 s = per_level[lvl_no]
                 par = tree.parents[s.node]
                 kids = tree.children[par]
-                members = [[tree.tokens[m] for m in cascade_groups(tree, torch.ones(9, 3), everything())(c, kids)[0]]
-                           for c in kids]
+                members = [[tree.tokens[m] for m in group_fn(c, kids)[0]] for c in kids]
                 o = oracle(q[par], [point(tree.tokens[c]) for c in kids], [tree.tokens[c] for c in kids], members,
                            s.scale)
                 assert abs(s.tv_cost - float(tv(o, q[par]))) < 1e-5
@@ -200,8 +199,8 @@ def test_later_siblings_record_tv_against_q_and_against_the_residual():
     sib = [p[0], safe_norm(p[0] * (torch.arange(V) != 1), p[0])[0]]
     tree = one_level((1, 3), sib)
     for seed in range(30):
-        _, _, _, steps = verify_tree(tree, q, rules.lossless, torch.Generator().manual_seed(seed), None, 1.0,
-                                     lambda d: True)
+        _, _, _, steps = verify.verify_tree(tree, q, rules.lossless, torch.Generator().manual_seed(seed), None,
+                                            1.0, lambda d: True)
         if len(steps) == 2:
             r1 = safe_norm((q[0] - sib[0] * rules.lossless(q[:1], sib[0][None])[0]).clamp_min(0), q[0])[0]
             assert abs(steps[1].tv - float(tv(sib[1], q[0]))) < 1e-6
@@ -220,10 +219,37 @@ def test_paper_sets_reach_the_whole_level_and_consecutive_levels():
     hidden[:, 0] = 1.0
     hidden[[6, 8], 1] = 0.1          # node 4 and its cousins 6, 8 stay similar; root, level 1 and node 5 too
     hidden[7] = torch.tensor([0.0, 1.0])                  # node 7: orthogonal to everything else
-    paper = cascade_groups(tree, hidden, everything(0.9))
+    paper = groups.cascade_groups(tree, hidden, everything(0.9))
     members, info = paper(4, tree.children[1])
     assert sorted(info["inter"]) == [5, 6, 8] and sorted(info["conv"]) == [1, 2, 3]
     assert members == [1, 2, 3, 5, 6, 8]
-    sib = cascade_groups(tree, hidden, everything(0.9, "siblings"))
+    sib = groups.cascade_groups(tree, hidden, everything(0.9, "siblings"))
     members, info = sib(4, tree.children[1])
     assert info["inter"] == [5] and members == [5]
+
+
+def test_sampled_trees_keep_each_nodes_children_in_draw_order():
+    """Point 4, fast: a pruned tree of SAMPLED children keeps, under every node, the first children drawn (child j's
+    law is the drafter's law with the j - 1 earlier draws removed), so which children stay never depends on the drawn
+    values. A score cut keeps a later, likelier draw without an earlier one (not lossless: see test_tree_exactness)."""
+    from tests.toy import run, toy
+    model, factory = toy(codes=8, grid=3)
+    trees = []
+
+    def spy(m, cfg, gen):
+        d = factory(m, cfg, gen)
+        build = d.build
+        d.build = lambda *a: trees.append(build(*a)) or trees[-1]
+        return d
+    for seed in range(4):
+        run(model, spy, seed=seed, method="sd", tree="dynamic", tree_depth=3, tree_topk=3, tree_nodes=4,
+            tree_sampling="sample")
+    checked = 0
+    for t in trees:
+        for kids in t.children:
+            drawn = []
+            for c in kids:
+                assert set((t.laws[c] == 0).nonzero().flatten().tolist()) == set(drawn)
+                drawn.append(t.tokens[c])
+                checked += 1
+    assert checked > 20
