@@ -26,6 +26,9 @@ CASES = {   # name -> RunConfig overrides on the toy model (3x3 grid, 12 codes)
     "sd": dict(method="sd", tree_depth=3, tree_topk=2, tree_nodes=6),
     "sd-static-sampled": dict(method="sd", tree="static", tree_depth=3, tree_topk=2, tree_sampling="sample"),
     "cascade": dict(method="cascade", tree_depth=3, tree_topk=3, tree_nodes=8, tau_pos=0.3, tau_seq=0.3),
+    "cascade-siblings": dict(method="cascade", tree_depth=3, tree_topk=3, tree_nodes=8, tau_pos=0.3, tau_seq=0.3,
+                             cascade_sets="siblings", cascade_budget=0.2),
+    "sd-dynamic-sampled": dict(method="sd", tree_depth=3, tree_topk=3, tree_nodes=4, tree_sampling="sample"),
     "lantern": dict(method="lantern", tree_depth=3, tree_topk=2, tree_nodes=6, lantern_k=3, lantern_delta=0.3),
 }
 SEEDS = (0, 1, 2)
