@@ -133,7 +133,7 @@ def level_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residu
     return Level(b, exact, targets, extras, r, out, float(tv(out, q)))
 
 
-def fit_level(build: Callable[[float], Level], left: float, iters: int = 30) -> Level:
+def fit_level(build: Callable[[float], Level], left: float, iters: int = 16) -> Level:
     """CASCADE's budget, enforced before deciding: the level built with every sibling's extra mass scaled by one
     factor s in [0, 1], s = 1 when TV(o(1), q) <= left, else the largest s a deterministic bisection finds with
     TV(o(s), q) <= left (s = 0 is the lossless walk, TV 0)."""

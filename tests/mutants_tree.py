@@ -60,7 +60,7 @@ VARIANTS = [
            lambda mp: mp.setattr(groups, "cascade_groups", _siblings_only),
            (T.test_paper_sets_reach_the_whole_level_and_consecutive_levels,)),
     Mutant("tree: CASCADE budget checked after deciding (the level is never scaled to fit)",
-           lambda mp: mp.setattr(verify, "fit_level", lambda build, left, iters=30: build(1.0)),
+           lambda mp: mp.setattr(verify, "fit_level", lambda build, left, iters=16: build(1.0)),
            (T.test_cascade_point_mass_level_cost_is_the_tv_of_its_output_law,
             T.test_cascade_step_budget_bounds_the_sum_of_level_tvs,
             T.test_sampled_cascade_level_cost_is_its_fixed_law_tv)),
@@ -72,7 +72,7 @@ VARIANTS = [
                lambda cls, score, parents, laws, limit: cls._prune(score, parents, limit))),
            (T.test_sampled_trees_keep_each_nodes_children_in_draw_order,)),
     Mutant("tree: a budget-scaled level charged as if unscaled (cost taken at s = 1)",
-           lambda mp: mp.setattr(verify, "fit_level", lambda build, left, iters=30, _f=verify.fit_level: replace(
+           lambda mp: mp.setattr(verify, "fit_level", lambda build, left, iters=16, _f=verify.fit_level: replace(
                _f(build, left, iters), cost=build(1.0).cost)),
            (T.test_cascade_point_mass_level_cost_is_the_tv_of_its_output_law,
             T.test_cascade_step_budget_bounds_the_sum_of_level_tvs)),
