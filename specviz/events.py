@@ -31,7 +31,8 @@ def chain_events(n: int, x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res,
             dec = "rejected" if i >= res.accepted else ("relaxed" if rel[i] else "exact")
             out.append(TokenEvent(pos=n + i, token=toks[i], decision=dec, level=i + 1, node=i + 1, p_draft=px[i],
                                   p_target=qx[i], accept_prob=b[i], exact_prob=ex[i], u=u[i], entropy=h[i],
-                                  entropy_norm=hn[i], tv=d[i], tv_cost=cost[i], point_mass=px[i] == 1.0))
+                                  entropy_norm=hn[i], tv=d[i], tv_cost=cost[i], point_mass=px[i] == 1.0,
+                                  tv_residual=d[i]))
     if res.new_token >= 0:
         i = res.accepted
         if res.bonus:
@@ -42,7 +43,7 @@ def chain_events(n: int, x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res,
             r = out[i]
             ev = TokenEvent(pos=r.pos, token=res.new_token, decision="resampled", level=r.level, node=r.node,
                             p_target=float(q[i, res.new_token]), entropy=r.entropy, entropy_norm=r.entropy_norm,
-                            tv=r.tv, tv_cost=r.tv_cost)
+                            tv=r.tv, tv_cost=r.tv_cost, tv_residual=r.tv_residual)
         out.append(ev)
     return out
 
@@ -60,18 +61,21 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, judged: list, path: list, 
         dec = "rejected" if not s.accepted else ("relaxed" if s.relaxed else "exact")
         info = s.info
         sib = [Sibling(m, tree.tokens[m], float(q[par, tree.tokens[m]]), info["cos"].get(m, 0.0),
-                       info["child_cos"].get(m, -1.0)) for m in info.get("cos", {})] if info else []
+                       info["child_cos"].get(m, -1.0), tree.depths[m], tree.parents[m])
+               for m in info.get("cos", {})] if info else []
         out.append(TokenEvent(pos=root_pos + s.level, token=tree.tokens[s.node], decision=dec, level=s.level,
                               node=s.node, p_draft=s.p_x, p_target=s.q_x, accept_prob=s.b, exact_prob=s.exact,
                               u=s.u, entropy=h, entropy_norm=hn, tv=s.tv, tv_cost=s.tv_cost,
                               point_mass=s.point_mass, moved=s.extra,
                               similarity=max(info["cos"].values(), default=0.0) if info else 0.0,
                               interchangeable=list(info.get("inter", [])), convergent=list(info.get("conv", [])),
-                              siblings=sib))
+                              siblings=sib, tv_residual=s.tv_residual, budget_left=s.budget_left, scale=s.scale,
+                              parent=par))
     if new_tok >= 0:
         last = path[-1]
         pos = root_pos + len(path)
-        cost = sum(e.tv_cost for e in out if e.pos == pos)          # bound: sum over the tests at this position
+        # the level's TV, once: every judged sibling at this position carries the same cost of the level's walk
+        cost = next((e.tv_cost for e in reversed(out) if e.pos == pos), 0.0)
         out.append(TokenEvent(pos=pos, token=new_tok, decision="bonus" if bonus else "resampled",
                               level=len(path), p_target=float(q[last, new_tok]), entropy=float(entropy(q[last])),
                               entropy_norm=float(entropy(q[last], cfg.h_norm)), tv_cost=0.0 if bonus else cost))

@@ -1,29 +1,52 @@
-"""CASCADE groups from the verification forward's target hidden states (design.md §3)."""
+"""CASCADE groups from the verification forward's target hidden states (design.md §3, docs/methods_trees.md).
+
+h_n is the target's last hidden state after consuming node n's token (row n of the verification forward).
+Two readings, knob `cascade_sets`:
+- "paper" (default): I(n) = nodes m at n's tree level with cos(h_m, h_n) >= τ_pos; C(n) = nodes m at level d - 1 or
+  d + 1 (the root is level 0) with cos(h_m, h_n) >= τ_seq.
+- "siblings" (our earlier, narrower reading): I(n) = same-parent siblings with cos >= τ_pos; C(n) = siblings m such
+  that some child of m and some child of n have cos >= τ_seq.
+Either way the rule adds, once per distinct token t of I(n) ∪ C(n) other than x_n, the target mass at n's position on
+t (rules.cascade): a member's token is a code, and q_R must be a mass of the law at the position being decided.
+"""
 from __future__ import annotations
 
 import torch
 
+READINGS = {
+    "paper": "I(n): nodes at n's tree level with cos(h) ≥ τ_pos; C(n): nodes one level up or down with cos(h) ≥ "
+             "τ_seq; q_R(x) = q(x) + Σ q(t) over the distinct other tokens t of I ∪ C, q at x's position",
+    "siblings": "I(n): same-parent siblings with cos(h) ≥ τ_pos; C(n): siblings whose children have cos(h) ≥ τ_seq "
+                "with n's children (narrower than the paper)",
+}
+
 
 def cascade_groups(tree, hidden: torch.Tensor, cfg):
-    """CASCADE groups from the verification forward's hidden states (design.md §3).
-    I(n): siblings (or same-level nodes) m with cos(h_m, h_n) >= tau_pos; C(n): siblings m such that some child of
-    m and some child of n have cos >= tau_seq. Returns group_fn(node, sibling order) -> (members, info)."""
+    """Returns group_fn(node, sibling order) -> (sorted member nodes, info) with info = {"inter": I(n), "conv": C(n),
+    "cos": {m: cos(h_m, h_n)}, "child_cos": {m: max child cosine or -1}} over every candidate m the reading looks at
+    (the trace's Sibling records; the preview re-derives the groups from them)."""
     h = torch.nn.functional.normalize(hidden.float(), dim=-1)
-    cos = h @ h.T                                                                  # (N, N)
+    cos = (h @ h.T).tolist()                                                       # (N, N)
+    kids_of, depth = tree.children, tree.depths
+    nodes = range(len(tree.tokens))
+
+    def child_cos(n: int, m: int) -> float:
+        a, b = kids_of[n], kids_of[m]
+        return max(cos[i][j] for i in a for j in b) if a and b else -1.0
 
     def group_fn(node: int, kids: list) -> tuple[list, dict]:
-        if cfg.cascade_scope == "level":
-            cands = [m for m in range(1, len(tree.tokens)) if tree.depths[m] == tree.depths[node] and m != node]
+        d = depth[node]
+        if cfg.cascade_sets == "paper":
+            same = [m for m in nodes if depth[m] == d and m != node]
+            near = [m for m in nodes if abs(depth[m] - d) == 1]
+            inter = [m for m in same if cos[node][m] >= cfg.tau_pos]
+            conv = [m for m in near if cos[node][m] >= cfg.tau_seq]
+            cands, child = same + near, {m: -1.0 for m in same + near}
         else:
             cands = [m for m in kids if m != node]
-        inter = [m for m in cands if cos[node, m] >= cfg.tau_pos]
-        conv = []
-        for m in cands:
-            a, b = tree.children[node], tree.children[m]
-            if a and b and float(cos[a][:, b].max()) >= cfg.tau_seq:
-                conv.append(m)
-        sims = {m: float(cos[node, m]) for m in cands}
-        child = {m: (float(cos[tree.children[node]][:, tree.children[m]].max())
-                     if tree.children[node] and tree.children[m] else -1.0) for m in cands}
+            child = {m: child_cos(node, m) for m in cands}
+            inter = [m for m in cands if cos[node][m] >= cfg.tau_pos]
+            conv = [m for m in cands if child[m] >= cfg.tau_seq]
+        sims = {m: cos[node][m] for m in cands}
         return sorted(set(inter) | set(conv)), {"inter": inter, "conv": conv, "cos": sims, "child_cos": child}
     return group_fn

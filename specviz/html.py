@@ -82,7 +82,7 @@ def inspector(trace, pos: int) -> str:
         return head + "<p>Nothing was decided here yet.</p></div>"
     judged = [a for a in hist if a.event.decision in views.JUDGED]
     key = judged[-1] if judged else hist[-1]
-    right = _history(hist) + (_members(key) if key.members else "")
+    right = _history(hist) + (_members(key, trace.config.get("cascade_sets", "paper")) if key.members else "")
     left = (_numbers(hist, key, len(judged)) + (csd_units(trace.config, key.event) if trace.method == "csd" else "")
             + reading(trace.method, trace.config))
     return f"{head}<div class='sv-cols'><div>{left}</div><div>{right}</div></div></div>"
@@ -131,7 +131,14 @@ def _numbers(hist, key, n_judged: int) -> str:
                  f"{'point-mass draft' if e.point_mass else 'sampled draft'}</p>")
     lines += [_bar("p(x) draft", e.p_draft, "#3b7dd8"), _bar("q(x) target", e.p_target, "#2ea043"),
               _bar("min(1, q/p)", e.exact_prob, "#8c959f"), _bar("b accept", e.accept_prob, "#f2a900"),
-              _bar("TV(p, q)", e.tv, "#9a3fb5"), _bar("TV cost", e.tv_cost, "#d73027")]
+              _bar("TV(p, q)", e.tv, "#9a3fb5"), _bar("TV(p, r)", e.tv_residual, "#c77dde"),
+              _bar("TV cost", e.tv_cost, "#d73027")]
+    lines.append("<p class='sv-sub'>TV(p, q): draft law against the target law q; TV(p, r): against the law the draft "
+                 "was judged with (later tree siblings: the running residual r; otherwise r = q). TV cost: TV(o, q) of "
+                 "the output law" + (" of the level's whole sibling walk" if e.parent >= 0 else "") + ".</p>")
+    if e.siblings or e.budget_left > 0 or e.scale < 1:
+        lines.append(f"<p class='sv-sub'>CASCADE budget left for this level δ = {e.budget_left:.4f}; relaxation "
+                     f"scale s = {e.scale:.4f}; moved to x: {e.moved:.4f}</p>")
     lines.append(f"<p class='sv-sub'>H(q) = {e.entropy:.3f} nats (normalised {e.entropy_norm:.3f})"
                  + (f"; uniform u = {e.u:.3f}" if e.u >= 0 else "") + "</p>")
     return "\n".join(lines)
@@ -140,19 +147,22 @@ def _numbers(hist, key, n_judged: int) -> str:
 def _history(hist) -> str:
     rows = "".join(f"<tr><td>{a.step}</td><td>{a.event.level}</td><td>{a.event.token}</td>"
                    f"<td>{_chip(a.event.decision)}</td><td>{a.event.p_draft:.3f}</td><td>{a.event.p_target:.3f}</td>"
-                   f"<td>{a.event.accept_prob:.3f}</td><td>{a.event.tv:.3f}</td></tr>" for a in hist)
+                   f"<td>{a.event.accept_prob:.3f}</td><td>{a.event.tv:.3f}</td><td>{a.event.tv_residual:.3f}</td>"
+                   f"<td>{a.event.tv_cost:.3f}</td></tr>" for a in hist)
     return ("<p class='sv-sub'>Every event at this position, in order</p><table class='sv-t'><tr><th>forward</th>"
-            "<th>level</th><th>token</th><th>decision</th><th>p(x)</th><th>q(x)</th><th>b</th><th>TV</th></tr>"
-            f"{rows}</table>")
+            "<th>level</th><th>token</th><th>decision</th><th>p(x)</th><th>q(x)</th><th>b</th><th>TV(p,q)</th>"
+            f"<th>TV(p,r)</th><th>cost</th></tr>{rows}</table>")
 
 
-def _members(a) -> str:
-    rows = "".join(f"<tr><td>{n}</td><td>{tok}</td><td>{q:.4f}</td><td>{cos:.3f}</td>"
+def _members(a, sets: str) -> str:
+    from specviz.groups import READINGS
+    rows = "".join(f"<tr><td>{n}</td><td>{'?' if lv < 0 else lv}</td><td>{tok}</td><td>{q:.4f}</td><td>{cos:.3f}</td>"
                    f"<td>{'—' if cc <= -1 else f'{cc:.3f}'}</td><td>{'I' if i else ''}{'C' if cv else ''}</td></tr>"
-                   for n, tok, q, cos, cc, i, cv in a.members)
-    return ("<p class='sv-sub'>CASCADE siblings of node " f"{a.event.node} (I = interchangeable, C = convergent)</p>"
-            "<table class='sv-t'><tr><th>node</th><th>token</th><th>q(token)</th><th>cos</th><th>child cos</th>"
-            f"<th>group</th></tr>{rows}</table>")
+                   for n, tok, q, cos, cc, lv, i, cv in a.members)
+    return (f"<p class='sv-sub'>CASCADE candidates for node {a.event.node} (level {a.event.level}; I = interchangeable,"
+            f" C = convergent). Sets: <b>{escape(sets)}</b> — {escape(READINGS.get(sets, ''))}</p>"
+            "<table class='sv-t'><tr><th>node</th><th>level</th><th>token</th><th>q(token) here</th><th>cos</th>"
+            f"<th>child cos</th><th>group</th></tr>{rows}</table>")
 
 
 def preview_table(previews: list[Preview], knobs) -> str:
@@ -165,7 +175,9 @@ def preview_table(previews: list[Preview], knobs) -> str:
     return (f"<div class='sv-prev'><b>Preview of recorded drafts</b> — no model run. λ = {knobs.lam:.2f}, "
             f"δ = {knobs.delta:.2f}, τ_pos = {knobs.tau_pos:.2f}, τ_seq = {knobs.tau_seq:.2f}. "
             "Release the slider to re-run the model. Expected values re-score only the drafts the run judged "
-            "(recorded knobs → new knobs); only csd and cascade depend on these knobs."
+            "(recorded knobs → new knobs); only csd and cascade depend on these knobs. CASCADE re-runs each level's "
+            "walk and the step's TV budget on the recorded masses; the groups of siblings after an accepted one are "
+            "not recorded and count as lossless."
             "<table class='sv-t'><tr><th>method</th><th>uses knobs</th><th>run achieved</th>"
             "<th>E[tokens / step]</th><th>E[step compression]</th></tr>"
             f"{rows}</table></div>")

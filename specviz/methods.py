@@ -14,7 +14,7 @@ from typing import Callable
 
 from specviz import families, preview, rules
 from specviz.codebook import embedding_table, neighbour_table
-from specviz.groups import cascade_groups
+from specviz.groups import READINGS, cascade_groups
 from specviz.knobs import COMMON, Knob
 from specviz.sampling import entropy, tv
 
@@ -220,7 +220,9 @@ register(Method(
     rule=_gsd_rule, bound=_gsd_bound,
     reading="GSD (So et al. 2025): a = min(1, Σ_group q / Σ_group p) over a window of the target ranking; "
             "--gsd-mode says whose window, distance and residual"))
-register(Method("sd", "SD", families.Tree, "draft tree · lossless", True))
+register(Method("sd", "SD", families.Tree, "draft tree · lossless", True,
+                reading="EAGLE-1/2 verification (docs/methods_trees.md): siblings in order against the running "
+                        "residual (P3); sampled siblings are pruned by draw order only, so the tree stays lossless"))
 register(Method(
     "cascade", "CASCADE", families.Tree, "draft tree · CASCADE groups", False,
     ("tau_pos", "tau_seq", "cascade_budget"),
@@ -229,12 +231,15 @@ register(Method(
              help="CASCADE interchangeable set: cosine of target hidden states >= τ_pos"),
         Knob("tau_seq", float, 0.9, label="τ_seq  CASCADE C(n)", ui="main", ui_lo=0.5, ui_hi=1, step=0.005,
              help="CASCADE convergent set: cosine >= τ_seq"),
-        Knob("cascade_scope", str, "parent", choices=("parent", "level"),
-             help="CASCADE I(n) over same-parent siblings or the whole tree level"),
-        Knob("cascade_budget", float, 1.0, 0, label="CASCADE moved-mass budget per step", ui="advanced", ui_hi=2,
-             step=0.05, help="CASCADE budget per verification step"),
+        Knob("cascade_sets", str, "paper", choices=tuple(READINGS),
+             help="CASCADE sets: paper (I = same tree level, C = consecutive levels) or siblings (our earlier "
+                  "reading: I = same-parent siblings, C = siblings with similar children)"),
+        Knob("cascade_budget", float, 0.5, 0, label="δ  CASCADE TV budget per step", ui="advanced", ui_hi=2,
+             step=0.05, help="CASCADE: Σ over a step's judged levels of TV(level output law, q) stays <= δ"),
     ),
-    groups=cascade_groups, rescore=preview.cascade_rescore))
+    groups=cascade_groups, rescore=preview.cascade_rescore,
+    reading="paper reading by default (--cascade-sets paper): " + READINGS["paper"] + "; the step's levels share "
+            "a TV budget δ, each level's relaxation scaled by one factor so its exact TV fits before deciding"))
 _RESIDUAL = Knob("lantern_residual", str, "tv_optimal", choices=("tv_optimal", "lumina", "llamagen"),
                  label="LANTERN residual",
                  help="after a rejection: tv_optimal = norm([q - p·a]+); lumina / llamagen = the released code's "

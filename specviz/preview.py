@@ -1,11 +1,12 @@
 """Instant preview: re-score the RECORDED drafts of a finished run under new λ, δ, τ_pos, τ_seq — no model call.
 
 Every judged TokenEvent keeps what its rule needed (design.md §4): q(x), p(x), the normalised entropy, TV(p, q) and,
-for CASCADE, the sibling rows [node, token, q(token), cos, child_cos]. From these the acceptance probability b' of
-each recorded draft under other knob values follows in closed form. What cannot be known without the model: drafts
-that were never judged (after the first rejection of a chain), and the residual laws of later siblings (their
-sibling q's are the parent's law, not the running residual). So the numbers are a preview of the recorded drafts,
-not a new run; releasing a slider runs the model for the real thing.
+for CASCADE, the Sibling records (node, token, q at the candidate's position, cos, child cos, level, parent). From these
+the acceptance probability b' of each recorded draft under other knob values follows: in closed form for chains; for
+CASCADE by re-running each level's walk (running residual, the level's TV, the step's budget) on the recorded masses
+(cascade_level). What cannot be known without the model: drafts that were never judged (after the first rejection
+of a chain), the groups of tree siblings after the accepted one, and the full law of a sampled sibling. So the
+numbers are a preview of the recorded drafts, not a new run; releasing a slider runs the model for the real thing.
 """
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
+from specviz import rules, verify
 from specviz.trace import JUDGED, TokenEvent, Trace
 
 
@@ -53,25 +56,56 @@ def csd_accept(ev: TokenEvent, lam: float, delta: float, g: str = "h") -> float:
     return min(1.0, ev.p_target / ev.p_draft + relax)
 
 
-def cascade_group(ev: TokenEvent, tau_pos: float, tau_seq: float) -> tuple[list[int], list[int]]:
-    """Re-derived CASCADE groups of one candidate: I(n) = {m : cos(h_m, h_n) >= τ_pos},
-    C(n) = {m : max child cosine >= τ_seq} (child_cos is -1 where a branch has no children)."""
-    inter = [r.node for r in ev.siblings if r.cos >= tau_pos]
-    conv = [r.node for r in ev.siblings if r.child_cos > -1.0 and r.child_cos >= tau_seq]
-    return inter, conv
+def cascade_group(ev: TokenEvent, tau_pos: float, tau_seq: float, sets: str = "paper") -> tuple[list[int], list[int]]:
+    """Re-derived CASCADE groups of one candidate from its Sibling records (groups.py). paper: I(n) = records at n's
+    level with cos >= τ_pos, C(n) = records one level up or down with cos >= τ_seq; siblings: I(n) = cos >= τ_pos,
+    C(n) = largest child cosine >= τ_seq (child_cos is -1 where a branch has no children)."""
+    if sets == "paper":
+        return ([r.node for r in ev.siblings if r.level == ev.level and r.cos >= tau_pos],
+                [r.node for r in ev.siblings if abs(r.level - ev.level) == 1 and r.cos >= tau_seq])
+    return ([r.node for r in ev.siblings if r.cos >= tau_pos],
+            [r.node for r in ev.siblings if r.child_cos > -1.0 and r.child_cos >= tau_seq])
 
 
-def cascade_accept(ev: TokenEvent, tau_pos: float, tau_seq: float, budget_left: float = math.inf
-                   ) -> tuple[float, float]:
-    """CASCADE (design.md §3): b' = min(1, (q(x) + Σ_{m ∈ I ∪ C} q(x_m)) / p(x)), the moved mass capped by the
-    step's remaining budget. Returns (b', moved mass)."""
-    inter, conv = cascade_group(ev, tau_pos, tau_seq)
-    members = set(inter) | set(conv)
-    q_of = {r.token: r.q for r in ev.siblings if r.node in members and r.token != ev.token}
-    extra = min(sum(q_of.values()), max(0.0, budget_left))
-    if extra <= 0 or ev.p_draft <= 0:
-        return exact_prob(ev), 0.0
-    return min(1.0, (ev.p_target + extra) / ev.p_draft), extra
+def cascade_level(evs: list[TokenEvent], knobs: Knobs, left: float):
+    """One level's CASCADE walk re-built from its judged events (in judge order) and their Sibling records, on a
+    reduced vocabulary (every token whose q is recorded, plus one cell for the rest of q's mass), then fitted into
+    `left` exactly as the engine does (verify.level_law, verify.fit_level). For point-mass siblings this is the
+    engine's own computation: the same b and level TV whenever every sibling's group is known. What the trace cannot
+    tell: the groups of siblings after the accepted one (taken as lossless here, so the level's TV, and with it the
+    budget spent, can come out lower than a new run's) and the full law of a sampled sibling (its p(x) at x, the
+    rest of its mass on the rest cell)."""
+    d, par = evs[0].level, evs[0].parent
+    q_of = {evs[0].token: evs[0].p_target}                       # the first sibling was judged against q itself
+    for ev in evs:
+        for r in ev.siblings:
+            q_of.setdefault(r.token, r.q)                        # records: q at this level's position
+    for ev in evs:
+        q_of.setdefault(ev.token, ev.p_target)
+    judged = {ev.node for ev in evs}
+    later = sorted({(r.node, r.token) for ev in evs for r in ev.siblings
+                    if par >= 0 and r.parent == par and r.level == d and r.node not in judged})
+    toks = sorted(q_of)
+    at = {t: i for i, t in enumerate(toks)}
+    rest = len(toks)
+    q = torch.tensor([q_of[t] for t in toks] + [max(0.0, 1.0 - sum(q_of.values()))])
+    xs = [at[ev.token] for ev in evs] + [at[t] for _, t in later]
+    laws = []
+    for ev, x in zip(evs + [None] * len(later), xs):
+        law = torch.zeros(rest + 1)
+        law[x] = 1.0 if ev is None or ev.point_mass else ev.p_draft
+        law[rest] += 1.0 - float(law.sum())
+        laws.append(law)
+    toks_by_node = {r.node: r.token for ev in evs for r in ev.siblings}
+    members = [[at[toks_by_node[m]] for m in set().union(*cascade_group(ev, knobs.tau_pos, knobs.tau_seq,
+                                                                          knobs.get("cascade_sets", "paper")))]
+               for ev in evs] + [[] for _ in later]
+
+    def build(s: float):
+        lvl = verify.level_law(q, laws, xs, lambda j, r, p: rules.cascade(r, p, xs[j], members[j], s))
+        lvl.scale = s
+        return lvl
+    return verify.fit_level(build, left)
 
 
 @dataclass(frozen=True)
@@ -93,13 +127,15 @@ def csd_rescore(judged: list[TokenEvent], knobs: Knobs) -> list[float]:
 
 
 def cascade_rescore(judged: list[TokenEvent], knobs: Knobs) -> list[float]:
-    """One step's candidates in judge order; the budget is spent along the recorded path."""
-    used, out = 0.0, []
-    for ev in judged:
-        b, extra = cascade_accept(ev, knobs.tau_pos, knobs.tau_seq, knobs.budget - used)
-        if ev.decision != "rejected" and ev.u >= exact_prob(ev):      # recorded path, relaxation needed
-            used += extra
-        out.append(b)
+    """One step's candidates in judge order, level by level (cascade_level): each level gets what the earlier
+    levels' TVs left of the step's budget."""
+    used, out, start = 0.0, [], 0
+    for i in range(1, len(judged) + 1):
+        if i == len(judged) or judged[i].level != judged[start].level:
+            lvl = cascade_level(judged[start:i], knobs, knobs.budget - used)
+            used += lvl.cost
+            out += lvl.b[:i - start]
+            start = i
     return out
 
 

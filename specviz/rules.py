@@ -194,13 +194,15 @@ def lantern_promise(p_target: torch.Tensor, p_draft: torch.Tensor, neighbours: t
 
 
 def cascade(p_target: torch.Tensor, p_draft: torch.Tensor, x: int, group_tokens: list[int],
-            budget_left: float) -> tuple[torch.Tensor, float]:
-    """CASCADE (design.md §3 reading): at candidate x, q_R(x) = q(x) + min(sum_{m in group} q(x_m), budget_left);
-    a(x) = min(1, q_R(x)/p(x)); every other cell lossless. p_target, p_draft are (V,) for one slot.
-    Returns (a (V,), extra mass granted)."""
+            scale: float = 1.0) -> tuple[torch.Tensor, float]:
+    """CASCADE (design.md §3) for one candidate x at one slot: p_target (V,) is the law the candidate is judged
+    against (q, or the running residual for later siblings), p_draft (V,) the law x was drawn from.
+    q_R(x) = q(x) + s · Σ_{t ∈ T} q(t), T = the distinct tokens of the group I(n) ∪ C(n) other than x (each once;
+    q is the law at x's position evaluated at the member's token); a(x) = min(1, q_R(x)/p(x)); every other cell
+    lossless. s in [0, 1] is the level's budget factor (verify.fit_level). Returns (a (V,), extra mass s·Σ q(t))."""
     a = lossless(p_target[None], p_draft[None])[0]
     toks = sorted(set(group_tokens) - {x})
-    extra = min(float(p_target[toks].sum()) if toks else 0.0, max(0.0, budget_left))
+    extra = scale * float(p_target[toks].sum()) if toks else 0.0
     if extra > 0 and p_draft[x] > 0:
         a[x] = min(1.0, float((p_target[x] + extra) / p_draft[x]))
     return a, extra

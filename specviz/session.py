@@ -13,7 +13,6 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
-from PIL import Image
 
 from specviz import methods
 from specviz.config import METHODS, ConfigError, RunConfig
@@ -205,9 +204,6 @@ class _Lane:
         full = torch.tensor(tokens + [tokens[-1]] * (n_pos - len(tokens)))   # neutral fill: repeat the last code
         decided = np.zeros(n_pos, bool)
         decided[:len(tokens)] = True
-        if len(tokens) == 1 < n_pos:        # first frame (prefill only): not drawn yet, spare the decoder call
-            return race_frame(Image.new("RGB", (gw * 4, gh * 4), (200, 200, 200)), np.zeros((gh, gw), bool),
-                              (gh, gw), px)
         self.raw = self.model.decode_image(full).convert("RGB")
         return race_frame(self.raw, decided.reshape(gh, gw), (gh, gw), px)
 

@@ -30,6 +30,8 @@ class Sibling:
     q: float                     # target probability of m's token at n's position
     cos: float                   # cos(h_m, h_n) of the target hidden states
     child_cos: float             # largest cosine between a child of m and a child of n (-1: a branch has none)
+    level: int = -1              # m's tree level (-1: unknown, traces before the paper reading)
+    parent: int = -1             # m's parent node (-1: unknown)
 
 
 @dataclass(frozen=True)
@@ -55,14 +57,19 @@ class TokenEvent:
     u: float = -1.0              # the uniform the decision used (-1 when none)
     entropy: float = 0.0         # H(q) in nats
     entropy_norm: float = 0.0    # H(q) normalised as the run's h_norm says
-    tv: float = 0.0              # TV(p, q) at this slot
-    tv_cost: float = 0.0         # TV(o, q) of this position's output law (0 for lossless)
+    tv: float = 0.0              # TV(p, q) at this slot, against the target law q
+    tv_cost: float = 0.0         # TV(o, q) of this position's output law (trees: the level's whole walk; 0 lossless)
     point_mass: bool = True      # the draft law was a point mass
     moved: float = 0.0           # tree rules: target mass granted to x beyond q(x) (CASCADE: against the budget)
     similarity: float = 0.0      # CASCADE: largest cosine to a group member
     interchangeable: list = field(default_factory=list)   # CASCADE: node ids of I(n)
     convergent: list = field(default_factory=list)        # CASCADE: node ids of C(n)
     siblings: list = field(default_factory=list)          # CASCADE re-scoring: list[Sibling]
+    tv_residual: float = 0.0     # TV(p, r) against the law r the draft was judged against (tree siblings after the
+    #                              first: the running residual; chains: equals tv)
+    budget_left: float = 0.0     # CASCADE: TV budget the level could use, before deciding
+    scale: float = 1.0           # CASCADE: factor on the level's relaxation mass that made its TV fit the budget
+    parent: int = -1             # tree: the node's parent (-1 for chains and sampled tokens)
 
     @property
     def commits(self) -> bool:
@@ -162,6 +169,7 @@ class Trace:
         def event(e: dict) -> TokenEvent:
             kw = {k: v for k, v in e.items() if k in names}
             kw["siblings"] = [_record(Sibling, r) for r in kw.get("siblings", [])]
+            kw.setdefault("tv_residual", kw.get("tv", 0.0))              # traces before the field: chains' value
             return TokenEvent(**kw)
         try:
             _want(d.get("version", 1) in (1, VERSION),
@@ -169,8 +177,8 @@ class Trace:
             steps = [StepEvent(s["step"], s["seconds"], [event(e) for e in s["events"]],
                                [_record(Drafted, r) for r in s.get("drafted", [])])
                      for s in d["steps"]]
-            trace = cls(d["method"], d["model"], list(d["grid"]), dict(d["config"]), list(d["tokens"]), steps,
-                        dict(d.get("summary", {})))
+            trace = cls(d["method"], d["model"], list(d["grid"]), _legacy(dict(d["config"])), list(d["tokens"]),
+                        steps, dict(d.get("summary", {})))
         except KeyError as e:
             raise ValueError(f"not a specviz trace: the field {e} is missing") from None
         except (TypeError, ValueError, AttributeError) as e:
@@ -252,13 +260,14 @@ def _bound(method, config: dict, judged: dict) -> float | None:
 
 
 _FLOATS = ("p_draft", "p_target", "accept_prob", "exact_prob", "u", "entropy", "entropy_norm", "tv", "tv_cost",
-           "moved", "similarity")
+           "moved", "similarity", "tv_residual", "budget_left", "scale")
 
 
 def _check_event(ev: TokenEvent, n_pos: int, step: int) -> None:
     where = f"step {step}: event"
     _want(_int(ev.pos, 0, n_pos - 1), f"{where} position {ev.pos!r} is off the grid")
-    _want(_int(ev.token, 0, MAX_TOKEN) and _int(ev.level, 0, MAX_EVENTS) and _int(ev.node, -1, MAX_EVENTS),
+    _want(_int(ev.token, 0, MAX_TOKEN) and _int(ev.level, 0, MAX_EVENTS) and _int(ev.node, -1, MAX_EVENTS)
+          and _int(ev.parent, -1, MAX_EVENTS),
           f"{where} at {ev.pos}: token, level and node must be whole numbers in range")
     _want(ev.decision in DECISIONS, f"{where} at {ev.pos}: decision {ev.decision!r} unknown")
     _want(isinstance(ev.point_mass, bool), f"{where} at {ev.pos}: point_mass must be true or false")
@@ -269,8 +278,16 @@ def _check_event(ev: TokenEvent, n_pos: int, step: int) -> None:
           f"{where} at {ev.pos}: group lists must be short lists")
     _want(all(_int(v, -1, MAX_EVENTS) for v in ev.interchangeable + ev.convergent)
           and all(isinstance(r, Sibling) and _int(r.node, -1, MAX_EVENTS) and _int(r.token, 0, MAX_TOKEN)
+                  and _int(r.level, -1, MAX_EVENTS) and _int(r.parent, -1, MAX_EVENTS)
                   and all(_num(v) for v in (r.q, r.cos, r.child_cos)) for r in ev.siblings),
           f"{where} at {ev.pos}: malformed group lists")
+
+
+def _legacy(config: dict) -> dict:
+    """Configs of older traces: `cascade_scope` (parent | level) ran the siblings reading of CASCADE's sets."""
+    if "cascade_scope" in config and "cascade_sets" not in config:
+        config["cascade_sets"] = "siblings"
+    return config
 
 
 def _record(cls, r):

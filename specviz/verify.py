@@ -2,7 +2,8 @@
 
 Chains are judged in one vectorised pass (pitfall 15): acceptance functions for all slots, one uniform per slot,
 first rejection by cumulative product. Trees walk level by level (P3: siblings in order against the running
-residual); the only Python loop is over levels and the few siblings of the accepted node.
+residual). Each level's exact output law is built BEFORE deciding (`level_law`), so its TV to q is known, and
+CASCADE's relaxation is scaled to fit the step's TV budget (`fit_level`) before any uniform is drawn.
 """
 from __future__ import annotations
 
@@ -82,75 +83,139 @@ class TreeStep:
     exact: float
     u: float
     p_x: float
-    q_x: float
-    tv: float
-    tv_cost: float
+    q_x: float                        # the law it was judged against (q, or the running residual) at x
+    tv: float                         # TV(p, q) against the level's target law q
+    tv_residual: float                # TV(p, r) against the running residual r it was judged against
+    tv_cost: float                    # TV(o, q) of the level's whole walk
     point_mass: bool
     extra: float = 0.0
     group: list = field(default_factory=list)
     info: dict = field(default_factory=dict)
+    budget_left: float = 0.0          # CASCADE: budget the level could use, before deciding
+    scale: float = 1.0                # CASCADE: factor s on every sibling's extra mass at this level
+
+
+@dataclass
+class Level:
+    """One level's sibling walk, exactly, for fixed sibling laws p_1..p_k (no random draws).
+    Sibling j is judged against the running residual r_{j-1} (r_0 = q): b_j = a_j(x_j), r_j = norm(res(r_{j-1}, p_j,
+    a_j)). Output law o = Σ_j R_j p_j·a_j + R_k r_k with R_j = Π_{i<j} (1 - Σ p_i·a_i) (all siblings, also those after
+    the one a walk accepts); cost = TV(o, q). For point-mass siblings o is the level's exact output law."""
+    b: list                           # (k,) acceptance probability of each sibling at its token
+    exact: list                       # (k,) min(1, r_{j-1}(x_j) / p_j(x_j))
+    targets: list                     # (k,) of (V,): r_{j-1}, the law sibling j is judged against
+    extras: list                      # (k,) CASCADE mass added to r_{j-1}(x_j) (0 for other rules)
+    end: torch.Tensor                 # (V,) r_k: the law a token is resampled from when every sibling fails
+    law: torch.Tensor                 # (V,) o
+    cost: float                       # TV(o, q)
+    scale: float = 1.0
+
+
+LevelAccept = Callable[[int, torch.Tensor, torch.Tensor], tuple[torch.Tensor, float]]   # (j, r, p) -> a, extra
+
+
+def level_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residual=None) -> Level:
+    """The exact walk of one level (see Level). q (V,); laws: k draft laws (V,); xs: k tokens; residual: the rule's
+    residual function (rules.judge), None for [r - p·a]+."""
+    r, reach, out = q, 1.0, torch.zeros_like(q)
+    b, exact, targets, extras = [], [], [], []
+    for j, (p, x) in enumerate(zip(laws, xs)):
+        a, extra = accept(j, r, p)
+        jd = rules.judge(r[None], p[None], a[None], torch.tensor([x]), torch.ones(1), residual)
+        pa = p * a
+        out += reach * pa
+        reach *= max(0.0, 1.0 - float(pa.sum()))
+        b.append(float(jd.accept_prob[0]))
+        exact.append(float(jd.exact_prob[0]))
+        targets.append(r)
+        extras.append(extra)
+        r = jd.residual[0]
+    out += reach * r
+    return Level(b, exact, targets, extras, r, out, float(tv(out, q)))
+
+
+def fit_level(build: Callable[[float], Level], left: float, iters: int = 16) -> Level:
+    """CASCADE's budget, enforced before deciding: the level built with every sibling's extra mass scaled by one
+    factor s in [0, 1], s = 1 when TV(o(1), q) <= left, else the largest s a deterministic bisection finds with
+    TV(o(s), q) <= left (s = 0 is the lossless walk, TV 0)."""
+    full = build(1.0)
+    if full.cost <= left or not any(full.extras):
+        return full
+    lo, hi, best = 0.0, 1.0, build(0.0)
+    for _ in range(iters):
+        mid = 0.5 * (lo + hi)
+        lvl = build(mid)
+        if lvl.cost <= left:
+            lo, best = mid, lvl
+        else:
+            hi = mid
+    return best
 
 
 GroupFn = Callable[[int, list], tuple[list, dict]]    # (node, sibling order) -> (member nodes, info)
 
 
+def judge_level(tree: Tree, kids: list, q_node: torch.Tensor, accept_fn: AcceptFn, group_fn: GroupFn | None,
+                left: float) -> tuple[Level, list]:
+    """The level law of `kids` (children of one node, in order) under the method's rule; CASCADE (group_fn) fits
+    the level into `left`. Returns (Level, per-kid (members, info))."""
+    vocab = q_node.shape[0]
+    laws = [tree.laws[c] if tree.laws[c] is not None else rules.point_mass(torch.tensor(tree.tokens[c]), vocab)
+            for c in kids]
+    xs = [tree.tokens[c] for c in kids]
+    residual = getattr(accept_fn, "residual", None)
+    if group_fn is None:
+        return level_law(q_node, laws, xs, lambda j, r, p: (accept_fn(r[None], p[None])[0], 0.0), residual), \
+            [([], {}) for _ in kids]
+    groups = [group_fn(c, kids) for c in kids]
+    toks = [[tree.tokens[m] for m in members] for members, _ in groups]
+
+    def build(s: float) -> Level:
+        lvl = level_law(q_node, laws, xs, lambda j, r, p: rules.cascade(r, p, xs[j], toks[j], s), residual)
+        lvl.scale = s
+        return lvl
+    return fit_level(build, left), groups
+
+
+def sibling_tvs(p: torch.Tensor, q: torch.Tensor, r: torch.Tensor) -> tuple[float, float]:
+    """(TV(p, q), TV(p, r)) of one sibling's draft law p (V,): against the level's target law q and against the
+    running residual r (V,) it was judged with (equal for the first sibling)."""
+    return float(tv(p, q)), float(tv(p, r))
+
+
 def verify_tree(tree: Tree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Generator, group_fn: GroupFn | None,
                 budget: float, bonus_ok: Callable[[int], bool]) -> tuple[list[int], int, bool, list[TreeStep]]:
     """Walk the tree from the root. q (N, V): target law at each node's children position.
-    group_fn (CASCADE) gives the relaxation group of a candidate; budget caps the moved mass of the step.
-    Returns (accepted path of node ids from the root, new token or -1, bonus?, judged candidates)."""
+    group_fn (CASCADE) gives the relaxation group of a candidate; `budget` bounds Σ over the step's judged levels of
+    TV(o_level, q_level) (CASCADE only). Returns (accepted path of node ids from the root, new token or -1, bonus?,
+    judged candidates)."""
     path, steps, used = [0], [], 0.0
     while True:
         cur = path[-1]
-        chosen, residual, level_steps = _judge_level(tree, cur, q[cur], accept_fn, gen, group_fn, budget - used)
-        steps += level_steps
+        kids = tree.children[cur]
+        left = budget - used
+        lvl, groups = judge_level(tree, kids, q[cur], accept_fn, group_fn, left)
+        if group_fn is not None:
+            used += lvl.cost
+        chosen = None
+        for j, c in enumerate(kids):
+            u = float(torch.rand(1, generator=gen)[0])
+            ok = u < lvl.b[j]
+            p_c, x, r = tree.laws[c], tree.tokens[c], lvl.targets[j]
+            p_c = p_c if p_c is not None else rules.point_mass(torch.tensor(x), q.shape[1])
+            relaxed = ok and u >= lvl.exact[j]
+            extra = lvl.extras[j] if group_fn is not None else max(0.0, float(p_c[x] * lvl.b[j] - r[x]))
+            steps.append(TreeStep(c, tree.depths[c], ok, relaxed, lvl.b[j], lvl.exact[j], u, float(p_c[x]),
+                                  float(r[x]), *sibling_tvs(p_c, q[cur], r), lvl.cost, tree.laws[c] is None,
+                                  extra if relaxed else 0.0, groups[j][0], groups[j][1],
+                                  max(0.0, left) if group_fn is not None else 0.0, lvl.scale))
+            if ok:
+                chosen = c
+                break
         if chosen is None:
-            return path, int(sample(residual, gen)), False, steps
-        used += level_steps[-1].extra if group_fn is not None else 0.0
+            return path, int(sample(lvl.end, gen)), False, steps
         path.append(chosen)
         if not tree.children[chosen]:
             if bonus_ok(len(path) - 1):
                 return path, int(sample(q[chosen], gen)), True, steps
             return path, -1, False, steps
-
-
-def _judge_level(tree: Tree, cur: int, q_node: torch.Tensor, accept_fn, gen, group_fn, budget_left: float):
-    """P3 over the children of `cur`: each sibling against the running residual; the first accepted wins.
-    Also follows the siblings after the winner hypothetically (no random draws) to get the position's exact output
-    law o = sum_j reach_j p_j a_j + reach_end r_end, so every event there records TV(o, q) as its cost."""
-    vocab = q_node.shape[0]
-    q_cur, reach, out = q_node, 1.0, torch.zeros_like(q_node)
-    chosen, residual, steps = None, None, []
-    for c in tree.children[cur]:
-        p_c = tree.laws[c] if tree.laws[c] is not None else rules.point_mass(torch.tensor(tree.tokens[c]), vocab)
-        x = tree.tokens[c]
-        extra, group, info = 0.0, [], {}
-        if group_fn is not None:
-            group, info = group_fn(c, tree.children[cur])
-            a, extra = rules.cascade(q_cur, p_c, x, [tree.tokens[g] for g in group], budget_left)
-        else:
-            a = accept_fn(q_cur[None], p_c[None])[0]
-        pa = p_c * a
-        out += reach * pa
-        reach *= max(0.0, 1.0 - float(pa.sum()))
-        if chosen is None:
-            u = torch.rand(1, generator=gen)
-            jd = rules.judge(q_cur[None], p_c[None], a[None], torch.tensor([x]), u)
-            ok = bool(jd.accepted[0])
-            relaxed = bool(jd.relaxed[0])
-            if group_fn is None:                      # mass granted at x beyond q (CASCADE reports its own)
-                extra = max(0.0, float(pa[x] - q_cur[x]))
-            steps.append(TreeStep(c, tree.depths[c], ok, relaxed, float(jd.accept_prob[0]), float(jd.exact_prob[0]),
-                                  float(u[0]), float(p_c[x]), float(q_cur[x]), float(tv(p_c, q_cur)), 0.0,
-                                  tree.laws[c] is None, extra if ok and relaxed else 0.0, group, info))
-            if ok:
-                chosen = c
-            residual = jd.residual[0]
-        else:
-            residual = rules.judge(q_cur[None], p_c[None], a[None], torch.tensor([x]), torch.ones(1)).residual[0]
-        q_cur = residual
-    out += reach * q_cur
-    cost = float(tv(out, q_node))
-    for st in steps:
-        st.tv_cost = cost
-    return chosen, (q_cur if chosen is None else None), steps

@@ -22,9 +22,12 @@ class MapSpec:
 
 MAPS = {
     "entropy": MapSpec("entropy", "Entropy", "viridis", "H(q) at commit [nats]"),
-    "tv": MapSpec("tv", "TV(p, q)", "magma", "TV(p, q) of the last judged draft", 1.0, "fixed"),
+    "tv": MapSpec("tv", "TV(p, q)", "magma", "TV(draft law p, target law q) of the last judged draft (tree siblings "
+                  "after the first: still against q; the inspector also shows TV against the running residual)",
+                  1.0, "fixed"),
     "finalize": MapSpec("finalize", "Finalize step", "plasma", "target forward that committed the cell"),
-    "tv_cost": MapSpec("tv_cost", "TV cost", "inferno", "relaxation cost TV(o, q)"),
+    "tv_cost": MapSpec("tv_cost", "TV cost", "inferno", "relaxation cost TV(o, q) of the cell's output law "
+                       "(trees: the level's whole sibling walk)"),
 }
 CATEGORICAL = ("decision", "groups")
 
@@ -95,10 +98,13 @@ class GroupCell:
 def group_cells(trace: Trace) -> list[GroupCell]:
     """One GroupCell per position that had a judged tree candidate: the last one judged there (the accepted one when
     a draft was accepted, else the last rejected sibling). Node ids map to positions through the step's Drafted
-    records."""
+    records; node 0, the step's root (a member of C(n) for level-1 nodes in the paper reading), sits one position
+    before the first level."""
     cells: dict[int, GroupCell] = {}
     for st in trace.steps:
         node_pos = {r.node: r.pos for r in st.drafted}
+        if st.drafted and 0 not in node_pos:
+            node_pos[0] = min((r.pos for r in st.drafted if r.parent == 0), default=st.drafted[0].pos) - 1
         for ev in st.events:
             if ev.decision not in JUDGED:
                 continue
@@ -124,7 +130,7 @@ def group_category(cells: list[GroupCell], grid) -> np.ndarray:
 class Attempt:
     step: int
     event: TokenEvent
-    members: tuple             # CASCADE siblings: (node, token, q, cos, child_cos, in_I, in_C)
+    members: tuple             # CASCADE candidates: (node, token, q, cos, child_cos, level, in_I, in_C)
 
 
 def attempts(trace: Trace, pos: int) -> list[Attempt]:
@@ -133,7 +139,7 @@ def attempts(trace: Trace, pos: int) -> list[Attempt]:
     for step, ev in trace.events():
         if ev.pos == pos:
             inter, conv = set(ev.interchangeable), set(ev.convergent)
-            members = tuple((r.node, r.token, r.q, r.cos, r.child_cos, r.node in inter, r.node in conv)
+            members = tuple((r.node, r.token, r.q, r.cos, r.child_cos, r.level, r.node in inter, r.node in conv)
                             for r in ev.siblings)
             out.append(Attempt(step, ev, members))
     return out

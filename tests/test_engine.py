@@ -70,10 +70,17 @@ def test_csd_cost_bound_on_traces(tm):
 def test_cascade_budget_and_lantern_delta(tm):
     model, fac = tm
     for seed in range(4):
-        t = run(model, fac, method="cascade", seed=seed, tau_pos=0.0, tau_seq=0.0, cascade_budget=0.3)
-        for s in t.steps:
-            assert sum(e.moved for e in s.events if e.decision == "relaxed") <= 0.3 + 1e-6
-        assert t.summary["relaxed"] > 0 or seed                     # the relaxation does act
+        for sets in ("paper", "siblings"):
+            t = run(model, fac, method="cascade", seed=seed, tau_pos=0.0, tau_seq=0.0, cascade_budget=0.3,
+                    cascade_sets=sets)
+            for s in t.steps:                                       # Σ over judged levels of the level's TV <= δ
+                level = {e.level: e for e in s.events if e.decision in ("exact", "relaxed", "rejected")}
+                spent = 0.0
+                for lvl in sorted(level):
+                    assert abs(level[lvl].budget_left - max(0.0, 0.3 - spent)) < 1e-6
+                    spent += level[lvl].tv_cost
+                assert spent <= 0.3 + 1e-6
+            assert t.summary["relaxed"] > 0 or seed                 # the relaxation does act
         t = run(model, fac, method="lantern", seed=seed, lantern_delta=0.05, lantern_k=4)
         for s in t.steps:
             for e in s.events:

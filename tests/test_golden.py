@@ -27,14 +27,27 @@ CASES = {   # name -> RunConfig overrides on the toy model (3x3 grid, 12 codes)
     "sd": dict(method="sd", tree_depth=3, tree_topk=2, tree_nodes=6),
     "sd-static-sampled": dict(method="sd", tree="static", tree_depth=3, tree_topk=2, tree_sampling="sample"),
     "cascade": dict(method="cascade", tree_depth=3, tree_topk=3, tree_nodes=8, tau_pos=0.3, tau_seq=0.3),
+    "cascade-siblings": dict(method="cascade", tree_depth=3, tree_topk=3, tree_nodes=8, tau_pos=0.3, tau_seq=0.3,
+                             cascade_sets="siblings", cascade_budget=0.2),
+    "sd-dynamic-sampled": dict(method="sd", tree_depth=3, tree_topk=3, tree_nodes=4, tree_sampling="sample"),
     "lantern": dict(method="lantern", tree_depth=3, tree_topk=2, tree_nodes=6, lantern_k=3, lantern_delta=0.3),
     "lanternpp": dict(method="lanternpp", tree="static", tree_depth=3, tree_topk=2, lantern_k=3, lanternpp_lambda=5.0),
 }
 SEEDS = (0, 1, 2)
+LATER = {"tv_residual": "tv", "budget_left": 0.0, "scale": 1.0, "parent": -1}   # fields added later, neutral value
+#   (a str names the field it equals by default); they enter the canonical form only where they differ from it, so
+#   adding a field changes no old hash
 
 
 def _sib(r):
-    return [r["node"], r["token"], r["q"], r["cos"], r["child_cos"]] if isinstance(r, dict) else list(r)
+    if not isinstance(r, dict):
+        return list(r)
+    later = [r[k] for k in ("level", "parent") if r.get(k, -1) != -1]
+    return [r["node"], r["token"], r["q"], r["cos"], r["child_cos"]] + later
+
+
+def _later(e: dict) -> list:
+    return [[k, e[k]] for k, v in LATER.items() if k in e and e[k] != (e[v] if isinstance(v, str) else v)]
 
 
 def _drafted(r):
@@ -44,7 +57,7 @@ def _drafted(r):
 def canonical(trace) -> dict:
     steps = []
     for st in trace.to_json()["steps"]:
-        evs = [[e[k] for k in FIELDS] + [[_sib(r) for r in e.get("siblings", [])]] for e in st["events"]]
+        evs = [[e[k] for k in FIELDS] + [[_sib(r) for r in e.get("siblings", [])]] + _later(e) for e in st["events"]]
         steps.append([st["step"], [_drafted(r) for r in st.get("drafted", [])], evs])
     return {"tokens": trace.tokens, "steps": steps}
 

@@ -192,9 +192,9 @@ def good_trace():
 
 
 def _event_mutations(good: dict) -> list:
-    ints = ("pos", "token", "level", "node")
+    ints = ("pos", "token", "level", "node", "parent")
     floats = ("p_draft", "p_target", "accept_prob", "exact_prob", "u", "entropy", "entropy_norm", "tv", "tv_cost",
-              "moved", "similarity")
+              "moved", "similarity", "tv_residual", "budget_left", "scale")
     lists = ("interchangeable", "convergent", "siblings")
     out = []
     for name, values in ([(f, (-5, 10 ** 9, 1.5, "3", None, True)) for f in ints]

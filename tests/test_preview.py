@@ -1,10 +1,22 @@
 """The instant preview re-scores recorded drafts in closed form; pinned to what the engine recorded."""
 
+import math
+
 import numpy as np
 import pytest
 
-from specviz.preview import Knobs, cascade_accept, csd_accept, exact_prob, expected_length, rescore, step_scores
-from specviz.trace import Sibling, TokenEvent
+from specviz.preview import (
+    Knobs,
+    cascade_group,
+    cascade_level,
+    cascade_rescore,
+    csd_accept,
+    exact_prob,
+    expected_length,
+    rescore,
+    step_scores,
+)
+from specviz.trace import TokenEvent
 from tests.toy import run, toy
 
 JUDGED = ("exact", "relaxed", "rejected")
@@ -18,8 +30,10 @@ def traces():
         out[("csd", seed)] = run(model, factory, method="csd", seed=seed, window=4, lam=0.4, delta=0.6)
         out[("csd1h", seed)] = run(model, factory, method="csd", seed=seed, window=4, lam=0.4, delta=0.9,
                                    g="one_minus_h")
-        out[("cascade", seed)] = run(model, factory, method="cascade", seed=seed, tree_depth=3, tree_topk=3,
-                                     tau_pos=0.3, tau_seq=0.3, cascade_budget=10.0)
+        tree = dict(method="cascade", seed=seed, tree_depth=3, tree_topk=3, tau_pos=0.3, tau_seq=0.3)
+        out[("cascade", seed)] = run(model, factory, **tree, cascade_budget=10.0)
+        out[("cascade-siblings", seed)] = run(model, factory, **tree, cascade_budget=10.0, cascade_sets="siblings")
+        out[("cascade-tight", seed)] = run(model, factory, **tree, cascade_budget=0.1)
     return out
 
 
@@ -58,43 +72,76 @@ def test_csd_gate_closes_at_delta_zero(traces):
         assert csd_accept(ev, 5.0, 0.0) == pytest.approx(exact_prob(ev), abs=1e-12)
 
 
-def first_siblings(trace):
-    """The first judged candidate at each level of each step: the engine judged it against q itself."""
-    out = []
+def levels(trace):
+    """(judged events of one level in judge order, the step) for every level of every step, in walk order."""
     for st in trace.steps:
-        seen = set()
-        for ev in st.events:
-            if ev.decision in JUDGED and ev.level not in seen:
-                seen.add(ev.level)
-                out.append(ev)
-    return out
+        evs = [ev for ev in st.events if ev.decision in JUDGED]
+        for lvl in sorted({ev.level for ev in evs}):
+            yield [ev for ev in evs if ev.level == lvl], st
 
 
-def test_cascade_recorded_taus_reproduce_recorded_b(traces):
-    evs = [ev for (m, _), t in traces.items() if m == "cascade" for ev in first_siblings(t)]
-    grouped = [ev for ev in evs if ev.interchangeable or ev.convergent]
-    assert len(grouped) >= 3, "the fixture should form some CASCADE groups"
-    for ev in evs:
-        b, _ = cascade_accept(ev, 0.3, 0.3)
-        assert b == pytest.approx(ev.accept_prob, abs=1e-5)
-        inter = sorted(r.node for r in ev.siblings if r.cos >= 0.3)
-        assert inter == sorted(ev.interchangeable)
+def fully_judged(evs, st):
+    """Every sibling of the level was judged (the walk resampled), so the preview knows the whole level."""
+    par = evs[0].parent
+    return len(evs) == sum(r.parent == par for r in st.drafted) and evs[-1].decision == "rejected"
+
+
+@pytest.mark.parametrize("name", ["cascade", "cascade-siblings", "cascade-tight"])
+def test_cascade_recorded_knobs_reproduce_recorded_b_and_level_tv(traces, name):
+    """Point-mass siblings: the preview's walk is the engine's. With the recorded knobs it gives every recorded b
+    where the level's scale did not bind or every sibling was judged, and the recorded level TV of fully judged
+    levels."""
+    grouped = full = 0
+    for (m, _), t in traces.items():
+        if m != name:
+            continue
+        k = Knobs.from_config(t.config)
+        for evs, st in levels(t):
+            lvl = cascade_level(evs, k, evs[0].budget_left)         # the engine's own budget_left of the level
+            grouped += any(ev.interchangeable or ev.convergent for ev in evs)
+            if fully_judged(evs, st):
+                full += 1
+                assert lvl.cost == pytest.approx(evs[0].tv_cost, abs=1e-5)
+            if fully_judged(evs, st) or evs[0].scale == 1.0:
+                assert lvl.b[:len(evs)] == pytest.approx([ev.accept_prob for ev in evs], abs=1e-5)
+            for ev in evs:
+                inter, conv = cascade_group(ev, k.tau_pos, k.tau_seq, k.cascade_sets)
+                assert sorted(inter) == sorted(ev.interchangeable) and sorted(conv) == sorted(ev.convergent)
+    assert grouped >= 3 and full >= 3, "the fixture should form groups and resample"
 
 
 def test_cascade_tight_taus_are_lossless_and_loose_taus_monotone(traces):
-    for ev in (ev for (m, _), t in traces.items() if m == "cascade" for ev in judged(t)):
-        assert cascade_accept(ev, 1.01, 1.01)[0] == pytest.approx(exact_prob(ev), abs=1e-12)
-        bs = [cascade_accept(ev, tau, tau)[0] for tau in (1.0, 0.9, 0.6, 0.3, 0.0)]
-        assert all(b2 >= b1 - 1e-12 for b1, b2 in zip(bs, bs[1:], strict=False))
+    for (m, _), t in traces.items():
+        if not m.startswith("cascade"):
+            continue
+        for evs, _ in levels(t):
+            tight = Knobs.from_config(t.config, tau_pos=1.01, tau_seq=1.01)
+            assert cascade_level(evs, tight, math.inf).cost < 1e-6
+            for ev, b in zip(evs, cascade_level(evs, tight, math.inf).b):
+                assert b == pytest.approx(ev.exact_prob, abs=1e-6)       # lossless against the running residual
+            bs = [cascade_level(evs, Knobs.from_config(t.config, tau_pos=tau, tau_seq=tau), math.inf).b[0]
+                  for tau in (1.0, 0.9, 0.6, 0.3, 0.0)]
+            assert all(b2 >= b1 - 1e-6 for b1, b2 in zip(bs, bs[1:], strict=False))
 
 
-def test_cascade_budget_caps_moved_mass():
-    ev = TokenEvent(pos=3, token=1, decision="rejected", p_draft=1.0, p_target=0.2,
-                    siblings=[Sibling(2, 5, 0.3, 0.99, -1.0), Sibling(3, 6, 0.1, 0.1, 0.97),
-                              Sibling(4, 7, 0.2, 0.1, 0.1)])
-    assert cascade_accept(ev, 0.95, 0.95) == pytest.approx((0.6, 0.4))
-    assert cascade_accept(ev, 0.95, 0.95, budget_left=0.1) == pytest.approx((0.3, 0.1))
-    assert cascade_accept(ev, 0.999, 0.999) == pytest.approx((0.2, 0.0))
+def test_cascade_preview_spends_at_most_the_budget(traces):
+    """The preview's levels of one step stay within the moved budget, level by level as the engine does."""
+    for (m, _), t in traces.items():
+        if not m.startswith("cascade"):
+            continue
+        for budget in (0.0, 0.05, 0.3):
+            k = Knobs.from_config(t.config, cascade_budget=budget)
+            for st in t.steps:
+                evs = [ev for ev in st.events if ev.decision in JUDGED]
+                spent = 0.0
+                for lvl in sorted({ev.level for ev in evs}):
+                    spent += cascade_level([ev for ev in evs if ev.level == lvl], k, budget - spent).cost
+                assert spent <= budget + 1e-5
+                bs = cascade_rescore(evs, k)
+                assert len(bs) == len(evs) and all(0 <= b <= 1 for b in bs)
+            if budget == 0.0:                                        # no budget: the lossless walk
+                for ev, b in (x for row in step_scores(t, k) for x in row):
+                    assert b == pytest.approx(ev.exact_prob, abs=1e-6)
 
 
 def test_expected_length_closed_form():

@@ -68,14 +68,15 @@ def test_gsd_point_mass_accepts_group_mass():
     assert abs(float(a[0, 1]) - 0.25) < 1e-6
 
 
-def test_cascade_budget_and_no_group():
+def test_cascade_scaled_group_mass_and_no_group():
+    """q_R(x) = q(x) + s·Σ q(t) over the distinct other member tokens (each once; x itself never counts)."""
     q = torch.tensor([0.4, 0.3, 0.2, 0.1])
     p = rules.point_mass(torch.tensor([1]), 4)[0]
-    a, extra = rules.cascade(q, p, 1, [0, 2], budget_left=0.5)
-    assert abs(extra - 0.5) < 1e-6 and abs(float(a[1]) - 0.8) < 1e-6
-    a, extra = rules.cascade(q, p, 1, [0, 2], budget_left=0.1)
-    assert abs(extra - 0.1) < 1e-6
-    a, extra = rules.cascade(q, p, 1, [], budget_left=0.5)
+    a, extra = rules.cascade(q, p, 1, [0, 2, 2, 1])
+    assert abs(extra - 0.6) < 1e-6 and abs(float(a[1]) - 0.9) < 1e-6
+    a, extra = rules.cascade(q, p, 1, [0, 2], scale=0.25)
+    assert abs(extra - 0.15) < 1e-6 and abs(float(a[1]) - 0.45) < 1e-6
+    a, extra = rules.cascade(q, p, 1, [])
     assert extra == 0 and torch.equal(a, rules.lossless(q[None], p[None])[0])
 
 

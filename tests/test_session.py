@@ -90,8 +90,8 @@ def test_views_maps_and_groups(setup):
     assert np.isnan(views.numeric_map(traces["ar"], "tv")).all()            # AR judges no drafts
     cells = views.group_cells(traces["cascade"])
     assert cells and all(c.pos in range(16) for c in cells)
-    for c in cells:                                                           # siblings share their cell
-        assert set(c.interchangeable) <= {c.pos} and set(c.convergent) <= {c.pos}
+    for c in cells:              # paper reading: I(n) at n's level = n's cell; C(n) one level up or down = next cells
+        assert set(c.interchangeable) <= {c.pos} and set(c.convergent) <= {c.pos - 1, c.pos + 1}
         last = [a.event for a in views.attempts(traces["cascade"], c.pos) if a.event.decision in views.JUDGED][-1]
         assert c.members == len(set(last.interchangeable) | set(last.convergent)) and c.node == last.node
     assert any(c.interchangeable or c.convergent for c in cells)

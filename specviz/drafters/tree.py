@@ -101,7 +101,7 @@ class HeadDrafter:
                 frontier = sorted(new, key=lambda i: -score[i])[:c.tree_topk]
             if depth < c.tree_depth and frontier and root_pos + depth + 1 < self.n_pos:
                 self._expand(frontier, tokens, parents, feat_of, scratch, root_pos, depths)
-        keep = self._prune(score, parents, c.tree_nodes if c.tree == "dynamic" else len(tokens))
+        keep = self._keep(score, parents, laws, c.tree_nodes if c.tree == "dynamic" else len(tokens))
         return _subtree(keep, tokens, parents, depths, laws)
 
     def _children(self, probs, logits, width):
@@ -132,8 +132,19 @@ class HeadDrafter:
         x = self.head.inputs(self.model.embed_tokens(tokens), pos, feats)[None]
         return self.head.norm(self.head.block(x, mask, self.cache, start))[0]
 
+    @classmethod
+    def _keep(cls, score, parents, laws, limit):
+        """Nodes kept of a grown tree: by score for point-mass children, by draw order for sampled ones (_prune)."""
+        if all(law is None for law in laws):
+            return cls._prune(score, parents, limit)
+        return list(range(min(len(score), limit + 1)))          # node ids are in draw order, breadth first
+
     @staticmethod
     def _prune(score, parents, limit):
+        """EAGLE-2: keep the `limit` best nodes by cumulative draft log-probability (ancestor-closed). Only for
+        point-mass children: a score cut over SAMPLED siblings keeps a child depending on its drawn value, so the kept
+        child is no longer distributed as its recorded law (not lossless). Sampled trees keep the first `limit` nodes
+        in draw order instead (breadth first; each node keeps a prefix of its children, independent of their values)."""
         order = sorted(range(1, len(score)), key=lambda i: -score[i])[:max(0, limit)]
         keep = {0}
         for i in order:                                  # ancestor-closed
