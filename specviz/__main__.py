@@ -1,4 +1,4 @@
-"""Command line: python -m specviz {generate,bench,sweep,atlas,train} ... (design.md §5)."""
+"""Command line: python -m specviz {generate,bench,sweep,atlas,train} ... (docs/design.md §5)."""
 from __future__ import annotations
 
 import argparse
@@ -17,7 +17,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_run_flags(p: argparse.ArgumentParser) -> None:
-    """One flag per registered knob (design.md: flags and UI controls map one to one onto config fields)."""
+    """One flag per registered knob (docs/design.md: flags and UI controls map one to one onto config fields)."""
     for k in all_knobs():
         p.add_argument(k.flag, type=k.kind, default=k.default, dest=k.name, help=k.help or None,
                        choices=list(METHODS) if k.name == "method" else (k.choices or None))

@@ -1,6 +1,6 @@
 """Run configuration: one frozen record, validated once at the edge. Its fields are the knobs of the registry
 (knobs.COMMON plus every registered method's own, methods.py); field names equal the CLI flags (with underscores)
-and the keys of a trace's `config` (design.md §4-5)."""
+and the keys of a trace's `config` (docs/design.md §4-5)."""
 from __future__ import annotations
 
 from dataclasses import asdict, field, fields, make_dataclass

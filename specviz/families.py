@@ -73,7 +73,7 @@ class AR(Family):
 
 
 class Jacobi(Family):
-    """Jacobi window (SJD, algorithms.md §3): the target drafts for itself; the chain is judged in one pass."""
+    """Jacobi window (SJD, docs/algorithms.md §3): the target drafts for itself; the chain is judged in one pass."""
 
     def __init__(self, ctx, drafter_factory=None):
         super().__init__(ctx)
@@ -98,7 +98,7 @@ class Jacobi(Family):
 
 
 class Tree(Family):
-    """A draft tree (EAGLE head or draft model, algorithms.md §4), verified level by level; CASCADE adds groups."""
+    """A draft tree (EAGLE head or draft model, docs/algorithms.md §4), verified level by level; CASCADE adds groups."""
     needs_drafter = True
 
     def __init__(self, ctx, drafter_factory=None):

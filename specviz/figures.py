@@ -1,4 +1,4 @@
-"""Matplotlib figures through the Figure API only (no pyplot in a server, design.md §8.5): the accepted-length
+"""Matplotlib figures through the Figure API only (no pyplot in a server, docs/design.md §8.5): the accepted-length
 histogram and a slide figure laying out each method's image and maps, exportable as PNG and PDF."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CASCADE groups from the verification forward's target hidden states (design.md §3, docs/methods_trees.md).
+"""CASCADE groups from the verification forward's target hidden states (docs/design.md §3, docs/methods_trees.md).
 
 h_n is the target's last hidden state after consuming node n's token (row n of the verification forward).
 Two readings, knob `cascade_sets`:

@@ -74,7 +74,7 @@ def _bar(label: str, value: float, colour: str) -> str:
 
 
 def inspector(trace, pos: int) -> str:
-    """p vs q, acceptance, entropy, TV and the decision history at one position (design.md §6)."""
+    """p vs q, acceptance, entropy, TV and the decision history at one position (docs/design.md §6)."""
     r, c = divmod(pos, trace.grid[1])
     hist = views.attempts(trace, pos)
     head = f"<div class='sv-insp'><h4>{escape(trace.method)} · row {r}, column {c} (position {pos})</h4>"

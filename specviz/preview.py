@@ -1,8 +1,8 @@
 """Instant preview: re-score the RECORDED drafts of a finished run under new λ, δ, τ_pos, τ_seq — no model call.
 
-Every judged TokenEvent keeps what its rule needed (design.md §4): q(x), p(x), the normalised entropy, TV(p, q) and,
-for CASCADE, the Sibling records (node, token, q at the candidate's position, cos, child cos, level, parent). From these
-the acceptance probability b' of each recorded draft under other knob values follows: in closed form for chains; for
+Every judged TokenEvent keeps what its rule needed (docs/design.md §4): q(x), p(x), the normalised entropy,
+TV(p, q) and, for CASCADE, the Sibling records (node, token, q at the candidate's position, cos, child cos, level,
+parent). From these the acceptance probability b' of each recorded draft under other knob values follows: in closed form for chains; for
 CASCADE by re-running each level's walk (running residual, the level's TV, the step's budget) on the recorded masses
 (cascade_level). What cannot be known without the model: drafts that were never judged (after the first rejection
 of a chain), the groups of tree siblings after the accepted one, and the full law of a sampled sibling. So the
@@ -47,7 +47,7 @@ def exact_prob(ev: TokenEvent) -> float:
 
 
 def csd_accept(ev: TokenEvent, lam: float, delta: float, g: str = "h") -> float:
-    """CSD (algorithms.md §7): b' = min(1, q(x)/p(x) + λ·g(H)) where TV(p, q) < δ, else min(1, q(x)/p(x));
+    """CSD (docs/algorithms.md §7): b' = min(1, q(x)/p(x) + λ·g(H)) where TV(p, q) < δ, else min(1, q(x)/p(x));
     g(H) = H or 1 - H on the run's normalised entropy."""
     if ev.p_draft <= 0:
         return 1.0

@@ -1,4 +1,4 @@
-"""Arrays -> images (design.md §8.5): colour-map lookups, nearest-neighbour upscaling, undecided-cell hatching,
+"""Arrays -> images (docs/design.md §8.5): colour-map lookups, nearest-neighbour upscaling, undecided-cell hatching,
 overlays, CASCADE group marks, legends and side-by-side composites. Takes numpy arrays and PIL images, returns
 PIL images; never imports a model and never uses pyplot (matplotlib only for its colour tables and font)."""
 from __future__ import annotations

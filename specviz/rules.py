@@ -195,7 +195,7 @@ def lantern_promise(p_target: torch.Tensor, p_draft: torch.Tensor, neighbours: t
 
 def cascade(p_target: torch.Tensor, p_draft: torch.Tensor, x: int, group_tokens: list[int],
             scale: float = 1.0) -> tuple[torch.Tensor, float]:
-    """CASCADE (design.md §3) for one candidate x at one slot: p_target (V,) is the law the candidate is judged
+    """CASCADE (docs/design.md §3) for one candidate x at one slot: p_target (V,) is the law the candidate is judged
     against (q, or the running residual for later siblings), p_draft (V,) the law x was drawn from.
     q_R(x) = q(x) + s · Σ_{t ∈ T} q(t), T = the distinct tokens of the group I(n) ∪ C(n) other than x (each once;
     q is the law at x's position evaluated at the member's token); a(x) = min(1, q_R(x)/p(x)); every other cell

@@ -1,4 +1,4 @@
-"""Logits -> probabilities and the small pure measures every rule uses. All float32 (algorithms.md pitfall 3)."""
+"""Logits -> probabilities and the small pure measures every rule uses. All float32 (docs/algorithms.md pitfall 3)."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,4 @@
-"""The side-by-side race (design.md §6): several methods advance on a common clock of target forwards — at tick t
+"""The side-by-side race (docs/design.md §6): several methods advance on a common clock of target forwards — at tick t
 every unfinished method makes one more target forward — and throttled frames show the partial images.
 
 Everything here is per call: `race` owns its decoding generators and closes them in `finally` (a cancelled UI

@@ -1,4 +1,4 @@
-"""Typed trace records (design.md §4): what happened at every judged token of every verification step.
+"""Typed trace records (docs/design.md §4): what happened at every judged token of every verification step.
 
 Plain Python scalars only, so a trace round-trips through JSON exactly. `to_grid(field)` maps any per-position
 field of the committing event onto the (H, W) token grid; the renderer and the app read only this.

@@ -1,5 +1,5 @@
 """A complete tiny random Janus checkpoint (model + tokenizer + processor + chat template), built offline and saved
-with save_pretrained (janus.md §9), so tests load it through the same `--model PATH` path a user takes.
+with save_pretrained (docs/janus.md §9), so tests load it through the same `--model PATH` path a user takes.
 Shared by tests/test_janus.py and tests/test_janus_engine.py."""
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def make_tiny_checkpoint(path, seed: int = 0, peak: float = 200.0) -> None:
     gc = model.generation_config
     gc.pad_token_id, gc.bos_token_id = 0, 1
     gc.generation_kwargs = {"boi_token_id": 4}
-    gc._from_model_config = False                 # else generation_kwargs is dropped on load (janus.md §9)
+    gc._from_model_config = False                 # else generation_kwargs is dropped on load (docs/janus.md §9)
     model.save_pretrained(path)
     proc.save_pretrained(path)
 

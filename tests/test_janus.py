@@ -1,7 +1,7 @@
 """Janus backend (specviz/models/janus.py) on a complete tiny random checkpoint, loaded the way a user loads one.
 
 The checkpoint (model + tokenizer + processor + chat template) is built offline and saved with save_pretrained
-(janus.md §9); every test goes through `load_janus(PATH)`. Tolerances: float32 on CPU, measured differences are
+(docs/janus.md §9); every test goes through `load_janus(PATH)`. Tolerances: float32 on CPU, measured differences are
 up to 5e-7 (hidden) and 5e-6 (guided logits of std ~2); the asserts allow 1e-5 for hidden states and 1e-4 for logits.
 """
 from __future__ import annotations

@@ -40,7 +40,7 @@ def walk_law(lvl) -> torch.Tensor:
 
 
 def oracle(q, sib_laws, xs, members=None, scale=1.0):
-    """The level's output law for fixed sibling laws, from the formulas (algorithms.md P3, design.md §3):
+    """The level's output law for fixed sibling laws, from the formulas (docs/algorithms.md P3, docs/design.md §3):
     a_j = min(1, r/p_j), at x_j CASCADE's min(1, (r(x_j) + s Σ_{t ∈ T_j} r(t)) / p_j(x_j)); r <- norm([r - p_j a_j]+);
     o = Σ_j R_j p_j a_j + R_k r."""
     r, reach, out = q.clone(), 1.0, torch.zeros_like(q)

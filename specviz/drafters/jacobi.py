@@ -1,4 +1,4 @@
-"""Jacobi window drafting (SJD, algorithms.md §3): the target drafts for itself.
+"""Jacobi window drafting (SJD, docs/algorithms.md §3): the target drafts for itself.
 
 The window holds drafts for the next L-1 positions with their kept laws: refined slots carry the law they were
 sampled from in the previous iteration (q under a partly wrong prefix); fresh slots are point masses (P2).

@@ -1,4 +1,4 @@
-"""EAGLE-style drafting (algorithms.md §4): a one-layer head on the target's features proposes a token tree.
+"""EAGLE-style drafting (docs/algorithms.md §4): a one-layer head on the target's features proposes a token tree.
 
 Head input at step t: fc([embed(y_{t+1}) + pos(t+1); f_t]) where f_t is the target's final hidden state after
 consuming y_t; one decoder block (own KV cache) and a norm give f^_{t+1}; the target's frozen output head turns it

@@ -1,4 +1,4 @@
-"""The model boundary (design.md §2): every backend offers this surface to the decoding loop.
+"""The model boundary (docs/design.md §2): every backend offers this surface to the decoding loop.
 
 Conventions
 - Image positions are 0..H*W-1 in raster order. `forward` feeds image tokens at given positions; row i of the

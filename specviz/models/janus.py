@@ -1,4 +1,4 @@
-"""Janus-Pro behind the model boundary (models/base.py), driven by our own loop (janus.md).
+"""Janus-Pro behind the model boundary (models/base.py), driven by our own loop (docs/janus.md).
 
 `JanusForConditionalGeneration` is used only as a container of modules: prompts go through the text embeddings,
 image codes through `prepare_embeddings_for_image_generation`, hidden states through `generation_head`.
