@@ -1,12 +1,13 @@
 """Instant preview: re-score the RECORDED drafts of a finished run under new λ, δ, τ_pos, τ_seq — no model call.
 
-Every judged TokenEvent keeps what its rule needed (docs/design.md §4): q(x), p(x), the normalised entropy,
-TV(p, q) and, for CASCADE, the Sibling records (node, token, q at the candidate's position, cos, child cos, level,
-parent). From these the acceptance probability b' of each recorded draft under other knob values follows: in closed form for chains; for
-CASCADE by re-running each level's walk (running residual, the level's TV, the step's budget) on the recorded masses
-(cascade_level). What cannot be known without the model: drafts that were never judged (after the first rejection
-of a chain), the groups of tree siblings after the accepted one, and the full law of a sampled sibling. So the
-numbers are a preview of the recorded drafts, not a new run; releasing a slider runs the model for the real thing.
+Every judged TokenEvent keeps what its rule needed (docs/design.md §4): q(x), p(x), the normalised entropy, TV(p, q)
+and, for CASCADE, the Sibling records (node, token, q at the candidate's position, cos, child cos, level, parent).
+From these the acceptance probability b' of each recorded draft under other knob values follows: in closed form for
+chains; for CASCADE by re-running each level's walk (running residual, the level's TV, the step's budget) on the
+recorded masses (cascade_level). What cannot be known without the model: drafts that were never judged (after the
+first rejection of a chain), the groups of tree siblings after the accepted one, and the full law of a sampled
+sibling. So the numbers are a preview of the recorded drafts, not a new run; releasing a slider runs the model for the
+real thing.
 """
 from __future__ import annotations
 
