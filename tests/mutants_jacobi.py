@@ -9,9 +9,11 @@ import torch
 from specviz.drafters import jacobi, pac
 from specviz.sampling import safe_norm
 from tests.mutants import Mutant
-from tests.test_lossless_frontier import (test_coupling_keeps_as_often_as_possible,
-                                          test_coupling_marginal_is_exactly_the_new_law,
-                                          test_pac_candidates_p3_output_is_exact)
+from tests.test_lossless_frontier import (
+    test_coupling_keeps_as_often_as_possible,
+    test_coupling_marginal_is_exactly_the_new_law,
+    test_pac_candidates_p3_output_is_exact,
+)
 
 COUPLING = (test_coupling_marginal_is_exactly_the_new_law, test_coupling_keeps_as_often_as_possible)
 

@@ -70,7 +70,9 @@ RUNS = [dict(method="ar"), dict(method="sjd", window=5), dict(method="csd", lam=
         dict(method="gsd", window=5, gsd_gap=0.5),
         dict(method="sd"), dict(method="sd", tree="static", tree_sampling="sample"),
         dict(method="cascade", tau_pos=0.3, tau_seq=0.3), dict(method="lantern", lantern_delta=0.3),
-        dict(method="sd", tree="static", draft="self"), dict(method="cascade", draft="self", tau_pos=0.3)]
+        dict(method="sd", tree="static", draft="self"), dict(method="cascade", draft="self", tau_pos=0.3),
+        dict(method="mcsjd", window=5), dict(method="csd", couple=1, lam=0.5, window=5),
+        dict(method="sjdpac", window=14)]
 
 
 @pytest.mark.parametrize("kw", RUNS, ids=lambda k: "-".join(str(v) for v in k.values()))
