@@ -216,3 +216,28 @@ def test_mutants_are_killed():
                 except AssertionError:
                     failed += 1
             assert failed, f"mutant {m.name} survived"
+
+
+def test_views_replay_and_preview_read_the_new_methods():
+    """The heatmaps, step replay and instant preview read mcsjd / sjdpac / csd+couple traces like any other."""
+    from specviz import views
+    from specviz.preview import Knobs, rescore
+    from specviz.session import make_configs, race
+    model = tiny(codes=8, grid=4, seed=1)
+    cfgs = make_configs(["mcsjd", "sjdpac", "csd"], prompt="red house", seed=2, window=14, couple=1)
+    traces = list(race(model, None, cfgs, fps=1e9))[-1].traces
+    for name, t in traces.items():
+        for kind in ("entropy", "finalize", "tv_cost"):
+            assert np.isfinite(views.numeric_map(t, kind)).all()
+        idx, rejected = views.decision_map(t)
+        assert rejected.any() == any(e.decision == "rejected" for s in t.steps for e in s.events)
+        total = 0
+        for s in range(len(t.steps)):
+            v = views.step_view(t, s)
+            assert v.committed_before == total
+            total = v.committed_after
+        assert total == 16
+        pv = rescore(t, Knobs.from_config(t.config))
+        assert pv.tunable == (name == "csd")
+        judged = np.isfinite(pv.accept)
+        assert np.allclose(pv.accept[judged], pv.recorded[judged], atol=1e-5)
