@@ -73,12 +73,19 @@ class AR(Family):
 
 
 class Jacobi(Family):
-    """Jacobi window (SJD, docs/algorithms.md §3): the target drafts for itself; the chain is judged in one pass."""
+    """Jacobi window (SJD, docs/algorithms.md §3): the target drafts for itself; the chain is judged in one pass.
+    With the `couple` knob (any Jacobi method) refined drafts are maximally coupled across iterations (MC-SJD)."""
 
     def __init__(self, ctx, drafter_factory=None):
         super().__init__(ctx)
         c = ctx.cfg
-        self.drafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.gen)
+        self.drafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.gen,
+                                     couple=self.coupled(c))
+
+    @staticmethod
+    def coupled(cfg) -> bool:
+        """Whether drafts are coupled across iterations: the `couple` knob (a subclass may force it)."""
+        return bool(getattr(cfg, "couple", 0))
 
     def step(self, state, committed):
         c, n = self.ctx, len(committed)

@@ -271,3 +271,39 @@ register(Method(
 
 
 # ---------------------------------------------------------------------------------------------------- issue 15 methods
+from specviz.drafters.pac import SJDPAC, tree_nodes  # noqa: E402  (kept inside the issue-15 block)
+
+
+class CoupledJacobi(families.Jacobi):
+    """MC-SJD (So et al., arXiv 2510.24211): the Jacobi window with coupled drafts always on (drafters/jacobi.py)."""
+
+    @staticmethod
+    def coupled(cfg) -> bool:
+        return True
+
+
+def _pac_check(cfg):
+    need = tree_nodes(cfg.pac_width, cfg.pac_depth)
+    if cfg.window < need:
+        return (f"sjdpac feeds --window nodes per forward; its tree (--pac-width {cfg.pac_width}, --pac-depth "
+                f"{cfg.pac_depth}) alone has {need}: raise --window to >= {need} or shrink the tree")
+    return None
+
+
+register(Method(
+    "mcsjd", "MC-SJD", CoupledJacobi, "Jacobi · drafts coupled across iterations · lossless", True,
+    declares=(Knob("couple", int, 0, 0, 1, help="Jacobi methods (sjd, csd, gsd): 1 = draw each refined draft by "
+                   "maximal coupling with the slot's previous draft (MC-SJD); mcsjd always couples"),),
+    reading="maximal coupling of each refined slot's new draft with its previous draft; kept law = the new law "
+            "(the draft's marginal); fresh slots are point masses; verification unchanged"))
+register(Method(
+    "sjdpac", "SJD-PAC", SJDPAC, "Jacobi + proactive K-ary tree + adaptive continuation · lossless", True,
+    ("pac_width", "pac_depth"),
+    declares=(
+        Knob("pac_width", int, 3, 1, 8, help="SJD-PAC proactive tree width K (candidates per tree level)"),
+        Knob("pac_depth", int, 3, 1, 6, help="SJD-PAC tree depth D, root included (K-ary levels: D - 1); "
+             "the rest of --window nodes is a chain"),
+    ),
+    check=_pac_check,
+    reading="released sampler's tree layout and defaults (K=3, D=3; window = nodes per forward); P3 walk, "
+            "candidates without replacement, continuation = coupling of the old drafts with the stale laws"))

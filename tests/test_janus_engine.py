@@ -71,7 +71,9 @@ RUNS = [dict(method="ar"), dict(method="sjd", window=5), dict(method="csd", lam=
         dict(method="gsd", window=5, gsd_mode="released", gsd_dist=4.0),
         dict(method="lanternpp", lanternpp_lambda=5.0, tree="static", tree_sampling="sample",
              lantern_residual="llamagen"),
-        dict(method="sd", tree="static", draft="self"), dict(method="cascade", draft="self", tau_pos=0.3)]
+        dict(method="sd", tree="static", draft="self"), dict(method="cascade", draft="self", tau_pos=0.3),
+        dict(method="mcsjd", window=5), dict(method="csd", couple=1, lam=0.5, window=5),
+        dict(method="sjdpac", window=14)]
 
 
 @pytest.mark.parametrize("kw", RUNS, ids=lambda k: "-".join(str(v) for v in k.values()))

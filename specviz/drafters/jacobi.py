@@ -2,17 +2,48 @@
 
 The window holds drafts for the next L-1 positions with their kept laws: refined slots carry the law they were
 sampled from in the previous iteration (q under a partly wrong prefix); fresh slots are point masses (P2).
+
+With `couple` on (MC-SJD, So et al. arXiv 2510.24211), a refined slot's new draft is not sampled independently from
+its new law p' but maximally coupled with the slot's previous draft x ~ p (`coupling` below): the marginal is still
+exactly p', so verification is unchanged and lossless, and the draft stays put with probability 1 - TV(p, p').
 """
 from __future__ import annotations
 
 import torch
 
-from specviz.sampling import sample
+from specviz.sampling import safe_norm, sample
+
+
+def coupling(x: torch.Tensor, p_old: torch.Tensor, p_new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Maximal coupling of a draft x ~ p_old with a new law p_new, as its two pure pieces.
+
+    x (k,) previous drafts; p_old (k, V) the laws they were drawn from (one-hot rows for point masses); p_new (k, V).
+    Returns keep (k,) = min(1, p_new(x) / p_old(x)) and the fallback law (k, V) = norm([p_new - p_old]+).
+    The draft x' = x with probability keep, else x' ~ fallback, has marginal exactly p_new:
+        P(x' = y) = min(p_old(y), p_new(y)) + [p_new(y) - p_old(y)]+ = p_new(y),
+    because sum_x p_old(x) (1 - keep(x)) = sum [p_old - p_new]+ = sum [p_new - p_old]+ (the fallback's mass).
+    An empty fallback (p_old = p_new: keep is 1 wherever p_old > 0) falls back to p_new (never drawn then)."""
+    rows = torch.arange(len(x))
+    px, qx = p_old[rows, x], p_new[rows, x]
+    keep = torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))
+    fallback, _ = safe_norm((p_new - p_old).clamp_min(0), p_new)
+    return keep, fallback
+
+
+def coupled_draw(x: torch.Tensor, p_old: torch.Tensor, p_new: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Draw x' (k,) from the maximal coupling of x ~ p_old (k, V) with p_new (k, V): one uniform per slot, then one
+    fallback draw per slot (drawn for every slot, used where the uniform says move), so the count is fixed."""
+    keep, fallback = coupling(x, p_old, p_new)
+    u = torch.rand(len(x), generator=gen)
+    moved = sample(fallback, gen)
+    return torch.where(u < keep, x, moved)
 
 
 class JacobiDrafter:
-    def __init__(self, window: int, vocab: int, grid: tuple[int, int], init: str, gen: torch.Generator):
+    def __init__(self, window: int, vocab: int, grid: tuple[int, int], init: str, gen: torch.Generator,
+                 couple: bool = False):
         self.window, self.vocab, self.grid, self.init, self.gen = window, vocab, grid, init, gen
+        self.couple = couple
         self.tokens: list[int] = []            # drafts for positions n, n+1, ...
         self.laws: list = []                   # per draft: (V,) law or None (point mass)
 
@@ -24,22 +55,34 @@ class JacobiDrafter:
             self.laws.append(None)
         del self.tokens[k:], self.laws[k:]
         x = torch.tensor(self.tokens, dtype=torch.long)
+        return x, self._law_rows(x, self.laws)
+
+    def _law_rows(self, x: torch.Tensor, laws: list) -> torch.Tensor:
+        """(k, V) kept laws of drafts x (k,): one-hot rows for point masses (None)."""
         p = torch.nn.functional.one_hot(x, self.vocab).float()
-        refined = [i for i, law in enumerate(self.laws) if law is not None]
+        refined = [i for i, law in enumerate(laws) if law is not None]
         if refined:
-            p[refined] = torch.stack([self.laws[i] for i in refined])
-        return x, p
+            p[refined] = torch.stack([laws[i] for i in refined])
+        return p
 
     def update(self, accepted: int, q: torch.Tensor) -> None:
         """After a verification that committed `accepted` drafts plus one new token: slots beyond the new token
-        take fresh samples from this forward's laws q (rows aligned with the drafts) as refined drafts."""
+        take new drafts from this forward's laws q (rows aligned with the drafts) as refined drafts: independent
+        samples (SJD), or with `couple` each slot that held a draft is coupled with it (MC-SJD) and the slot past
+        the old window end is sampled."""
         start = accepted + 1
         rest = q[start:]
-        if len(rest):
-            self.tokens = sample(rest, self.gen).tolist()
-            self.laws = list(rest)
-        else:
+        if not len(rest):
             self.tokens, self.laws = [], []
+            return
+        old = self.tokens[start:]
+        if self.couple and old:
+            x = torch.tensor(old, dtype=torch.long)
+            coupled = coupled_draw(x, self._law_rows(x, self.laws[start:]), rest[:len(old)], self.gen)
+            self.tokens = coupled.tolist() + sample(rest[len(old):], self.gen).tolist()
+        else:
+            self.tokens = sample(rest, self.gen).tolist()
+        self.laws = list(rest)
 
     def _fresh(self, committed: list[int], pos: int) -> int:
         w = self.grid[1]

@@ -1,0 +1,166 @@
+"""SJD-PAC (Kang et al., CVPR 2026; released sampler KangJialiang/SJD-PAC, scheduler/sjd_pac_iteration_lumina_mgpt.py):
+Speculative Jacobi Decoding with Proactive drafting and Adaptive Continuation, exact by construction (P1-P3).
+
+Every forward feeds `window` nodes: the newest committed token (the root), a K-ary tree over the next D-1 positions
+(the same K candidate tokens under every parent of a level), and a single chain hanging off the first-candidate path
+out to the node budget: path length M = D + window - (K^D - 1)/(K - 1). The tree is verified level by level with P3
+(candidates in order against the running residual; the first accepted wins), then the resampled or bonus token.
+
+Proactive drafting: the K candidates of a level are drawn without replacement from that position's law b, so
+candidate j's law given the earlier ones is norm(b with candidates 0..j-1 removed) (what P3 needs).
+Adaptive continuation: positions past the rejection keep what this forward learnt about them. Along the rejected
+first candidate's chain, each old draft x (law pi) is coupled to the stale target law l computed under it (keep x
+with probability min(1, l(x)/pi(x)), else draw norm([l - pi]+)): the released sampler's "verify the old draft against
+the stale law, keep it if it passes, resample the rejected ones" is this maximal coupling, and its marginal is l,
+so l is candidate 0's law. Positions with no stale law draw uniformly over the codebook, law uniform (exact, P1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from specviz.drafters import jacobi
+from specviz.events import tree_events
+from specviz.families import Family, StepOut
+from specviz.sampling import sample
+from specviz.trace import Drafted
+from specviz.verify import Tree, verify_tree
+
+
+def tree_nodes(width: int, depth: int) -> int:
+    """Nodes of the full K-ary part, root included: 1 + K + ... + K^(D-1)."""
+    return sum(width ** i for i in range(depth))
+
+
+def path_length(window: int, width: int, depth: int) -> int:
+    """M = D + (window - tree_nodes): nodes on the longest (first-candidate) path, root included."""
+    return depth + window - tree_nodes(width, depth)
+
+
+def sibling_laws(base: torch.Tensor, tokens: list[int]) -> list[torch.Tensor]:
+    """Laws of candidates drawn without replacement from base (V,): law_j = norm(base with tokens[:j] zeroed)."""
+    out, b = [], base.clone()
+    for t in tokens:
+        out.append(b / b.sum())
+        b = b.clone()
+        b[t] = 0.0
+    return out
+
+
+def draw_candidates(first: int, base: torch.Tensor, width: int, gen: torch.Generator) -> list[int]:
+    """Candidate 0 (given, with marginal law base) then up to width-1 more drawn without replacement from base (V,);
+    stops early when base has no mass left."""
+    toks, rest = [first], base.clone()
+    rest[first] = 0.0
+    while len(toks) < width and float(rest.sum()) > 1e-9:
+        toks.append(int(sample(rest / rest.sum(), gen)))
+        rest[toks[-1]] = 0.0
+    return toks
+
+
+@dataclass
+class Carry:
+    """What the last forward leaves for one upcoming position: the old first-candidate draft x with its law pi
+    (x = -1: none) and the stale target law there (None: none)."""
+    x: int = -1
+    pi: torch.Tensor | None = None
+    law: torch.Tensor | None = None
+
+
+def first_candidate(c: Carry | None, uniform: torch.Tensor, gen: torch.Generator) -> tuple[int, torch.Tensor]:
+    """Candidate 0 of a position and its (marginal) law: coupled with the old draft, sampled from the stale law, or
+    uniform."""
+    if c is None or c.law is None:
+        return int(sample(uniform, gen)), uniform
+    if c.x < 0:
+        return int(sample(c.law, gen)), c.law
+    x = torch.tensor([c.x])
+    return int(jacobi.coupled_draw(x, c.pi[None], c.law[None], gen)[0]), c.law
+
+
+def build_tree(root: int, levels: list[tuple[list[int], list[torch.Tensor]]]) -> tuple[Tree, list[int]]:
+    """levels[d-1] = (tokens, laws) of the candidates at depth d. The first min(D-1, ...) levels that hold several
+    candidates branch under every node of the level above; single-candidate levels extend the first-candidate path.
+    Returns the tree and its main path (node ids of the first candidates, root first)."""
+    tokens, parents, depths, laws = [root], [-1], [0], [None]
+    frontier, main = [0], [0]
+    for d, (toks, lws) in enumerate(levels, start=1):
+        under = frontier if len(toks) > 1 or len(frontier) == 1 else [main[-1]]
+        nxt = []
+        for par in under:
+            for j, (t, law) in enumerate(zip(toks, lws)):
+                nxt.append(len(tokens))
+                if par == main[-1] and j == 0:
+                    main.append(len(tokens))
+                tokens.append(t)
+                parents.append(par)
+                depths.append(d)
+                laws.append(law)
+        frontier = nxt if len(toks) > 1 else [main[-1]]
+    return Tree(tokens, parents, depths, laws), main
+
+
+def continuation(tree: Tree, main: list[int], path: list[int], q: torch.Tensor) -> list[Carry]:
+    """Carries for the positions after the new token, from this step's tree and laws q (N, V).
+    The walk starts at the last accepted node v and follows first children (v's first child is the rejected or
+    untested candidate 0 at the new token's position), jumping to the main path when a branch ends; position i
+    past the new token gets the walk's node there as its old draft and q at the node before it as its stale law."""
+    chain, node = [path[-1]], path[-1]
+    while True:
+        kids = tree.children[node]
+        level = tree.depths[node] + 1
+        node = kids[0] if kids else (main[level] if level < len(main) else -1)
+        if node < 0:
+            break
+        chain.append(node)
+    out = []
+    for i in range(2, len(chain) + 1):                   # chain[1] sits at the new token's position
+        prev = chain[i - 1]
+        if i < len(chain):
+            out.append(Carry(tree.tokens[chain[i]], tree.laws[chain[i]], q[prev]))
+        else:
+            out.append(Carry(law=q[prev]))
+    return out
+
+
+class SJDPAC(Family):
+    """One SJD-PAC verification step over a proactive tree plus a continuation chain."""
+
+    def __init__(self, ctx, drafter_factory=None):
+        super().__init__(ctx)
+        c = ctx.cfg
+        self.width, self.depth = c.pac_width, c.pac_depth
+        self.m = path_length(c.window, self.width, self.depth)
+        self.uniform = torch.full((ctx.model.codebook_size,), 1.0 / ctx.model.codebook_size)
+        self.carry: list[Carry] = []
+
+    def propose(self, n: int) -> list[tuple[list[int], list[torch.Tensor]]]:
+        """Candidates (tokens, laws) for positions n, n+1, ... (at most M-1 of them)."""
+        k = min(self.m - 1, self.ctx.n_pos - n)
+        levels = []
+        for d in range(k):
+            c = self.carry[d] if d < len(self.carry) else None
+            x0, law = first_candidate(c, self.uniform, self.ctx.gen)
+            width = self.width if d < self.depth - 1 else 1
+            toks = draw_candidates(x0, law, width, self.ctx.gen)
+            levels.append((toks, sibling_laws(law, toks)))
+        return levels
+
+    def step(self, state, committed):
+        c, n = self.ctx, len(committed)
+        tree, main = build_tree(committed[-1], self.propose(n))
+        pos = n - 1 + torch.tensor(tree.depths)
+        logits, _ = c.model.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
+        q = self.laws(logits)                                                       # (N, V)
+        path, new_tok, bonus, judged = verify_tree(tree, q, c.accept_fn, c.gen, None, 0.0,
+                                                   lambda d: n - 1 + d + 1 < c.n_pos)
+        c.model.commit(state, torch.tensor(path))
+        new = [tree.tokens[i] for i in path[1:]] + ([new_tok] if new_tok >= 0 else [])
+        self.carry = continuation(tree, main, path, q)
+        out = StepOut(new)
+        if c.record:
+            out.events = tree_events(n - 1, tree, q, judged, path, new_tok, bonus, c.cfg)
+            out.drafted = [Drafted(i, tree.parents[i], n - 1 + tree.depths[i], tree.tokens[i])
+                           for i in range(1, len(tree.tokens))]
+        return out
