@@ -292,7 +292,8 @@ def _pac_check(cfg):
 
 register(Method(
     "mcsjd", "MC-SJD", CoupledJacobi, "Jacobi · drafts coupled across iterations · lossless", True,
-    declares=(Knob("couple", int, 0, 0, 1, help="Jacobi methods (sjd, csd, gsd): 1 = draw each refined draft by "
+    declares=(Knob("couple", int, 0, 0, 1, label="Couple Jacobi drafts (1 = MC-SJD coupling)", ui="advanced",
+                   step=1, help="Jacobi methods (sjd, csd, gsd): 1 = draw each refined draft by "
                    "maximal coupling with the slot's previous draft (MC-SJD); mcsjd always couples"),),
     reading="maximal coupling of each refined slot's new draft with its previous draft; kept law = the new law "
             "(the draft's marginal); fresh slots are point masses; verification unchanged"))

@@ -115,7 +115,7 @@ def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     page.locator("#open_files input[type=file]").set_input_files(traces)
     page.locator("#open_files a").nth(3).wait_for()                    # all four uploaded
     page.click("#open")
-    page.locator("#status").filter(has_text="Opened traces of ar, sjd, csd, cascade").wait_for()
+    page.locator("#status").filter(has_text="Opened traces of ar, sjd, csd, mcsjd").wait_for()
     page.click("#tab_maps-button")
     page.locator("#map_decision img").wait_for()                   # the decisions map tab is still selected
     shot(page, tmp_path, "7_opened", full_page=True)
