@@ -48,7 +48,7 @@ def _controls(backend: Backend, c: dict) -> None:
                                  allow_custom_value=backend.allow_paths, elem_id="model")
     c["methods"] = w.CheckboxGroup([(get(m).label, m) for m in METHODS], value=DEFAULT_METHODS,
                                     label="Methods to compare", info=_families_line(), elem_id="methods")
-    gr.Markdown("Moving a slider previews the recorded drafts; releasing it re-runs the methods.",
+    w.Markdown("Moving a slider previews the recorded drafts; releasing it re-runs the methods.",
                 elem_classes="sv-sub")
     for k in ui_knobs("main"):
         c[k.name] = _control(k)
@@ -89,9 +89,9 @@ def _race_row(c: dict) -> list:
     with gr.Row(equal_height=True):
         for m in METHODS:
             with gr.Column(visible=m in DEFAULT_METHODS, min_width=150, elem_id=f"lane_{m}") as col:
-                c[f"img_{m}"] = gr.Image(label=get(m).label, format="png", type="pil", interactive=False,
+                c[f"img_{m}"] = w.Image(label=get(m).label, format="png", type="pil", interactive=False,
                                          buttons=["download", "fullscreen"], elem_id=f"img_{m}")
-                c[f"stats_{m}"] = gr.HTML(elem_id=f"stats_{m}")
+                c[f"stats_{m}"] = w.HTML(elem_id=f"stats_{m}")
             cols.append(col)
     return cols
 
@@ -102,28 +102,29 @@ def _tabs(c: dict) -> None:
             with gr.Tabs():
                 for k in panels.KINDS:
                     with gr.Tab(views.TITLES[k], elem_id=f"tab_{k}"):
-                        c[f"map_{k}"] = gr.Image(format="png", type="pil", interactive=False, show_label=False,
+                        c[f"map_{k}"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
                                                  buttons=["download", "fullscreen"], elem_id=f"map_{k}")
             c["opacity"] = w.Slider(0, 1, 1.0, step=0.05, label="Overlay: map opacity over the image",
                                      elem_id="opacity")
         with gr.Tab("Live preview", id="preview", elem_id="tab_preview"):
-            c["preview_table"] = gr.HTML("<i>Move λ, δ, τ_pos or τ_seq after a run.</i>", elem_id="preview_table")
-            c["preview_image"] = gr.Image(format="png", type="pil", interactive=False, show_label=False,
+            c["preview_table"] = w.HTML("<i>Move λ, δ, τ_pos or τ_seq after a run.</i>", elem_id="preview_table")
+            c["preview_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
                                           elem_id="preview_image")
         with gr.Tab("Replay", id="replay", elem_id="tab_replay"):
             with gr.Row():
                 c["replay_method"] = w.Radio([], label="Run", elem_id="replay_method")
                 c["replay_step"] = w.Slider(0, 1, 0, step=1, label="Verification step (target forward)",
                                              elem_id="replay_step")
-            c["replay_caption"] = gr.Markdown(elem_id="replay_caption")
-            c["replay_image"] = gr.Image(format="png", type="pil", interactive=False, show_label=False,
+            c["replay_caption"] = w.Markdown(elem_id="replay_caption")
+            c["replay_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
                                          elem_id="replay_image")
         with gr.Tab("Summary", id="summary", elem_id="tab_summary"):
-            c["summary"] = gr.Dataframe(headers=html.SUMMARY_HEADERS, interactive=False, elem_id="summary")
-            gr.Markdown("*time s* is the method's own compute; the race interleaves the methods on one clock.")
-            c["hist"] = gr.Plot(label="Accepted length", elem_id="hist")
+            c["summary"] = w.Dataframe(headers=html.SUMMARY_HEADERS, interactive=False, elem_id="summary")
+            w.Markdown("*time s* is the method's own compute; the race interleaves the methods on one clock.")
+            c["hist"] = w.Image(label="Accepted length", format="png", type="pil", interactive=False,
+                                show_label=False, elem_id="hist")
         with gr.Tab("Sweep", id="sweep", elem_id="tab_sweep"):
-            gr.Markdown("A small grid over one rule parameter on the embedded model (same captions and seed for "
+            w.Markdown("A small grid over one rule parameter on the embedded model (same captions and seed for "
                         "every point, plus AR): speed vs scene fidelity, Pareto front dashed.")
             with gr.Row():
                 c["sw_method"] = w.Radio(list(sweep_tab.params()), value="csd", label="Method", elem_id="sw_method")
@@ -133,19 +134,19 @@ def _tabs(c: dict) -> None:
                 c["sw_prompts"] = w.Slider(2, sweep_tab.MAX_PROMPTS, 4, step=1, label="Captions",
                                             elem_id="sw_prompts")
             c["sw_go"] = gr.Button("Run sweep", elem_id="sw_go")
-            c["sw_plot"] = gr.Plot(label="Pareto", elem_id="sw_plot")
-            c["sw_table"] = gr.Dataframe(headers=sweep_tab.COLUMNS, interactive=False, elem_id="sw_table")
+            c["sw_plot"] = w.Plot(label="Pareto", elem_id="sw_plot")
+            c["sw_table"] = w.Dataframe(headers=sweep_tab.COLUMNS, interactive=False, elem_id="sw_table")
         with gr.Tab("Atlas", id="atlas", elem_id="tab_atlas"):
             atlas_tab.layout(c)
         with gr.Tab("Export / open", id="export", elem_id="tab_export"):
             c["export"] = gr.Button("Write images, maps, traces and slide figure", elem_id="export")
             c["files"] = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="files")
-            gr.Markdown("Open trace JSON files (from Export above or `specviz generate --trace`) to see their maps, "
+            w.Markdown("Open trace JSON files (from Export above or `specviz generate --trace`) to see their maps, "
                         "summary and replay again; images are decoded when their model is offered here.")
             c["open_files"] = gr.File(label="Trace JSON files", file_count="multiple", file_types=[".json"],
                                       elem_id="open_files")
             c["open"] = gr.Button("Open traces", elem_id="open")
-    c["inspector"] = gr.HTML("<i>Token inspector: click a cell of any image or map.</i>", elem_id="inspector")
+    c["inspector"] = w.HTML("<i>Token inspector: click a cell of any image or map.</i>", elem_id="inspector")
 
 
 def _wire(h: Handlers, c: dict, cols: list) -> None:
@@ -194,12 +195,12 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
     c: dict = {}
     with gr.Blocks(title="specviz", fill_width=True, delete_cache=(900, 3600)) as demo:
         c["state"] = gr.State(None, time_to_live=STATE_TTL_S)
-        gr.Markdown(INTRO)
+        w.Markdown(INTRO)
         with gr.Row():
             with gr.Column(scale=1, min_width=300):
                 _controls(h.backend, c)
             with gr.Column(scale=4):
-                c["status"] = gr.HTML(elem_id="status")
+                c["status"] = w.HTML(elem_id="status")
                 cols = _race_row(c)
                 _tabs(c)
         _wire(h, c, cols)

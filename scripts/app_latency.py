@@ -1,18 +1,16 @@
 """Latency of the served app against the engine's own race (issue 14), in one run and as ratios.
 
-    python scripts/app_latency.py [--runs 5] [--threads 1] [--sets four seven] [--browser] [--json out.json]
+    python scripts/app_latency.py [--runs 5] [--threads 1] [--sets four all] [--browser] [--json out.json]
 
-Starts `python app.py --threads N` on a free port and drives `/generate` through gradio_client with the app's
-defaults (RunConfig() knobs, seed 0) for the default four methods and for all seven: time to the first streamed
+Starts `python app.py --threads N` on a free port and drives `/generate` through gradio_client with the app's defaults
+(RunConfig() knobs, seed 0) for the default four methods and for every registered method: time to the first streamed
 output and end to end; and the same configs in-process through `session.race(...)` at the app's frame rate (frames
-rendered, as the app does; the app's slower consumer makes it render fewer): time to the first frame and to the
-last; and the race rendering only its first and final frame (the engine's own time). One warm-up run each, then
---runs rounds that alternate app and in-process runs (a busy machine slows all alike); medians.
---browser adds one run in Chromium (Playwright, /usr/bin/chromium): click Generate -> status "All done", default
-four methods. Prints a Markdown table, then one JSON line with every measurement. CPU s: the app process's CPU time
-per run, and this process's for the in-process races; on a busy machine wall times favour whichever process the
-scheduler favours, CPU times do not.
-"""
+rendered, as the app does; the app's slower consumer makes it render fewer): time to the first frame and to the last;
+and the race rendering only its first and final frame (the engine's own time). One warm-up run each, then --runs
+rounds that alternate app and in-process runs (a busy machine slows all alike); medians. --browser adds one run in
+Chromium (Playwright, /usr/bin/chromium): click Generate -> status "All done", default four methods. Prints a Markdown
+table, then one JSON line with every measurement. CPU s: the app process's CPU time per run, and this process's for
+the in-process races; on a busy machine wall times favour whichever process the scheduler favours, CPU times do not."""
 from __future__ import annotations
 
 import argparse
@@ -37,7 +35,7 @@ from specviz.serving import cpu_seconds, served_app  # noqa: E402
 from specviz.session import default_backend, make_configs, race  # noqa: E402
 from specviz.ui import GEN_OUTPUTS, KNOBS  # noqa: E402
 
-SETS = {"four": list(app.DEFAULT_METHODS), "seven": list(METHODS)}
+SETS = {"four": list(app.DEFAULT_METHODS), "all": list(METHODS)}
 KNOB_VALUES = {k: getattr(RunConfig(), k) for k in KNOBS if k not in ("model", "methods")}   # the app's defaults
 FPS = inspect.signature(app.build_demo).parameters["fps"].default
 BARE_FPS = 1e-9                     # race() then renders only its first and final frame: the engine's own time

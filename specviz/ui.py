@@ -21,7 +21,7 @@ from PIL import Image
 from specviz import html, panels, render
 from specviz.config import METHODS, ConfigError
 from specviz.exports import export_run
-from specviz.figures import histogram_figure
+from specviz.figures import histogram_image
 from specviz.methods import Live, knob, ui_knobs
 from specviz.preview import Knobs, rescore
 from specviz.session import (
@@ -166,7 +166,7 @@ class Handlers:
     def _finish(self, st: RunState, opacity: float) -> dict:
         first = next((m for m in st.traces if m != "ar"), next(iter(st.traces)))    # replay the first speculative run
         upd = self._maps(st, opacity)
-        upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_figure(st.traces),
+        upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_image(st.traces),
                 "replay_method": gr.Radio(choices=list(st.traces), value=first)}
         upd |= self._replay(st, first, 0, slider=True)
         upd |= {"preview_image": panels.preview_map([], {}, {}), "preview_table": ""}

@@ -7,9 +7,24 @@ type and finiteness first and name the control in the message.
 """
 from __future__ import annotations
 
+import copy
 import math
 
 import gradio as gr
+
+_API_INFO: dict = {}
+
+
+class _Info:
+    """Mixin: a component's API schema, computed once per (class, choices). Gradio re-derives it (pydantic's
+    model_json_schema, a few ms) every time an output of a streamed event is skipped — gr.skip() takes its
+    prop-update path and re-instantiates the component — and /generate skips ~40 outputs per frame."""
+
+    def api_info(self):
+        key = (type(self), repr(getattr(self, "choices", None)))
+        if key not in _API_INFO:
+            _API_INFO[key] = super().api_info()
+        return copy.deepcopy(_API_INFO[key])
 
 
 def _short(v) -> str:
@@ -17,7 +32,7 @@ def _short(v) -> str:
     return r if len(r) <= 40 else r[:37] + "..."
 
 
-class _Checked:
+class _Checked(_Info):
     """Mixin: `accepts(payload)` says whether the JSON payload has the right shape; then the stock preprocess."""
     expect = "a value"
     nullable = False
@@ -83,3 +98,24 @@ class CheckboxGroup(_Checked, gr.CheckboxGroup):
 
     def accepts(self, payload) -> bool:
         return isinstance(payload, list) and all(isinstance(v, str) for v in payload)
+
+
+# outputs of the streamed events (same names as Gradio's, so the browser renders the stock components)
+class Image(_Info, gr.Image):
+    pass
+
+
+class HTML(_Info, gr.HTML):
+    pass
+
+
+class Markdown(_Info, gr.Markdown):
+    pass
+
+
+class Dataframe(_Info, gr.Dataframe):
+    pass
+
+
+class Plot(_Info, gr.Plot):
+    pass

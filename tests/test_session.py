@@ -128,3 +128,20 @@ def test_colorize_and_heatmap_composite(setup):
     for kind in panels.KINDS:
         im = panels.heatmap(kind, fr.traces, fr.images, 0.5)
         assert isinstance(im, Image.Image) and im.size[0] > 2 * render.PANEL
+
+
+def test_bar_chart_bars_are_exactly_proportional_to_the_counts():
+    """The accepted-length histogram (render.bar_chart): each bar's pixel height is its count / the largest count of
+    the plot height, at the right x slot, in its method's colour."""
+    import numpy as np
+
+    from specviz import render
+    img = np.asarray(render.bar_chart({"a": [0, 6, 3], "b": [2, 0, 1]}, "t", "x", "y", size=(640, 280)))
+    ph, y0 = 280 - 30 - 40, 280 - 40
+    for k, counts in enumerate(([0, 6, 3], [2, 0, 1])):
+        rgb = np.array(render.BAR_RGB[k])
+        for x, c in enumerate(counts):
+            slot = (640 - 52 - 120) / 3
+            col = int(52 + x * slot + 0.1 * slot + k * 0.8 * slot / 2 + 0.4 * slot / 2)   # the bar's middle
+            height = int((np.abs(img[:y0, col].astype(int) - rgb).sum(-1) == 0).sum())
+            assert height == round(c / 6 * ph), (k, x, height)
