@@ -128,9 +128,15 @@ class Tree(Family):
         c.model.commit(state, torch.tensor(path))
         new = [tree.tokens[i] for i in path[1:]] + ([new_tok] if new_tok >= 0 else [])
         self.drafter.observe(new, list(range(n, n + len(new))), hidden[path][:len(new)])
-        out = StepOut(new)
-        if c.record:
-            out.events = tree_events(n - 1, tree, q, judged, path, new_tok, bonus, c.cfg)
-            out.drafted = [Drafted(i, tree.parents[i], n - 1 + tree.depths[i], tree.tokens[i])
-                           for i in range(1, len(tree.tokens))]
-        return out
+        return tree_step_out(c, n, tree, q, (path, new_tok, bonus, judged), new)
+
+
+def tree_step_out(c: Ctx, n: int, tree, q: torch.Tensor, walk: tuple, new: list) -> StepOut:
+    """A tree step's result and, when recording, its events and Drafted records (walk = verify_tree's result)."""
+    out = StepOut(new)
+    if c.record:
+        path, new_tok, bonus, judged = walk
+        out.events = tree_events(n - 1, tree, q, judged, path, new_tok, bonus, c.cfg)
+        out.drafted = [Drafted(i, tree.parents[i], n - 1 + tree.depths[i], tree.tokens[i])
+                       for i in range(1, len(tree.tokens))]
+    return out

@@ -102,26 +102,15 @@ def _flat_enough(law, n):
     assert v.max() < 0.05 and (v * n >= 5).sum() >= 30
 
 
-@pytest.mark.parametrize("kw", [
-    dict(method="sjdpac", window=14),
-    dict(method="sjdpac", window=4, pac_width=2, pac_depth=2),
-], ids=["sjdpac-K3D3", "sjdpac-K2D2"])
-def test_chi2_wide(wide, kw):
-    model, law = wide
-    n = 3000
-    _flat_enough(law, n)
-    samples = [run(model, None, seed=s, **kw).tokens for s in range(n)]
-    assert chi2_pvalue(samples, law) > 1e-3
-
-
-@pytest.mark.parametrize("kw", [
-    dict(method="mcsjd", window=4),
-    dict(method="sjd", window=5, couple=1, init="repeat_horizon"),
-    dict(method="sjdpac", window=5, pac_width=2, pac_depth=2),
-], ids=["mcsjd", "sjd-couple-repeat", "sjdpac-chain"])
-def test_chi2_long(long, kw):
-    model, law = long
-    n = 4000
+@pytest.mark.parametrize("toy_law, n, kw", [
+    ("wide", 3000, dict(method="sjdpac", window=14)),
+    ("wide", 3000, dict(method="sjdpac", window=4, pac_width=2, pac_depth=2)),
+    ("long", 4000, dict(method="mcsjd", window=4)),
+    ("long", 4000, dict(method="sjd", window=5, couple=1, init="repeat_horizon")),
+    ("long", 4000, dict(method="sjdpac", window=5, pac_width=2, pac_depth=2)),
+], ids=["sjdpac-K3D3", "sjdpac-K2D2", "mcsjd", "sjd-couple-repeat", "sjdpac-chain"])
+def test_chi2_against_the_ar_law(request, toy_law, n, kw):
+    model, law = request.getfixturevalue(toy_law)
     _flat_enough(law, n)
     samples = [run(model, None, seed=s, **kw).tokens for s in range(n)]
     assert chi2_pvalue(samples, law) > 1e-3

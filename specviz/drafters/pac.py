@@ -21,10 +21,8 @@ from dataclasses import dataclass
 import torch
 
 from specviz.drafters import jacobi
-from specviz.events import tree_events
-from specviz.families import Family, StepOut
+from specviz.families import Family, tree_step_out
 from specviz.sampling import sample
-from specviz.trace import Drafted
 from specviz.verify import Tree, verify_tree
 
 
@@ -158,9 +156,4 @@ class SJDPAC(Family):
         c.model.commit(state, torch.tensor(path))
         new = [tree.tokens[i] for i in path[1:]] + ([new_tok] if new_tok >= 0 else [])
         self.carry = continuation(tree, main, path, q)
-        out = StepOut(new)
-        if c.record:
-            out.events = tree_events(n - 1, tree, q, judged, path, new_tok, bonus, c.cfg)
-            out.drafted = [Drafted(i, tree.parents[i], n - 1 + tree.depths[i], tree.tokens[i])
-                           for i in range(1, len(tree.tokens))]
-        return out
+        return tree_step_out(c, n, tree, q, (path, new_tok, bonus, judged), new)
