@@ -301,8 +301,10 @@ register(Method(
     "sjdpac", "SJD-PAC", SJDPAC, "Jacobi + proactive K-ary tree + adaptive continuation · lossless", True,
     ("pac_width", "pac_depth"),
     declares=(
-        Knob("pac_width", int, 3, 1, 8, help="SJD-PAC proactive tree width K (candidates per tree level)"),
-        Knob("pac_depth", int, 3, 1, 6, help="SJD-PAC tree depth D, root included (K-ary levels: D - 1); "
+        Knob("pac_width", int, 3, 1, 8, label="SJD-PAC tree width K", ui="advanced", step=1,
+             help="SJD-PAC proactive tree width K (candidates per tree level)"),
+        Knob("pac_depth", int, 3, 1, 6, label="SJD-PAC tree depth D", ui="advanced", step=1,
+             help="SJD-PAC tree depth D, root included (K-ary levels: D - 1); "
              "the rest of --window nodes is a chain"),
     ),
     check=_pac_check,

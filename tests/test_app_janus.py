@@ -19,7 +19,7 @@ from specviz.ui import GEN_OUTPUTS, KNOBS
 from tests.apptools import module_gradio_tmp  # noqa: F401 (fixture)
 from tests.janus_tiny import tiny_pair
 
-SMALL = dict(window=4, tree_depth=3, tree_topk=2, tau_pos=0.5, tau_seq=0.5)
+SMALL = dict(window=4, tree_depth=3, tree_topk=2, tau_pos=0.5, tau_seq=0.5, pac_width=2, pac_depth=2)
 
 
 @pytest.fixture(scope="module")
