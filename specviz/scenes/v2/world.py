@@ -25,8 +25,9 @@ def value_noise(rng: np.random.Generator, h: int, w: int, cell_y: float, cell_x:
     lat = rng.standard_normal((gy, gx)).astype(np.float32)
     y = np.arange(h, dtype=np.float32) / cell_y + rng.random()
     x = np.arange(w, dtype=np.float32) / cell_x + rng.random()
-    y0, x0 = y.astype(np.int64), x.astype(np.int64)
-    ty, tx = y - y0, x - x0
+    fy, fx = np.floor(y), np.floor(x)
+    ty, tx = y - fy, x - fx
+    y0, x0 = fy.astype(np.int64), fx.astype(np.int64)
     ty, tx = (ty * ty * (3 - 2 * ty))[:, None], (tx * tx * (3 - 2 * tx))[None, :]
     a, b = lat[y0][:, x0], lat[y0][:, x0 + 1]
     c, d = lat[y0 + 1][:, x0], lat[y0 + 1][:, x0 + 1]
