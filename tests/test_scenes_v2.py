@@ -93,3 +93,13 @@ def test_saved_v2_tokenizer_uses_its_codebook_and_reconstructs():
     q = vq_psnr(vq, n=300, seed=77, batch_fn=world.batch)                 # 76,800 held-out positions
     assert q["codes_used"] >= 0.9 * vq.codes, q
     assert q["psnr_db"] >= 28.0, q
+
+
+def test_scorer_reads_64px_scenes():
+    from specviz.scenes.scorer import Scorer
+    torch.manual_seed(0)
+    m = Scorer(size=world.SIZE)
+    imgs, _ = world.batch(np.random.default_rng(3), 4)
+    assert m.predict(imgs).shape == (4, 5) and m.features(imgs).shape == (4, m.feat_dim)
+    with pytest.raises(ValueError, match="64, 64, 3"):
+        m.predict(np.zeros((2, 48, 48, 3), np.uint8))

@@ -38,6 +38,7 @@ class Stack:
     vq: dict = field(default_factory=dict)
     target: TargetConfig = TargetConfig()
     bf16: bool = True
+    size: int = data.SIZE                   # image side in pixels (what the scorer reads)
 
     def autocast(self):
         return torch.autocast(**BF16) if self.bf16 else contextlib.nullcontext()
@@ -202,23 +203,23 @@ def _labels(scenes) -> torch.Tensor:
 
 
 @torch.no_grad()
-def scorer_accuracy(model, n: int = 1000, seed: int = 12345) -> dict:
-    """Per-attribute accuracy of `model` on n held-out real scenes (fixed seed)."""
-    imgs, sc = data.batch(np.random.default_rng(seed), n, held_out=True)
+def scorer_accuracy(model, n: int = 1000, seed: int = 12345, batch_fn=data.batch) -> dict:
+    """Per-attribute accuracy of `model` on n held-out real scenes (fixed seed) drawn by batch_fn."""
+    imgs, sc = batch_fn(np.random.default_rng(seed), n, held_out=True)
     hit = (model.predict(imgs) == _labels(sc)).float().mean(0)
     return {f: round(float(a), 4) for f, a in zip(data.FIELD_NAMES, hit)}
 
 
-def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0):
+def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0, stack: Stack = V1):
     from specviz.scenes.scorer import Scorer
     torch.manual_seed(seed)
-    model = Scorer()
+    model = Scorer(size=stack.size)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     rng = np.random.default_rng(seed + 2)
     g = torch.Generator().manual_seed(seed + 2)
 
     def step_fn(step):
-        imgs, sc = data.batch(rng, batch)
+        imgs, sc = stack.batch(rng, batch)
         y = _labels(sc)
         logits = model(_augment(to_tensor(imgs), g))
         losses = [F.cross_entropy(o, y[:, j]) for j, o in enumerate(logits)]
@@ -226,17 +227,19 @@ def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0):
         return sum(losses), {"acc": f"{acc.item():.3f}"}
 
     def log(step):
-        tqdm.write(f"scorer step {step}: held-out accuracy {scorer_accuracy(model, 500, 777)}")
+        tqdm.write(f"scorer step {step}: held-out accuracy {scorer_accuracy(model, 500, 777, stack.batch)}")
         model.train()
 
-    secs = _loop("scorer", model, opt, steps, 2e-3, step_fn, every=300, log=log)
+    secs = _loop("scorer", model, opt, steps, 2e-3, step_fn, every=300, log=log, stack=stack)
     model.eval()
     cfg = {"ch": model.body[0][0].out_channels, "feat": model.feat_dim}
-    ckpt.save(ASSETS / "scorer.safetensors", model, {"config": cfg, "fields": list(data.FIELD_NAMES)})
-    acc = scorer_accuracy(model)
+    if stack.size != data.SIZE:
+        cfg["size"] = stack.size
+    ckpt.save(stack.assets / "scorer.safetensors", model, {"config": cfg, "fields": list(data.FIELD_NAMES)})
+    acc = scorer_accuracy(model, batch_fn=stack.batch)
     _record("scorer", {"steps": steps, "batch": batch, "seconds": round(secs), "config": cfg,
                        "params": sum(p.numel() for p in model.parameters()),
-                       "heldout_accuracy_1000": acc, "min_accuracy": min(acc.values())})
+                       "heldout_accuracy_1000": acc, "min_accuracy": min(acc.values())}, stack)
     print("scorer held-out accuracy:", acc)
     return acc
 

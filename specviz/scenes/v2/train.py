@@ -4,7 +4,8 @@ Shapes were chosen from measurements on the 2-core machine (one thread, fp32, wh
 VQ ch=48 at 1.1 s/step; 2048 l2-normalised codes of dim 8 (LlamaGen-style: low-dim, redundant). Weights go to
 assets/v2/, resumable checkpoints to .cache/train_v2/.
 
-python -m specviz.scenes.v2.train {tokenizer,target,drafter,all} [--steps N] [--threads T]
+python -m specviz.scenes.v2.train STAGE [STAGE ...] [--steps N] [--threads T]
+    STAGE: tokenizer, scorer, target, drafter or all; stages run one after another, each resumable
 """
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ from specviz.scenes.v2 import world
 ROOT = Path(__file__).resolve().parents[3]
 V2 = train.Stack(assets=ROOT / "assets" / "v2", work=ROOT / ".cache" / "train_v2", batch=world.batch,
                  vq={"codes": 2048, "dim": 8, "ch": 48},
-                 target=TargetConfig(codes=2048, grid=world.GRID, dim=192, layers=6, heads=6), bf16=False)
-STEPS = {"tokenizer": 1200, "target": 4000, "drafter": 600}
+                 target=TargetConfig(codes=2048, grid=world.GRID, dim=192, layers=6, heads=6), bf16=False,
+                 size=world.SIZE)
+STEPS = {"tokenizer": 1200, "scorer": 1000, "target": 4000, "drafter": 600}     # "all" runs them in this order
 
 
 def run_stage(stage: str, steps: int | None = None) -> None:
@@ -32,12 +34,12 @@ def run_stage(stage: str, steps: int | None = None) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("stage", choices=[*STEPS, "all"])
+    ap.add_argument("stages", nargs="+", choices=[*STEPS, "all"])
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
-    for stage in (list(STEPS) if args.stage == "all" else [args.stage]):
+    for stage in (list(STEPS) if "all" in args.stages else args.stages):
         run_stage(stage, args.steps)
     return 0
 
