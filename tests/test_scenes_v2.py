@@ -103,3 +103,30 @@ def test_scorer_reads_64px_scenes():
     assert m.predict(imgs).shape == (4, 5) and m.features(imgs).shape == (4, m.feat_dim)
     with pytest.raises(ValueError, match="64, 64, 3"):
         m.predict(np.zeros((2, 48, 48, 3), np.uint8))
+
+
+def test_shared_loop_resumes_and_records(tmp_path):
+    from specviz.scenes import loop
+    assert loop.cosine_lr(0, 1000, 1.0, warmup=10) == pytest.approx(0.1)
+    assert loop.cosine_lr(10, 1000, 1.0, warmup=10) == pytest.approx(1.0)
+    assert loop.cosine_lr(1000, 1000, 1.0, warmup=10) == pytest.approx(0.1)
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    seen = []
+
+    def step_fn(step):
+        seen.append(step)
+        return model(torch.ones(2, 3)).pow(2).mean(), {}
+
+    loop.run(tmp_path, "m", model, torch.optim.SGD(model.parameters(), lr=0.1), 3, 0.1, step_fn, every=2)
+    w = model.weight.detach().clone()
+    fresh = torch.nn.Linear(3, 1)
+    loop.run(tmp_path, "m", fresh, torch.optim.SGD(fresh.parameters(), lr=0.1), 5, 0.1, step_fn, every=2)
+    assert seen == [0, 1, 2, 3, 4]                                      # resumed at step 3, not from scratch
+    assert not torch.equal(fresh.weight, w)
+    loop.record(tmp_path / "t.json", "a", {"x": 1})
+    loop.record(tmp_path / "t.json", "b", {"y": 2})
+    assert (tmp_path / "t.json").read_text().count('"x": 1') == 1 and '"b"' in (tmp_path / "t.json").read_text()
+    caps = loop.caption_batch(np.array([data.Scene(1, 2, 3, 4, 0).tokens()] * 400), np.random.default_rng(0))
+    dropped = (caps == torch.tensor(data.null_tokens())).float().mean(0)
+    assert ((dropped > 0.1) & (dropped < 0.35)).all()                   # about 0.1 + 0.9 * 0.1 per field
