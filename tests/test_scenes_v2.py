@@ -111,19 +111,23 @@ def test_shared_loop_resumes_and_records(tmp_path):
     assert loop.cosine_lr(10, 1000, 1.0, warmup=10) == pytest.approx(1.0)
     assert loop.cosine_lr(1000, 1000, 1.0, warmup=10) == pytest.approx(0.1)
     torch.manual_seed(0)
-    model = torch.nn.Linear(3, 1)
-    seen = []
+    current, seen = [torch.nn.Linear(3, 1)], []
 
     def step_fn(step):
         seen.append(step)
-        return model(torch.ones(2, 3)).pow(2).mean(), {}
+        return current[0](torch.ones(2, 3)).pow(2).mean(), {}
 
-    loop.run(tmp_path, "m", model, torch.optim.SGD(model.parameters(), lr=0.1), 3, 0.1, step_fn, every=2)
-    w = model.weight.detach().clone()
-    fresh = torch.nn.Linear(3, 1)
-    loop.run(tmp_path, "m", fresh, torch.optim.SGD(fresh.parameters(), lr=0.1), 5, 0.1, step_fn, every=2)
-    assert seen == [0, 1, 2, 3, 4]                                      # resumed at step 3, not from scratch
-    assert not torch.equal(fresh.weight, w)
+    def run(steps):
+        opt = torch.optim.SGD(current[0].parameters(), lr=0.1)
+        loop.run(tmp_path, "m", current[0], opt, steps, 0.1, step_fn, every=2)
+
+    run(3)
+    w = current[0].weight.detach().clone()
+    current[0] = torch.nn.Linear(3, 1)
+    run(3)                                                               # finished: loads the weights, no steps
+    assert torch.equal(current[0].weight, w) and seen == [0, 1, 2]
+    run(5)
+    assert seen == [0, 1, 2, 3, 4] and not torch.equal(current[0].weight, w)   # resumed at step 3
     loop.record(tmp_path / "t.json", "a", {"x": 1})
     loop.record(tmp_path / "t.json", "b", {"y": 2})
     assert (tmp_path / "t.json").read_text().count('"x": 1') == 1 and '"b"' in (tmp_path / "t.json").read_text()
