@@ -23,7 +23,7 @@ V2 = train.Stack(assets=ROOT / "assets" / "v2", work=ROOT / ".cache" / "train_v2
                  vq={"codes": 2048, "dim": 8, "ch": 48},
                  target=TargetConfig(codes=2048, grid=world.GRID, dim=192, layers=6, heads=6), bf16=False,
                  size=world.SIZE)
-STEPS = {"tokenizer": 1200, "scorer": 1000, "target": 4000, "drafter": 600}     # "all" runs them in this order
+STEPS = {"tokenizer": 900, "scorer": 1000, "target": 4000, "drafter": 600}     # "all" runs them in this order
 
 
 def run_stage(stage: str, steps: int | None = None) -> None:
