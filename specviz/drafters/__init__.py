@@ -42,8 +42,8 @@ _HEADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # model -> i
 
 def _scenes_head(model):
     if model not in _HEADS:
+        from specviz.drafters.tree import load_head
         from specviz.models.scenes import ASSETS
-        from specviz.scenes.drafter import load_head
         path = Path(ASSETS) / "drafter.safetensors"
         _HEADS[model] = load_head(model.target, path) if path.exists() else None
     return _HEADS[model]

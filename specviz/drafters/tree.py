@@ -8,9 +8,12 @@ log-probability, keep the best `tree_nodes`), `static` (the top-1 path with `tre
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 import torch.nn as nn
 
+from specviz import ckpt
 from specviz.sampling import target_probs
 from specviz.scenes.target import Block
 from specviz.verify import Tree
@@ -36,6 +39,19 @@ class DraftHead(nn.Module):
         d = self.fc.out_features
         shape = (rows, self.heads, self.positions + 192, d // self.heads)
         return (torch.zeros(shape), torch.zeros(shape))
+
+
+def head_for(target) -> DraftHead:
+    """An untrained head shaped for a scenes `Target` (its width, heads and number of image positions)."""
+    c = target.cfg
+    return DraftHead(c.dim, c.heads, c.grid * c.grid)
+
+
+def load_head(target, path: Path | str) -> DraftHead:
+    """The trained head for `target` from a safetensors file, in eval mode."""
+    head = head_for(target)
+    ckpt.load(path, head)
+    return head.eval()
 
 
 class HeadDrafter:

@@ -1,7 +1,7 @@
 """Procedural captioned scenes: the embedded model's world.
 
 A scene is a 48x48 RGB image of a sky over a ground with one object. Its caption has five fields, each with its own
-token ids (calibration.md lesson 2): sky, ground, object, colour, position. A fixed, documented set of full
+token ids (docs/calibration.md lesson 2): sky, ground, object, colour, position. A fixed, documented set of full
 combinations is held out of training (`is_held_out`) so that evaluation can use captions the model never saw.
 """
 from __future__ import annotations

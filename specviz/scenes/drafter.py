@@ -1,4 +1,4 @@
-"""Training of the EAGLE-style draft head on the scenes target's features (algorithms.md §4.1).
+"""Training of the EAGLE-style draft head on the scenes target's features (docs/algorithms.md §4.1).
 
 Input pair at step t: (y_{t+1}, f_t) -> predict f_{t+1} (SmoothL1) and y_{t+2} through the target's frozen head
 (0.1 x cross-entropy); uniform noise on input features. CASCADE's drafter tweak (optional): weight positions where
@@ -12,26 +12,17 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from specviz import ckpt
-from specviz.drafters.tree import DraftHead
-from specviz.scenes import data
+from specviz.drafters.tree import head_for
+from specviz.scenes import data, loop
+from specviz.scenes.loop import BF16, caption_batch
 from specviz.scenes.vq import to_tensor
 
-
-def head_for(target) -> DraftHead:
-    c = target.cfg
-    return DraftHead(c.dim, c.heads, c.grid * c.grid)
+WORK = Path(__file__).resolve().parents[2] / ".cache" / "train"
 
 
-def load_head(target, path: Path | str) -> DraftHead:
-    head = head_for(target)
-    ckpt.load(path, head)
-    return head.eval()
-
-
-def _pairs(target, caps, codes):
+def _pairs(target, caps, codes, bf16: bool = True):
     """Teacher-forced features: inputs (emb y_j + pos j, f before y_j) for j < N-1; targets f after y_j, y_{j+1}."""
-    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
         _, h = target(caps, codes)                                        # h[:, j] predicts position j
     h = h.float()
     n = codes.shape[1]
@@ -39,8 +30,8 @@ def _pairs(target, caps, codes):
 
 
 def train_drafter_head(target, pool_caps, pool_codes, steps: int, batch: int, seed: int, beta: float = 0.0,
-                       tau_seq: float = 0.95, name: str = "drafter"):
-    from specviz.scenes.train import BF16, _loop, caption_batch
+                       tau_seq: float = 0.95, name: str = "drafter", work: Path = WORK, bf16: bool = True):
+    """Train one head against a frozen target on (caption, codes) pools; checkpoints in `work`."""
     torch.manual_seed(seed)
     head = head_for(target)
     for p in target.parameters():
@@ -53,9 +44,9 @@ def train_drafter_head(target, pool_caps, pool_codes, steps: int, batch: int, se
         idx = torch.from_numpy(rng.integers(0, len(pool_codes), batch))
         codes = pool_codes[idx].long()
         caps = caption_batch(pool_caps[idx].numpy(), rng)
-        emb, pos, f_in, f_out, y = _pairs(target, caps, codes)
+        emb, pos, f_in, f_out, y = _pairs(target, caps, codes, bf16)
         f_in = f_in + (torch.rand(f_in.shape, generator=g) - 0.5) * 0.2
-        with torch.autocast(**BF16):
+        with torch.autocast(**BF16, enabled=bf16):
             pred = head(emb, pos, f_in)
         pred = pred.float()
         w = torch.ones(y.shape)
@@ -65,14 +56,14 @@ def train_drafter_head(target, pool_caps, pool_codes, steps: int, batch: int, se
         ce = (F.cross_entropy(target.head(pred).flatten(0, 1), y.flatten(), reduction="none") * w.flatten()).sum()
         return reg + 0.1 * ce / w.sum(), {}
 
-    secs = _loop(name, head, opt, steps, 1e-3, step_fn)
+    secs = loop.run(work, name, head, opt, steps, 1e-3, step_fn)
     return head.eval(), secs
 
 
 @torch.no_grad()
-def agreement(target, head, vq, n: int = 200, seed: int = 4321) -> float:
+def agreement(target, head, vq, n: int = 200, seed: int = 4321, batch_fn=data.batch) -> float:
     """Top-1 agreement of the head's next-token guess with the target's, teacher-forced on held-out scenes."""
-    imgs, sc = data.batch(np.random.default_rng(seed), n, held_out=True)
+    imgs, sc = batch_fn(np.random.default_rng(seed), n, held_out=True)
     codes = vq.encode(to_tensor(imgs))[0].flatten(1)
     caps = torch.tensor([s.tokens() for s in sc])
     emb, pos, f_in, f_out, _ = _pairs(target, caps, codes)

@@ -1,6 +1,6 @@
-"""Measure the shipped scenes stack and write assets/MODEL_CARD.md from the numbers.
+"""Measure the shipped scenes stack and write its MODEL_CARD.md from the numbers.
 
-python -m specviz.scenes.evaluate [--n 100]
+python -m specviz.scenes.evaluate [--n 100] [--ambiguity 12] [--stack v1|v2]
 """
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ import torch
 
 from specviz.config import RunConfig
 from specviz.decode import decode, drain
-from specviz.models.scenes import ASSETS, ScenesModel
+from specviz.models.scenes import ScenesModel
 from specviz.scenes import data
+from specviz.scenes.train import V1, Stack
+from specviz.scenes.v2 import ambiguity
 
 
 def _sample(model, caption_tokens, seed: int) -> np.ndarray:
@@ -37,12 +39,12 @@ class _Prompted:
         return self.m.prefill(self.tokens, cfg_scale)
 
 
-def evaluate(n: int = 100, seed: int = 0) -> dict:
+def evaluate(n: int = 100, seed: int = 0, stack: Stack = V1, n_ambiguity: int = 12) -> dict:
     from specviz.scenes.scorer import fidelity, load_scorer
     from specviz.scenes.train import vq_psnr
     torch.set_num_threads(max(1, torch.get_num_threads()))
-    model = ScenesModel.load()
-    scorer = load_scorer()
+    model = ScenesModel.load(stack.assets)
+    scorer = load_scorer(stack.assets / "scorer.safetensors")
     rng = np.random.default_rng(seed)
     scenes = [data.random_scene(rng, held_out=True) for _ in range(n)]
     caps = torch.tensor([s.tokens() for s in scenes])
@@ -60,27 +62,52 @@ def evaluate(n: int = 100, seed: int = 0) -> dict:
     return {"heldout_captions": n, "fidelity_cfg3": round(float(np.mean(f_c)), 4),
             "fidelity_per_field": {f: round(float(a), 4) for f, a in zip(data.FIELD_NAMES, per_field)},
             "fidelity_caption_dropped": round(float(np.mean(f_u)), 4), "chance_fidelity": round(chance, 4),
-            "ar_seconds_median_of_5": round(st.median(times), 3), "vq": vq_psnr(model.vq),
-            "torch_threads": torch.get_num_threads()}
+            "ar_seconds_median_of_5": round(st.median(times), 3), "vq": vq_psnr(model.vq, batch_fn=stack.batch),
+            "ambiguity": ambiguity.measure(model, n_ambiguity, seed), "torch_threads": torch.get_num_threads(),
+            "shapes": {"size": stack.size, "grid": model.grid[0], "codes": model.vq.codes, "code_dim": model.vq.dim,
+                       "world": stack.batch.__module__.replace(".", "/") + ".py"}}
 
 
-def write_card(ev: dict) -> None:
-    rec = json.loads((ASSETS / "training.json").read_text())
-    size = sum(p.stat().st_size for p in ASSETS.glob("*.safetensors")) / 1e6
+def ambiguity_lines(a: dict) -> list[str]:
+    """The model card's token-ambiguity section from ambiguity.measure's summary."""
+    per = a["per_detail_class"]
+    row = lambda name, d: (f"| {name} | {d['share']:.2f} | {d['entropy']:.2f} | {d['top1']:.3f} | "
+                           f"{d['nbr_mass']:.3f} |" if d["entropy"] is not None else f"| {name} | 0 | - | - | - |")
+    lo, mid = a["detail_edges"]
+    return [
+        "## Token ambiguity", "",
+        f"Target laws along {a['samples']} AR samples of held-out captions ({a['positions']:,} positions; temperature "
+        f"{a['temperature']}, top-k {a['top_k']}, top-p {a['top_p']}, CFG {a['cfg']}; `specviz.scenes.v2.ambiguity`). "
+        f"Entropy in nats (ln V = {a['log_vocab']}); neighbour mass = the law's mass on the {a['neighbours']} codes "
+        "nearest the top-1 code (codebook distance), the top-1 itself excluded. Detail class = pixel std of the "
+        f"position's decoded patch: low < {lo}, mid {lo}-{mid}, high >= {mid} (uint8 levels).", "",
+        "| positions | share | mean entropy | mean top-1 prob | neighbour mass |", "|---|---|---|---|---|",
+        f"| all | 1.00 | {a['entropy']:.2f} | {a['top1']:.3f} | {a['nbr_mass']:.3f} |",
+        *(row(name, per[name]) for name in ambiguity.CLASSES), "",
+        f"Low-detail over high-detail mean entropy: {a['low_over_high_entropy']}.", ""]
+
+
+def write_card(ev: dict, stack: Stack = V1) -> None:
+    assets = stack.assets
+    rec = json.loads((assets / "training.json").read_text())
+    size = sum(p.stat().st_size for p in assets.glob("*.safetensors")) / 1e6
     tk, tg, dr, sc = (rec.get(k, {}) for k in ("tokenizer", "target", "drafter", "scorer"))
     total = sum(r.get("seconds", 0) for r in (tk, tg, sc)) + dr.get("drafter_seconds", 0) + dr.get(
         "drafter_plain_seconds", 0)
+    sh = ev.get("shapes", {"size": 48, "grid": 12, "codes": 512, "code_dim": 32, "world": "specviz/scenes/data.py"})
     lines = [
         "# The embedded `scenes` model", "",
         "A text-to-image AR model small enough to run on a laptop CPU, trained by `python -m specviz train all` on "
-        "procedurally generated 48x48 captioned scenes (specviz/scenes/data.py). Everything below was measured by "
-        "`python -m specviz.scenes.evaluate` on a 2-core CPU; raw numbers: assets/training.json, assets/eval.json.", "",
+        f"procedurally generated {sh['size']}x{sh['size']} captioned scenes ({sh['world']}). Everything below was "
+        "measured by `python -m specviz.scenes.evaluate` on a 2-core CPU; raw numbers: training.json and eval.json "
+        "beside this card.", "",
         "| part | what | size | training | measured |", "|---|---|---|---|---|",
-        f"| tokenizer | VQ-VAE, 512 l2-normalised codes of dim 32, 12x12 grid | {tk.get('params', 0):,} params | "
+        f"| tokenizer | VQ-VAE, {sh['codes']} l2-normalised codes of dim {sh['code_dim']}, {sh['grid']}x{sh['grid']} "
+        f"grid | {tk.get('params', 0):,} params | "
         f"{tk.get('steps')} steps, {tk.get('seconds', 0) / 60:.0f} min | PSNR {ev['vq']['psnr_db']:.2f} dB on 1,000 "
         f"held-out scenes, {ev['vq']['codes_used']} codes used, perplexity {ev['vq']['perplexity']:.0f} |",
-        f"| target | decoder-only transformer {tg.get('config')} over [5 caption tokens; 144 codes], CFG by caption "
-        f"dropout | {tg.get('params', 0):,} params | {tg.get('steps')} steps x batch {tg.get('batch')}, "
+        f"| target | decoder-only transformer {tg.get('config')} over [5 caption tokens; {sh['grid'] ** 2} codes], "
+        f"CFG by caption dropout | {tg.get('params', 0):,} params | {tg.get('steps')} steps x batch {tg.get('batch')}, "
         f"{tg.get('seconds', 0) / 60:.0f} min | held-out CE "
         f"{tg.get('heldout_ce_history', [[0, 0]])[-1][1]} nats/token; "
         f"fidelity {ev['fidelity_cfg3']:.3f} on {ev['heldout_captions']} held-out captions (CFG 3), "
@@ -95,17 +122,24 @@ def write_card(ev: dict) -> None:
         f"Weights: {size:.1f} MB of safetensors. Total training time {total / 60:.0f} min on 2 CPU cores "
         "(torch 2.13 CPU; stages run one after another; each stage is resumable).", "",
         "Held-out captions: every full combination with (sky + 2 ground + 3 object + 5 colour + 7 position) % 11 == 0 "
-        "(130 of 1,440) is never shown in training; every single attribute value still is.", ""]
-    (ASSETS / "MODEL_CARD.md").write_text("\n".join(lines))
+        "(130 of 1,440) is never shown in training; every single attribute value still is.", "",
+        *(ambiguity_lines(ev["ambiguity"]) if "ambiguity" in ev else [])]
+    (assets / "MODEL_CARD.md").write_text("\n".join(lines))
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--ambiguity", type=int, default=12, help="AR samples for the token-ambiguity section")
+    ap.add_argument("--stack", choices=["v1", "v2"], default="v1")
     args = ap.parse_args(argv)
-    ev = evaluate(args.n)
-    (ASSETS / "eval.json").write_text(json.dumps(ev, indent=2))
-    write_card(ev)
+    if args.stack == "v2":
+        from specviz.scenes.v2.train import V2 as stack
+    else:
+        stack = V1
+    ev = evaluate(args.n, stack=stack, n_ambiguity=args.ambiguity)
+    (stack.assets / "eval.json").write_text(json.dumps(ev, indent=2))
+    write_card(ev, stack)
     print(json.dumps(ev))
     return 0
 

@@ -22,15 +22,15 @@ _OFFSETS = np.cumsum([0] + [n + 1 for n in FIELD_SIZES[:-1]])      # caption tok
 DEFAULT_PATH = assets_dir() / "scorer.safetensors"
 
 
-def _as_input(images) -> torch.Tensor:
-    """uint8 images (B, 48, 48, 3), numpy or torch -> (B, 3, 48, 48) float in [-1, 1]."""
+def _as_input(images, size: int = data.SIZE) -> torch.Tensor:
+    """uint8 images (B, size, size, 3), numpy or torch -> (B, 3, size, size) float in [-1, 1]."""
     if torch.is_tensor(images):
         images = images.detach().cpu().numpy()
     images = np.ascontiguousarray(images)
     if images.dtype != np.uint8:
-        raise TypeError(f"the scorer takes uint8 images (B, 48, 48, 3), got dtype {images.dtype}")
-    if images.ndim != 4 or images.shape[1:] != (data.SIZE, data.SIZE, 3):
-        raise ValueError(f"the scorer takes images shaped (B, {data.SIZE}, {data.SIZE}, 3), got {images.shape}")
+        raise TypeError(f"the scorer takes uint8 images (B, {size}, {size}, 3), got dtype {images.dtype}")
+    if images.ndim != 4 or images.shape[1:] != (size, size, 3):
+        raise ValueError(f"the scorer takes images shaped (B, {size}, {size}, 3), got {images.shape}")
     return to_tensor(images)
 
 
@@ -40,10 +40,12 @@ def _block(cin: int, cout: int, stride: int) -> nn.Sequential:
 
 
 class Scorer(nn.Module):
-    """Conv net 48x48 -> 6x6 -> 3x3 pooled grid (keeps left/centre/right apart) -> F features -> five heads."""
+    """Conv net 48x48 (or `size`) -> 6x6 (8x8 for 64) -> 3x3 pooled grid (keeps left/centre/right apart) -> F
+    features -> five heads."""
 
-    def __init__(self, ch: int = 32, feat: int = 128):
+    def __init__(self, ch: int = 32, feat: int = 128, size: int = data.SIZE):
         super().__init__()
+        self.size = size
         self.body = nn.Sequential(
             _block(3, ch, 1), _block(ch, ch, 1),                 # 48x48
             _block(ch, 2 * ch, 2),                               # 24x24
@@ -68,7 +70,7 @@ class Scorer(nn.Module):
         was = self.training
         self.eval()
         try:
-            x = _as_input(images)
+            x = _as_input(images, self.size)
             return torch.cat([fn(x[i:i + chunk]) for i in range(0, len(x), chunk)]) if len(x) else fn(x)
         finally:
             self.train(was)

@@ -2,7 +2,7 @@
 
 Pre-LN blocks, learned absolute positions plus row/column embeddings for image tokens. The same weights serve
 training (full causal sequence) and decoding (`attend`: new tokens against a preallocated KV cache with an explicit
-mask — never `is_causal` with a cache, calibration.md lesson 4).
+mask — never `is_causal` with a cache, docs/calibration.md lesson 4).
 """
 from __future__ import annotations
 

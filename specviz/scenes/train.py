@@ -1,14 +1,15 @@
 """Training of the embedded `scenes` stack: tokenizer -> scorer -> target -> drafter.
 
 Every stage is deterministic given its seed, resumable (a safetensors checkpoint in the work directory every few
-hundred steps) and writes its final weights to assets/ plus a JSON record used by the model card.
+hundred steps) and writes its final weights to assets/ plus a JSON record used by the model card. A `Stack` names
+one generation of the model (its world, shapes, asset and work directories): V1 here, V2 in scenes/v2/train.py.
 """
 from __future__ import annotations
 
-import json
-import math
-import time
+import contextlib
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
@@ -17,70 +18,59 @@ from tqdm import tqdm
 
 from specviz import ckpt
 from specviz.paths import assets_dir
-from specviz.scenes import data
+from specviz.scenes import data, loop
+from specviz.scenes.drafter import agreement, train_drafter_head
+from specviz.scenes.loop import BF16, caption_batch
 from specviz.scenes.target import Target, TargetConfig
 from specviz.scenes.vq import VQVAE, to_tensor
 
 ASSETS = assets_dir()
 WORK = Path(__file__).resolve().parents[2] / ".cache" / "train"
-BF16 = dict(device_type="cpu", dtype=torch.bfloat16)
 
 
-def _lr(step: int, total: int, peak: float, warmup: int = 200, floor: float = 0.1) -> float:
-    if step < warmup:
-        return peak * (step + 1) / warmup
-    t = (step - warmup) / max(1, total - warmup)
-    return peak * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * min(1.0, t))))
+@dataclass(frozen=True)
+class Stack:
+    """One generation of the scenes model: its world's batch function (rng, size, held_out) -> (uint8 images,
+    scenes), the VQVAE keyword arguments, the target's shape, where weights and checkpoints go, and whether the
+    stages run under bf16 autocast."""
+    assets: Path
+    work: Path
+    batch: Callable
+    vq: dict = field(default_factory=dict)
+    target: TargetConfig = TargetConfig()
+    bf16: bool = True
+    size: int = data.SIZE                   # image side in pixels (what the scorer reads)
+
+    def autocast(self):
+        return torch.autocast(**BF16) if self.bf16 else contextlib.nullcontext()
 
 
-def _record(stage: str, info: dict):
-    p = ASSETS / "training.json"
-    rec = json.loads(p.read_text()) if p.exists() else {}
-    rec[stage] = info
-    p.write_text(json.dumps(rec, indent=2))
+V1 = Stack(ASSETS, WORK, data.batch)
 
 
-def _resume(name: str, model, opt) -> tuple[int, float]:
-    path = WORK / f"{name}.safetensors"
-    if path.exists():
-        meta = ckpt.load(path, model, opt)
-        return meta["step"], meta["seconds"]
-    return 0, 0.0
+def _record(stage: str, info: dict, stack: Stack = V1):
+    loop.record(stack.assets / "training.json", stage, info)
 
 
-def _loop(name: str, model, opt, steps: int, peak_lr: float, step_fn, every: int = 250, log=None):
-    """Shared resumable loop: step_fn(step) -> (loss tensor, postfix dict)."""
-    start, seconds = _resume(name, model, opt)
-    bar = tqdm(range(start, steps), initial=start, total=steps, desc=name, mininterval=5)
-    t0 = time.time()
-    for step in bar:
-        for g in opt.param_groups:
-            g["lr"] = _lr(step, steps, peak_lr)
-        loss, post = step_fn(step)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        bar.set_postfix(loss=f"{loss.item():.4f}", **post, refresh=False)
-        if (step + 1) % every == 0 or step + 1 == steps:
-            ckpt.save(WORK / f"{name}.safetensors", model,
-                      {"step": step + 1, "seconds": seconds + time.time() - t0}, opt)
-            if log:
-                log(step + 1)
-    return seconds + time.time() - t0
+def _loop(name: str, model, opt, steps: int, peak_lr: float, step_fn, every: int = 250, log=None, stack: Stack = V1):
+    return loop.run(stack.work, name, model, opt, steps, peak_lr, step_fn, every, log)
 
 
 # ---------------------------------------------------------------- tokenizer
 def load_vq(path=None) -> VQVAE:
-    vq = VQVAE()
-    ckpt.load(path or ASSETS / "vq.safetensors", vq)
+    """A trained VQ-VAE in eval mode; its codebook size, code dim and width come from the file's metadata."""
+    path = path or ASSETS / "vq.safetensors"
+    meta = ckpt.read_meta(path)
+    vq = VQVAE(**{k: meta[k] for k in ("codes", "dim", "ch") if k in meta})
+    ckpt.load(path, vq)
     return vq.eval()
 
 
 @torch.no_grad()
-def vq_psnr(vq: VQVAE, n: int = 1000, seed: int = 12345) -> dict:
+def vq_psnr(vq: VQVAE, n: int = 1000, seed: int = 12345, batch_fn=data.batch) -> dict:
+    """PSNR, codes used and code perplexity on n held-out scenes drawn by batch_fn (v1's world by default)."""
     rng = np.random.default_rng(seed)
-    imgs, _ = data.batch(rng, n, held_out=True)
+    imgs, _ = batch_fn(rng, n, held_out=True)
     x = to_tensor(imgs)
     mse, used = [], torch.zeros(vq.codes)
     for i in range(0, n, 100):
@@ -94,16 +84,16 @@ def vq_psnr(vq: VQVAE, n: int = 1000, seed: int = 12345) -> dict:
             "codes_used": int((used > 0).sum()), "perplexity": float(torch.exp(-(p[p > 0] * p[p > 0].log()).sum()))}
 
 
-def train_tokenizer(steps: int = 2400, batch: int = 32, seed: int = 0):
+def train_tokenizer(steps: int = 2400, batch: int = 32, seed: int = 0, stack: Stack = V1):
     torch.manual_seed(seed)
-    vq = VQVAE()
+    vq = VQVAE(**stack.vq)
     opt = torch.optim.Adam(vq.parameters(), lr=1e-3)
     rng = np.random.default_rng(seed)
 
     def step_fn(step):
-        imgs, _ = data.batch(rng, batch)
+        imgs, _ = stack.batch(rng, batch)
         x = to_tensor(imgs)
-        with torch.autocast(**BF16):
+        with stack.autocast():
             out, codes, commit, codebook = vq(x)
         rec = F.mse_loss(out.float(), x)
         if step % 50 == 0:
@@ -114,26 +104,19 @@ def train_tokenizer(steps: int = 2400, batch: int = 32, seed: int = 0):
             vq.usage.mul_(0.99).add_(torch.bincount(codes.flatten(), minlength=vq.codes).float(), alpha=0.01)
         return rec + codebook.float() + 0.25 * commit.float(), {"rec": f"{rec.item():.4f}"}
 
-    secs = _loop("vq", vq, opt, steps, 1e-3, step_fn)
+    secs = _loop("vq", vq, opt, steps, 1e-3, step_fn, stack=stack)
     vq.eval()
-    ckpt.save(ASSETS / "vq.safetensors", vq, {"codes": vq.codes, "dim": vq.dim})
-    q = vq_psnr(vq)
+    ckpt.save(stack.assets / "vq.safetensors", vq, {"codes": vq.codes, "dim": vq.dim, **stack.vq})
+    q = vq_psnr(vq, batch_fn=stack.batch)
     _record("tokenizer", {"steps": steps, "batch": batch, "seconds": round(secs), **q,
-                          "params": sum(p.numel() for p in vq.parameters())})
+                          "params": sum(p.numel() for p in vq.parameters())}, stack)
     print("tokenizer:", q)
 
 
 # ---------------------------------------------------------------- target
-def caption_batch(caps: np.ndarray, rng: np.random.Generator, p_all: float = 0.1, p_field: float = 0.1) -> torch.Tensor:
-    """Caption tokens (B, 5) with classifier-free-guidance dropout: whole caption, and each field on its own."""
-    null = np.array(data.null_tokens())
-    drop = (rng.random(caps.shape) < p_field) | (rng.random((len(caps), 1)) < p_all)
-    return torch.from_numpy(np.where(drop, null[None], caps))
-
-
-def code_pool(vq: VQVAE, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+def code_pool(vq: VQVAE, n: int, seed: int, stack: Stack = V1) -> tuple[torch.Tensor, torch.Tensor]:
     """n training scenes encoded once: captions (n, 5) and codes (n, G*G); cached in the work directory."""
-    path = WORK / f"pool_{n}_{seed}.safetensors"
+    path = stack.work / f"pool_{n}_{seed}.safetensors"
     if path.exists():
         from safetensors.torch import load_file
         t = load_file(str(path))
@@ -142,27 +125,27 @@ def code_pool(vq: VQVAE, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]
     caps, codes = [], []
     with torch.no_grad():
         for _ in tqdm(range(0, n, 256), desc="encode pool", mininterval=5):
-            imgs, sc = data.batch(rng, 256)
+            imgs, sc = stack.batch(rng, 256)
             codes.append(vq.encode(to_tensor(imgs))[0].flatten(1).short())
             caps.append(torch.tensor([s.tokens() for s in sc], dtype=torch.int16))
     caps, codes = torch.cat(caps)[:n], torch.cat(codes)[:n]
     from safetensors.torch import save_file
-    WORK.mkdir(parents=True, exist_ok=True)
+    stack.work.mkdir(parents=True, exist_ok=True)
     save_file({"caps": caps, "codes": codes}, str(path))
     return caps, codes
 
 
 def train_target(steps: int = 4500, batch: int = 32, seed: int = 0, cfg: TargetConfig | None = None,
-                 pool: int = 32768):
+                 pool: int = 32768, stack: Stack = V1, every: int = 250):
     torch.manual_seed(seed)
-    cfg = cfg or TargetConfig()
-    vq = load_vq()
+    cfg = cfg or stack.target
+    vq = load_vq(stack.assets / "vq.safetensors")
     model = Target(cfg)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.95), weight_decay=0.05)
-    pool_caps, pool_codes = code_pool(vq, pool, seed + 1)
+    pool_caps, pool_codes = code_pool(vq, pool, seed + 1, stack)
     rng = np.random.default_rng(seed + 1)
     vrng = np.random.default_rng(999)
-    vimgs, vsc = data.batch(vrng, 256, held_out=True)
+    vimgs, vsc = stack.batch(vrng, 256, held_out=True)
     with torch.no_grad():
         vcodes = vq.encode(to_tensor(vimgs))[0].flatten(1)
     vcap = torch.tensor([s.tokens() for s in vsc])
@@ -172,7 +155,7 @@ def train_target(steps: int = 4500, batch: int = 32, seed: int = 0, cfg: TargetC
         idx = torch.from_numpy(rng.integers(0, len(pool_codes), batch))
         codes = pool_codes[idx].long()
         cap = caption_batch(pool_caps[idx].numpy(), rng)
-        with torch.autocast(**BF16):
+        with stack.autocast():
             logits, _ = model(cap, codes)
         loss = F.cross_entropy(logits.float().flatten(0, 1), codes.flatten())
         return loss, {}
@@ -180,17 +163,17 @@ def train_target(steps: int = 4500, batch: int = 32, seed: int = 0, cfg: TargetC
     @torch.no_grad()
     def log(step):
         model.eval()
-        with torch.autocast(**BF16):
+        with stack.autocast():
             logits, _ = model(vcap, vcodes)
         ce = F.cross_entropy(logits.float().flatten(0, 1), vcodes.flatten()).item()
         model.train()
         history.append((step, round(ce, 4)))
         tqdm.write(f"target step {step}: held-out CE {ce:.4f} nats/token")
 
-    secs = _loop("target", model, opt, steps, 1e-3, step_fn, log=log)
-    ckpt.save(ASSETS / "target.safetensors", model, {"config": cfg.to_dict()})
+    secs = _loop("target", model, opt, steps, 1e-3, step_fn, every=every, log=log, stack=stack)
+    ckpt.save(stack.assets / "target.safetensors", model, {"config": cfg.to_dict()})
     _record("target", {"steps": steps, "batch": batch, "seconds": round(secs), "config": cfg.to_dict(),
-                       "params": sum(p.numel() for p in model.parameters()), "heldout_ce_history": history})
+                       "params": sum(p.numel() for p in model.parameters()), "heldout_ce_history": history}, stack)
 
 
 def load_target(path=None) -> Target:
@@ -221,23 +204,23 @@ def _labels(scenes) -> torch.Tensor:
 
 
 @torch.no_grad()
-def scorer_accuracy(model, n: int = 1000, seed: int = 12345) -> dict:
-    """Per-attribute accuracy of `model` on n held-out real scenes (fixed seed)."""
-    imgs, sc = data.batch(np.random.default_rng(seed), n, held_out=True)
+def scorer_accuracy(model, n: int = 1000, seed: int = 12345, batch_fn=data.batch) -> dict:
+    """Per-attribute accuracy of `model` on n held-out real scenes (fixed seed) drawn by batch_fn."""
+    imgs, sc = batch_fn(np.random.default_rng(seed), n, held_out=True)
     hit = (model.predict(imgs) == _labels(sc)).float().mean(0)
     return {f: round(float(a), 4) for f, a in zip(data.FIELD_NAMES, hit)}
 
 
-def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0):
+def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0, stack: Stack = V1):
     from specviz.scenes.scorer import Scorer
     torch.manual_seed(seed)
-    model = Scorer()
+    model = Scorer(size=stack.size)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     rng = np.random.default_rng(seed + 2)
     g = torch.Generator().manual_seed(seed + 2)
 
     def step_fn(step):
-        imgs, sc = data.batch(rng, batch)
+        imgs, sc = stack.batch(rng, batch)
         y = _labels(sc)
         logits = model(_augment(to_tensor(imgs), g))
         losses = [F.cross_entropy(o, y[:, j]) for j, o in enumerate(logits)]
@@ -245,36 +228,38 @@ def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0):
         return sum(losses), {"acc": f"{acc.item():.3f}"}
 
     def log(step):
-        tqdm.write(f"scorer step {step}: held-out accuracy {scorer_accuracy(model, 500, 777)}")
+        tqdm.write(f"scorer step {step}: held-out accuracy {scorer_accuracy(model, 500, 777, stack.batch)}")
         model.train()
 
-    secs = _loop("scorer", model, opt, steps, 2e-3, step_fn, every=300, log=log)
+    secs = _loop("scorer", model, opt, steps, 2e-3, step_fn, every=300, log=log, stack=stack)
     model.eval()
     cfg = {"ch": model.body[0][0].out_channels, "feat": model.feat_dim}
-    ckpt.save(ASSETS / "scorer.safetensors", model, {"config": cfg, "fields": list(data.FIELD_NAMES)})
-    acc = scorer_accuracy(model)
+    if stack.size != data.SIZE:
+        cfg["size"] = stack.size
+    ckpt.save(stack.assets / "scorer.safetensors", model, {"config": cfg, "fields": list(data.FIELD_NAMES)})
+    acc = scorer_accuracy(model, batch_fn=stack.batch)
     _record("scorer", {"steps": steps, "batch": batch, "seconds": round(secs), "config": cfg,
                        "params": sum(p.numel() for p in model.parameters()),
-                       "heldout_accuracy_1000": acc, "min_accuracy": min(acc.values())})
+                       "heldout_accuracy_1000": acc, "min_accuracy": min(acc.values())}, stack)
     print("scorer held-out accuracy:", acc)
     return acc
 
 
 # ---------------------------------------------------------------- drafter
 def train_drafter(steps: int = 800, batch: int = 32, seed: int = 0, beta: float = 1.0, tau_seq: float = 0.95,
-                  pool: int = 32768):
+                  pool: int = 32768, stack: Stack = V1):
     """Train the EAGLE head twice (plain, and with CASCADE's convergence re-weighting); ship the re-weighted one
     and record both heads' top-1 agreement with the target on held-out scenes."""
-    from specviz.scenes.drafter import agreement, train_drafter_head
-    target, vq = load_target(), load_vq()
-    caps, codes = code_pool(vq, pool, seed + 1)
+    target, vq = load_target(stack.assets / "target.safetensors"), load_vq(stack.assets / "vq.safetensors")
+    caps, codes = code_pool(vq, pool, seed + 1, stack)
     rec = {"steps": steps, "batch": batch, "beta": beta, "tau_seq": tau_seq}
     for name, b in (("drafter_plain", 0.0), ("drafter", beta)):
-        head, secs = train_drafter_head(target, caps, codes, steps, batch, seed, b, tau_seq, name)
+        head, secs = train_drafter_head(target, caps, codes, steps, batch, seed, b, tau_seq, name, stack.work,
+                                        stack.bf16)
         rec[f"{name}_seconds"] = round(secs)
-        rec[f"{name}_top1_agreement"] = round(agreement(target, head, vq), 4)
+        rec[f"{name}_top1_agreement"] = round(agreement(target, head, vq, batch_fn=stack.batch), 4)
         if name == "drafter":
-            ckpt.save(ASSETS / "drafter.safetensors", head, {"beta": b, "tau_seq": tau_seq})
+            ckpt.save(stack.assets / "drafter.safetensors", head, {"beta": b, "tau_seq": tau_seq})
             rec["params"] = sum(p.numel() for p in head.parameters())
-    _record("drafter", rec)
+    _record("drafter", rec, stack)
     print("drafter:", rec)

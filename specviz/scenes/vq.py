@@ -1,7 +1,7 @@
 """A small VQ-VAE: 48x48 RGB <-> 12x12 grid of codes.
 
 Codes and latents are l2-normalised and matched by cosine similarity; straight-through gradients; dead codes are
-re-initialised from the batch's encodings (usage EMA initialised at 0: calibration.md lesson 3).
+re-initialised from the batch's encodings (usage EMA initialised at 0: docs/calibration.md lesson 3).
 """
 from __future__ import annotations
 

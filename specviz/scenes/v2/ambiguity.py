@@ -1,0 +1,123 @@
+"""Token ambiguity of a scenes model (issue 13's model-card section), measured on its own AR samples.
+
+For each AR sample at the run settings (default: RunConfig's temperature, top-k, top-p and CFG) we keep the target
+law q_t used at every image position t and measure
+- entropy H(q_t) in nats and the top-1 probability max q_t;
+- neighbour mass: the share of q_t held by the 8 codes nearest (codebook distance, as LANTERN) to q_t's top-1 code,
+  the top-1 itself excluded — how much of the law sits on near-identical codes;
+- the detail class of position t: the pixel standard deviation of its decoded patch (all pixels and channels of
+  the patch, per channel, averaged; uint8 levels), binned low / mid / high by DETAIL_EDGES.
+
+python -m specviz.scenes.v2.ambiguity [--assets assets/v2] [--n 12]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import torch
+
+from specviz.codebook import neighbour_table
+from specviz.config import RunConfig
+from specviz.paths import assets_dir
+from specviz.sampling import entropy, sample, target_probs
+from specviz.scenes import data
+
+DETAIL_EDGES = (4.0, 10.0)            # uint8 levels: std < 4 low (skies, snow), 4-10 mid (textured ground), >= 10 high
+CLASSES = ("low", "mid", "high")
+
+
+@torch.inference_mode()
+def ar_laws(model, caption: list[int], cfg: RunConfig) -> tuple[torch.Tensor, torch.Tensor]:
+    """One AR sample for fixed caption tokens: (tokens (N,), target laws (N, V)) under cfg's sampling settings."""
+    gen = torch.Generator().manual_seed(cfg.seed)
+    n = model.grid[0] * model.grid[1]
+    pf = model.prefill(caption, cfg.cfg)
+    logits, state = pf.logits, pf.state
+    tokens, laws = [], []
+    for t in range(n):
+        q = target_probs(logits, cfg.temperature, cfg.top_k, cfg.top_p)
+        tok = sample(q, gen)
+        tokens.append(int(tok))
+        laws.append(q)
+        if t + 1 < n:
+            out, _ = model.forward(state, tok.view(1), torch.tensor([t]))
+            model.commit(state, torch.arange(1))
+            logits = out[0]
+    return torch.tensor(tokens), torch.stack(laws)
+
+
+def patch_std(image: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
+    """uint8 image (H, W, 3) -> (gh, gw) pixel standard deviation of each patch: the std over the patch's pixels
+    of each colour channel, averaged over the channels (a flat coloured patch scores 0)."""
+    gh, gw = grid
+    h, w, c = image.shape
+    p = image.astype(np.float32).reshape(gh, h // gh, gw, w // gw, c).transpose(0, 2, 1, 3, 4)
+    return p.reshape(gh, gw, -1, c).std(2).mean(-1)
+
+
+def detail_class(std: np.ndarray, edges=DETAIL_EDGES) -> np.ndarray:
+    """Patch std -> 0 (low), 1 (mid), 2 (high)."""
+    return np.digitize(std, edges)
+
+
+def neighbour_mass(laws: torch.Tensor, nbrs: torch.Tensor) -> torch.Tensor:
+    """(N, V) laws, (V, k) neighbour table -> (N,) mass on the top-1 code's k nearest other codes."""
+    top = laws.argmax(-1)
+    return laws.gather(-1, nbrs[top]).sum(-1)
+
+
+def position_stats(laws: torch.Tensor, nbrs: torch.Tensor) -> dict[str, np.ndarray]:
+    """Per-position entropy (nats), top-1 probability and neighbour mass, as numpy arrays."""
+    return {"entropy": entropy(laws).numpy(), "top1": laws.max(-1).values.numpy(),
+            "nbr_mass": neighbour_mass(laws, nbrs).numpy()}
+
+
+def summarise(stats: dict[str, np.ndarray], classes: np.ndarray) -> dict:
+    """Means overall and per detail class, plus the low/high entropy ratio."""
+    out = {k: round(float(v.mean()), 4) for k, v in stats.items()}
+    per = {}
+    for i, name in enumerate(CLASSES):
+        m = classes == i
+        per[name] = {"share": round(float(m.mean()), 4),
+                     **{k: round(float(v[m].mean()), 4) if m.any() else None for k, v in stats.items()}}
+    out["per_detail_class"] = per
+    lo, hi = per["low"]["entropy"], per["high"]["entropy"]
+    out["low_over_high_entropy"] = round(lo / hi, 3) if lo is not None and hi else None
+    return out
+
+
+def measure(model, n: int = 12, seed: int = 0, cfg: RunConfig | None = None, k: int = 8) -> dict:
+    """Ambiguity of `model` over n AR samples of held-out captions (sample i uses seed + i)."""
+    cfg = cfg or RunConfig()
+    nbrs = neighbour_table(model, k)
+    rng = np.random.default_rng(seed)
+    stats, classes = [], []
+    for i in range(n):
+        scene = data.random_scene(rng, held_out=True)
+        tokens, laws = ar_laws(model, scene.tokens(), RunConfig(**{**cfg.to_dict(), "seed": seed + i}))
+        image = np.asarray(model.decode_image(tokens))
+        stats.append(position_stats(laws, nbrs))
+        classes.append(detail_class(patch_std(image, model.grid)).reshape(-1))
+    cat = {key: np.concatenate([s[key] for s in stats]) for key in stats[0]}
+    return {"samples": n, "positions": int(len(cat["entropy"])), "neighbours": k, "log_vocab": round(
+        float(np.log(model.codebook_size)), 3), "detail_edges": list(DETAIL_EDGES),
+        "temperature": cfg.temperature, "top_k": cfg.top_k, "top_p": cfg.top_p, "cfg": cfg.cfg,
+        **summarise(cat, np.concatenate(classes))}
+
+
+def main(argv=None) -> int:
+    from specviz.models.scenes import ScenesModel
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--assets", default=str(assets_dir() / "v2"))
+    ap.add_argument("--n", type=int, default=12)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    print(json.dumps(measure(ScenesModel.load(args.assets), args.n), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
