@@ -7,6 +7,7 @@ import torch
 torch.set_num_threads(1)
 
 from specviz.scenes import data  # noqa: E402
+from specviz.scenes.evaluate import Prompted  # noqa: E402
 from specviz.scenes.v2 import ambiguity, world  # noqa: E402
 from specviz.scenes.v2.train import V2  # noqa: E402
 from specviz.scenes.vq import VQVAE, to_tensor  # noqa: E402
@@ -136,19 +137,6 @@ def test_shared_loop_resumes_and_records(tmp_path):
     assert ((dropped > 0.1) & (dropped < 0.35)).all()                   # about 0.1 + 0.9 * 0.1 per field
 
 
-class _Captioned:
-    """A model whose prefill ignores the prompt text and uses fixed caption tokens."""
-
-    def __init__(self, model, caption):
-        self.m, self.caption = model, caption
-
-    def __getattr__(self, k):
-        return getattr(self.m, k)
-
-    def prefill(self, prompt, cfg_scale):
-        return self.m.prefill(self.caption, cfg_scale)
-
-
 def test_ambiguity_follows_the_decode_loops_ar_samples():
     from specviz.config import RunConfig
     from specviz.decode import decode, drain
@@ -156,7 +144,7 @@ def test_ambiguity_follows_the_decode_loops_ar_samples():
     m = tiny(codes=16, grid=3, seed=0)
     cap = data.Scene(1, 2, 3, 4, 0).tokens()
     for seed in range(3):
-        last = drain(decode(_Captioned(m, cap), RunConfig(method="ar", seed=seed)))
+        last = drain(decode(Prompted(m, cap), RunConfig(method="ar", seed=seed)))
         tokens, laws = ambiguity.ar_laws(m, cap, RunConfig(seed=seed))
         assert list(last.tokens) == tokens.tolist()
         assert laws.shape == (9, 16) and torch.allclose(laws.sum(-1), torch.ones(9))

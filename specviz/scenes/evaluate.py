@@ -22,11 +22,11 @@ from specviz.scenes.v2 import ambiguity
 
 def _sample(model, caption_tokens, seed: int) -> np.ndarray:
     """One AR image (CFG 3) for fixed caption tokens."""
-    last = drain(decode(_Prompted(model, list(caption_tokens)), RunConfig(method="ar", seed=seed)))
+    last = drain(decode(Prompted(model, list(caption_tokens)), RunConfig(method="ar", seed=seed)))
     return np.asarray(model.decode_image(torch.tensor(last.tokens)))
 
 
-class _Prompted:
+class Prompted:
     """Wraps the scenes model so that prefill uses fixed caption tokens instead of parsing the prompt text."""
 
     def __init__(self, model, tokens):
