@@ -92,6 +92,12 @@ class Live(Sequence):
     def __len__(self):
         return len(self.make())
 
+    def __iter__(self):                     # one make() per pass (Sequence's default indexes item by item)
+        return iter(self.make())
+
+    def index(self, value, *args):
+        return self.make().index(value, *args)
+
     def __repr__(self):
         return repr(self.make())
 
