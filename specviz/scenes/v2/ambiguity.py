@@ -107,6 +107,37 @@ def measure(model, n: int = 12, seed: int = 0, cfg: RunConfig | None = None, k: 
         **summarise(cat, np.concatenate(classes))}
 
 
+def plugin_entropy(samples: np.ndarray) -> np.ndarray:
+    """(K, N) integer samples -> (N,) Miller-Madow entropy estimate (nats) of each column's law."""
+    k = len(samples)
+    out = np.empty(samples.shape[1])
+    for j in range(samples.shape[1]):
+        _, counts = np.unique(samples[:, j], return_counts=True)
+        p = counts / k
+        out[j] = -(p * np.log(p)).sum() + (len(counts) - 1) / (2 * k)
+    return out
+
+
+@torch.no_grad()
+def texture_entropy(vq, render, n: int = 8, k: int = 96, seed: int = 5) -> dict:
+    """How ambiguous the *world* is under a tokenizer, before any target is trained: for n held-out scenes, draw
+    the same layout under k fresh textures (render(scene, layout_rng, texture_rng) -> uint8 image), encode them,
+    and estimate each position's code entropy (Miller-Madow). A target that knew the caption and the layout
+    could not do better than this on texture; its own entropy adds layout and model uncertainty.
+    Returned per detail class of the first drawing, as `summarise` does."""
+    from specviz.scenes.vq import to_tensor
+    rng = np.random.default_rng(seed)
+    ents, classes = [], []
+    for _ in range(n):
+        scene, layout = data.random_scene(rng, held_out=True), int(rng.integers(1 << 30))
+        imgs = np.stack([render(scene, np.random.default_rng(layout), np.random.default_rng(seed * 1000 + j))
+                         for j in range(k)])
+        codes = vq.encode(to_tensor(imgs))[0]
+        ents.append(plugin_entropy(codes.flatten(1).numpy()))
+        classes.append(detail_class(patch_std(imgs[0], tuple(codes.shape[1:]))).reshape(-1))
+    return {"scenes": n, "textures": k, **summarise({"entropy": np.concatenate(ents)}, np.concatenate(classes))}
+
+
 def main(argv=None) -> int:
     from specviz.models.scenes import ScenesModel
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

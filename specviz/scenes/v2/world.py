@@ -54,6 +54,17 @@ def _grain(rng, h, w, sigma: float) -> np.ndarray:
     return (rng.standard_normal((h, w)).astype(np.float32) * sigma)[..., None]
 
 
+MOTTLE = 4.5            # uint8 levels per channel: the patch-scale colour mottling of skies and grounds
+MOTTLE_CELL = 4.5       # its lattice spacing in pixels: about one token patch, not aligned to the grid
+
+
+def mottle(rng, h, w, sigma: float = MOTTLE, cell: float = MOTTLE_CELL) -> np.ndarray:
+    """Patch-scale colour mottling (h, w, 3): independent smooth value noise per channel with about one lattice
+    cell per token patch. Faint to the eye (a few levels) and unpredictable from the neighbours, so a region that
+    reads as flat is covered by many near-identical codes: the ambiguity the relaxed rules rest on (issue 13)."""
+    return np.stack([value_noise(rng, h, w, cell, cell) for _ in range(3)], -1) * np.float32(sigma)
+
+
 def sky(kind: str, hz: int, rng: np.random.Generator) -> np.ndarray:
     """The sky band (hz, 64, 3) float: a gradient with faint wisps, stars or clouds, and fine grain."""
     w = SIZE
@@ -74,7 +85,7 @@ def sky(kind: str, hz: int, rng: np.random.Generator) -> np.ndarray:
         img = _ramp((118, 123, 133), (172, 175, 183), hz)
         cloud = fractal(rng, hz, w, 14, 3, stretch=1.8)[..., None]
         img = img + cloud * np.float32(14)
-    return img + _grain(rng, hz, w, 2.0)
+    return img + mottle(rng, hz, w) + _grain(rng, hz, w, 1.0)
 
 
 def ground(kind: str, hz: int, rng: np.random.Generator) -> np.ndarray:
@@ -83,23 +94,23 @@ def ground(kind: str, hz: int, rng: np.random.Generator) -> np.ndarray:
     if kind == "grass":
         blades = value_noise(rng, h, w, 3.0, 0.7)[..., None]                  # thin vertical streaks
         patches = fractal(rng, h, w, 10, 2)[..., None]
-        img = _ramp((70, 160, 60), (45, 125, 40), h) + blades * np.array((6, 13, 5), np.float32)
-        img = img + patches * np.array((5, 8, 4), np.float32) + _grain(rng, h, w, 2.5)
+        img = _ramp((70, 160, 60), (45, 125, 40), h) + blades * np.array((4, 8, 3), np.float32)
+        img = img + patches * np.array((4, 6, 3), np.float32) + _grain(rng, h, w, 1.5)
     elif kind == "sand":
         y = np.arange(h, dtype=np.float32)[:, None]
         warp = fractal(rng, h, w, 12, 2) * np.float32(1.5)
         ripple = np.sin(y * np.float32(1.3) + _XX[:h] * np.float32(0.25) + warp)[..., None]
-        img = _ramp((225, 200, 145), (205, 178, 125), h) + ripple * np.float32(6) + _grain(rng, h, w, 4.0)
+        img = _ramp((225, 200, 145), (205, 178, 125), h) + ripple * np.float32(4) + _grain(rng, h, w, 1.5)
     elif kind == "water":
         img = _ramp((45, 95, 175), (20, 52, 120), h)
         rip = fractal(rng, h, w, 2.0, 2, stretch=5)[..., None]
-        img = img + rip * np.array((10, 14, 18), np.float32) + _grain(rng, h, w, 2.0)
+        img = img + rip * np.array((6, 8, 10), np.float32) + _grain(rng, h, w, 1.0)
     else:  # snow
         img = _ramp((240, 243, 250), (222, 228, 242), h) + fractal(rng, h, w, 9, 2)[..., None] * np.float32(4)
-        img = img + _grain(rng, h, w, 2.0)
-        sparkle = rng.random((h, w)) < 0.04
+        img = img + _grain(rng, h, w, 1.0)
+        sparkle = rng.random((h, w)) < 0.02
         img[sparkle] = np.array((255, 255, 255), np.float32) - rng.random((int(sparkle.sum()), 1)) * 10
-    return img
+    return img + mottle(rng, h, w)
 
 
 def _paint(img: np.ndarray, mask: np.ndarray, colour, light: np.ndarray, tex: np.ndarray) -> None:
@@ -108,12 +119,13 @@ def _paint(img: np.ndarray, mask: np.ndarray, colour, light: np.ndarray, tex: np
     img[mask] = col * light[mask][:, None] + tex[mask][:, None]
 
 
-def draw_object(img: np.ndarray, obj: str, colour, cx: int, hz: int, rng: np.random.Generator) -> None:
-    """Draw one shaded, textured object in place on a (64, 64, 3) float image."""
+def draw_object(img: np.ndarray, obj: str, colour, cx: int, hz: int, rng: np.random.Generator, cy: int = 13) -> None:
+    """Draw one shaded, textured object in place on a (64, 64, 3) float image; `cy` is a sun's or moon's centre
+    row. `rng` draws only texture."""
     yy, xx = _YY, _XX
-    tex = fractal(rng, SIZE, SIZE, 3, 2) * np.float32(5) + rng.standard_normal((SIZE, SIZE)).astype(np.float32) * 2
+    tex = fractal(rng, SIZE, SIZE, 3, 2) * np.float32(3) + rng.standard_normal((SIZE, SIZE)).astype(np.float32) * 1.5
     if obj in ("sun", "moon"):
-        cy, r = 13 + int(rng.integers(-2, 3)), 7.5
+        r = 7.5
         d2 = (yy - cy) ** 2 + (xx - cx) ** 2
         disc = d2 <= r * r
         if obj == "moon":
@@ -148,14 +160,18 @@ def draw_object(img: np.ndarray, obj: str, colour, cx: int, hz: int, rng: np.ran
         _paint(img, cap, (245, 245, 250), side, tex * 0.6)
 
 
-def render(s: Scene, rng: np.random.Generator) -> np.ndarray:
-    """Draw a v2 scene: uint8 array (64, 64, 3). Deterministic given the generator's state."""
+def render(s: Scene, rng: np.random.Generator, texture: np.random.Generator | None = None) -> np.ndarray:
+    """Draw a v2 scene: uint8 array (64, 64, 3). Deterministic given the generator's state. The layout (horizon
+    row, object column, sun/moon row) is drawn first from `rng`; texture from `texture` when given (the same
+    layout under fresh texture: ambiguity.texture_entropy), else from `rng`."""
     hz = 40 + int(rng.integers(-3, 4))                                     # horizon row
-    img = np.empty((SIZE, SIZE, 3), np.float32)
-    img[:hz] = sky(FIELDS["sky"][s.sky], hz, rng)
-    img[hz:] = ground(FIELDS["ground"][s.ground], hz, rng)
     cx = (13, 32, 51)[s.position] + int(rng.integers(-3, 4))
-    draw_object(img, FIELDS["object"][s.object], COLOURS[FIELDS["colour"][s.colour]], cx, hz, rng)
+    cy = 13 + int(rng.integers(-2, 3))
+    tex = rng if texture is None else texture
+    img = np.empty((SIZE, SIZE, 3), np.float32)
+    img[:hz] = sky(FIELDS["sky"][s.sky], hz, tex)
+    img[hz:] = ground(FIELDS["ground"][s.ground], hz, tex)
+    draw_object(img, FIELDS["object"][s.object], COLOURS[FIELDS["colour"][s.colour]], cx, hz, tex, cy)
     return np.clip(img, 0, 255).round().astype(np.uint8)
 
 
