@@ -13,6 +13,8 @@ from specviz.methods import METHODS  # noqa: F401  (re-exported: a live view of 
 def _validate(self) -> None:
     if self.method not in methods.REGISTRY:
         raise ConfigError(f"--method must be one of {', '.join(methods.REGISTRY)}; got {self.method!r}")
+    for k, v in methods.REGISTRY[self.method].forces.items():      # e.g. mcsjd always couples: the record says so
+        object.__setattr__(self, k, v)
     for k in methods.all_knobs():
         if k.name not in ("method", "prompt"):
             k.check(getattr(self, k.name))

@@ -80,12 +80,7 @@ class Jacobi(Family):
         super().__init__(ctx)
         c = ctx.cfg
         self.drafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.gen,
-                                     couple=self.coupled(c))
-
-    @staticmethod
-    def coupled(cfg) -> bool:
-        """Whether drafts are coupled across iterations: the `couple` knob (a subclass may force it)."""
-        return bool(getattr(cfg, "couple", 0))
+                                     couple=bool(getattr(c, "couple", 0)))
 
     def step(self, state, committed):
         c, n = self.ctx, len(committed)

@@ -9,7 +9,7 @@ the trace checks and the bench's spec parser. Adding a method = a rule function 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from specviz import families, preview, rules
@@ -36,6 +36,7 @@ class Method:
     check: Callable | None = None                # (cfg) -> error text or None, for combinations of knobs
     reading: str = ""                            # which reading of the paper runs, in which units
     bound: Callable | None = None                # (judged TokenEvent, cfg) -> the rule's promised per-draft TV cost
+    forces: dict = field(default_factory=dict)   # knob -> value this method always runs with (set in the config)
 
     @property
     def decisions(self) -> frozenset:
@@ -280,14 +281,6 @@ register(Method(
 from specviz.drafters.pac import SJDPAC, tree_nodes  # noqa: E402  (kept inside the issue-15 block)
 
 
-class CoupledJacobi(families.Jacobi):
-    """MC-SJD (So et al., arXiv 2510.24211): the Jacobi window with coupled drafts always on (drafters/jacobi.py)."""
-
-    @staticmethod
-    def coupled(cfg) -> bool:
-        return True
-
-
 def _pac_check(cfg):
     need = tree_nodes(cfg.pac_width, cfg.pac_depth)
     if cfg.window < need:
@@ -297,10 +290,11 @@ def _pac_check(cfg):
 
 
 register(Method(
-    "mcsjd", "MC-SJD", CoupledJacobi, "Jacobi · drafts coupled across iterations · lossless", True,
+    "mcsjd", "MC-SJD", families.Jacobi, "Jacobi · drafts coupled across iterations · lossless", True,
     declares=(Knob("couple", int, 0, 0, 1, label="Couple Jacobi drafts (1 = MC-SJD coupling)", ui="advanced",
                    step=1, help="Jacobi methods (sjd, csd, gsd): 1 = draw each refined draft by "
                    "maximal coupling with the slot's previous draft (MC-SJD); mcsjd always couples"),),
+    forces={"couple": 1},
     reading="maximal coupling of each refined slot's new draft with its previous draft; kept law = the new law "
             "(the draft's marginal); fresh slots are point masses; verification unchanged"))
 register(Method(

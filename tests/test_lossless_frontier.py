@@ -230,3 +230,12 @@ def test_views_replay_and_preview_read_the_new_methods():
         assert pv.tunable == (name == "csd")
         judged = np.isfinite(pv.accept)
         assert np.allclose(pv.accept[judged], pv.recorded[judged], atol=1e-5)
+
+
+def test_mcsjd_config_and_trace_record_the_coupling_it_runs():
+    """mcsjd forces couple=1 (Method.forces): the config, hence every trace, records what runs."""
+    from specviz.config import RunConfig
+    assert RunConfig(method="mcsjd").couple == 1 and RunConfig(method="mcsjd", couple=0).couple == 1
+    assert RunConfig(method="sjd").couple == 0
+    tm = tiny(codes=6, grid=3, seed=0)
+    assert run(tm, None, method="mcsjd", seed=0, window=4).config["couple"] == 1
