@@ -62,14 +62,17 @@ class Tree:
 
     def mask(self) -> torch.Tensor:
         """(N, N) bool: row i sees itself and its ancestors."""
-        n = len(self.tokens)
-        m = torch.zeros(n, n, dtype=torch.bool)
-        for i in range(n):
-            j = i
-            while j >= 0:
-                m[i, j] = True
-                j = self.parents[j]
-        return m
+        return torch.tensor(ancestor_rows(self.parents))
+
+
+def ancestor_rows(parents: list[int]) -> list[list[bool]]:
+    """Row i: True at i and at each of its ancestors (parents precede children), as nested lists for ONE tensor."""
+    rows: list[list[bool]] = []
+    for i, par in enumerate(parents):
+        row = rows[par].copy() if par >= 0 else [False] * len(parents)
+        row[i] = True
+        rows.append(row)
+    return rows
 
 
 @dataclass
