@@ -121,7 +121,7 @@ LevelAccept = Callable[[int, torch.Tensor, torch.Tensor], tuple[torch.Tensor, fl
 def level_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residual=None) -> Level:
     """The exact walk of one level (see Level). q (V,); laws: k draft laws (V,); xs: k tokens; residual: the rule's
     residual function (rules.judge), None for [r - p·a]+."""
-    r, reach, out = q, 1.0, torch.zeros_like(q)
+    r, reach, out = q, 1.0, None
     b, exact, targets, extras = [], [], [], []
     for j, (p, x) in enumerate(zip(laws, xs)):
         a, extra = accept(j, r, p)
@@ -131,14 +131,14 @@ def level_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residu
         else:
             jd = rules.judge(r[None], p[None], a[None], torch.tensor([x]), torch.ones(1), residual)
             bj, ej, nxt = float(jd.accept_prob[0]), float(jd.exact_prob[0]), jd.residual[0]
-        out += reach * pa
+        out = pa if out is None else out + reach * pa          # the first term is 0 + 1.0·pa = pa exactly
         reach *= max(0.0, 1.0 - float(pa.sum()))
         b.append(bj)
         exact.append(ej)
         targets.append(r)
         extras.append(extra)
         r = nxt
-    out += reach * r
+    out = reach * r if out is None else out + reach * r
     return Level(b, exact, targets, extras, r, out, float(tv(out, q)))
 
 
@@ -146,7 +146,7 @@ def _judge_one(r: torch.Tensor, p: torch.Tensor, a: torch.Tensor, pa: torch.Tens
                x: int) -> tuple[float, float, torch.Tensor]:
     """rules.judge of one sibling (pa = p·a) with the residual [r - p·a]+, in fewer tensor ops and to the same bits:
     (b = a(x), exact = min(1, r(x)/p(x)) in float32 (0 where p(x) = 0), the normalised residual)."""
-    bx, px, rx = torch.stack([a, p, r])[:, x].tolist()
+    bx, px, rx = a[x].item(), p[x].item(), r[x].item()
     ex = min(1.0, float(np.float32(rx) / max(np.float32(px), np.float32(1e-30)))) if px > 0 else 0.0
     res, _ = safe_norm((r - pa).clamp_min(0), r)
     return bx, ex, res
