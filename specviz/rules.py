@@ -272,4 +272,4 @@ def output_law(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tens
 
 def point_mass(x: torch.Tensor, vocab: int) -> torch.Tensor:
     """(L,) tokens -> (L, V) one-hot draft laws (P2: exact for drafts independent of the verifier's randomness)."""
-    return torch.zeros(x.shape + (vocab,)).scatter_(-1, x[..., None], 1.0)
+    return torch.nn.functional.one_hot(x, vocab).float()
