@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from specviz import rules
-from specviz.sampling import safe_norm, sample, tv
+from specviz.sampling import sample, tv
 
 AcceptFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]     # (q (L,V), p (L,V)) -> a (L,V)
 
@@ -115,6 +115,7 @@ class Level:
     scale: float = 1.0
 
 
+_EPS = float(np.float32(1e-12))       # safe_norm's eps as its float32 comparison sees it
 LevelAccept = Callable[[int, torch.Tensor, torch.Tensor], tuple[torch.Tensor, float]]   # (j, r, p) -> a, extra
 
 
@@ -148,8 +149,9 @@ def _judge_one(r: torch.Tensor, p: torch.Tensor, a: torch.Tensor, pa: torch.Tens
     (b = a(x), exact = min(1, r(x)/p(x)) in float32 (0 where p(x) = 0), the normalised residual)."""
     bx, px, rx = a[x].item(), p[x].item(), r[x].item()
     ex = min(1.0, float(np.float32(rx) / max(np.float32(px), np.float32(1e-30)))) if px > 0 else 0.0
-    res, _ = safe_norm((r - pa).clamp_min(0), r)
-    return bx, ex, res
+    f = (r - pa).clamp_min(0)
+    mass = f.sum()
+    return bx, ex, r if mass.item() < _EPS else f / mass             # sampling.safe_norm for one row
 
 
 def fit_level(build: Callable[[float], Level], left: float, iters: int = 16) -> Level:
