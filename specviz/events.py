@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from specviz.sampling import entropy, tv
+from specviz.sampling import entropies, entropy, tv
 from specviz.trace import Sibling, TokenEvent
 
 
@@ -52,12 +52,12 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, judged: list, path: list, 
                 cfg) -> list:
     """Events of a tree step rooted at root_pos: every judged candidate, then the resampled or bonus token."""
     out = []
-    parent_q = {}
+    ent = {}                                  # node -> entropies of q at its children's position, once per node
     for s in judged:
         par = tree.parents[s.node]
-        if par not in parent_q:
-            parent_q[par] = (float(entropy(q[par])), float(entropy(q[par], cfg.h_norm)))
-        h, hn = parent_q[par]
+        if par not in ent:
+            ent[par] = entropies(q[par], cfg.h_norm)
+        h, hn = ent[par]
         dec = "rejected" if not s.accepted else ("relaxed" if s.relaxed else "exact")
         info = s.info
         sib = [Sibling(m, tree.tokens[m], float(q[par, tree.tokens[m]]), info["cos"].get(m, 0.0),
@@ -76,7 +76,8 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, judged: list, path: list, 
         pos = root_pos + len(path)
         # the level's TV, once: every judged sibling at this position carries the same cost of the level's walk
         cost = next((e.tv_cost for e in reversed(out) if e.pos == pos), 0.0)
+        h, hn = ent[last] if last in ent else entropies(q[last], cfg.h_norm)
         out.append(TokenEvent(pos=pos, token=new_tok, decision="bonus" if bonus else "resampled",
-                              level=len(path), p_target=float(q[last, new_tok]), entropy=float(entropy(q[last])),
-                              entropy_norm=float(entropy(q[last], cfg.h_norm)), tv_cost=0.0 if bonus else cost))
+                              level=len(path), p_target=q[last, new_tok].item(), entropy=h, entropy_norm=hn,
+                              tv_cost=0.0 if bonus else cost))
     return out

@@ -26,7 +26,17 @@ def target_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0,
 
 def entropy(q: torch.Tensor, norm: str = "raw") -> torch.Tensor:
     """H(q) in nats over the last axis; norm 'support' divides by log |supp q|, 'vocab' by log V."""
-    h = -(q * q.clamp_min(1e-30).log()).sum(-1)
+    return normalised_entropy(-(q * q.clamp_min(1e-30).log()).sum(-1), q, norm)
+
+
+def entropies(q: torch.Tensor, norm: str) -> tuple[float, float]:
+    """(H(q), H(q) normalised by `norm`) of one law (V,), H computed once."""
+    h = entropy(q)
+    return float(h), float(normalised_entropy(h, q, norm))
+
+
+def normalised_entropy(h: torch.Tensor, q: torch.Tensor, norm: str) -> torch.Tensor:
+    """H(q) (already computed) normalised as `entropy` does."""
     if norm == "raw":
         return h
     if norm == "vocab":

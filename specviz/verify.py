@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
 import torch
 
 from specviz import rules
@@ -62,14 +63,17 @@ class Tree:
 
     def mask(self) -> torch.Tensor:
         """(N, N) bool: row i sees itself and its ancestors."""
-        n = len(self.tokens)
-        m = torch.zeros(n, n, dtype=torch.bool)
-        for i in range(n):
-            j = i
-            while j >= 0:
-                m[i, j] = True
-                j = self.parents[j]
-        return m
+        return torch.tensor(ancestor_rows(self.parents))
+
+
+def ancestor_rows(parents: list[int]) -> list[list[bool]]:
+    """Row i: True at i and at each of its ancestors (parents precede children), as nested lists for ONE tensor."""
+    rows: list[list[bool]] = []
+    for i, par in enumerate(parents):
+        row = rows[par].copy() if par >= 0 else [False] * len(parents)
+        row[i] = True
+        rows.append(row)
+    return rows
 
 
 @dataclass
@@ -111,27 +115,43 @@ class Level:
     scale: float = 1.0
 
 
+_EPS = float(np.float32(1e-12))       # safe_norm's eps as its float32 comparison sees it
 LevelAccept = Callable[[int, torch.Tensor, torch.Tensor], tuple[torch.Tensor, float]]   # (j, r, p) -> a, extra
 
 
 def level_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residual=None) -> Level:
     """The exact walk of one level (see Level). q (V,); laws: k draft laws (V,); xs: k tokens; residual: the rule's
     residual function (rules.judge), None for [r - p·a]+."""
-    r, reach, out = q, 1.0, torch.zeros_like(q)
+    r, reach, out = q, 1.0, None
     b, exact, targets, extras = [], [], [], []
     for j, (p, x) in enumerate(zip(laws, xs)):
         a, extra = accept(j, r, p)
-        jd = rules.judge(r[None], p[None], a[None], torch.tensor([x]), torch.ones(1), residual)
         pa = p * a
-        out += reach * pa
+        if residual is None:
+            bj, ej, nxt = _judge_one(r, p, a, pa, x)
+        else:
+            jd = rules.judge(r[None], p[None], a[None], torch.tensor([x]), torch.ones(1), residual)
+            bj, ej, nxt = float(jd.accept_prob[0]), float(jd.exact_prob[0]), jd.residual[0]
+        out = pa if out is None else out + reach * pa          # the first term is 0 + 1.0·pa = pa exactly
         reach *= max(0.0, 1.0 - float(pa.sum()))
-        b.append(float(jd.accept_prob[0]))
-        exact.append(float(jd.exact_prob[0]))
+        b.append(bj)
+        exact.append(ej)
         targets.append(r)
         extras.append(extra)
-        r = jd.residual[0]
-    out += reach * r
+        r = nxt
+    out = reach * r if out is None else out + reach * r
     return Level(b, exact, targets, extras, r, out, float(tv(out, q)))
+
+
+def _judge_one(r: torch.Tensor, p: torch.Tensor, a: torch.Tensor, pa: torch.Tensor,
+               x: int) -> tuple[float, float, torch.Tensor]:
+    """rules.judge of one sibling (pa = p·a) with the residual [r - p·a]+, in fewer tensor ops and to the same bits:
+    (b = a(x), exact = min(1, r(x)/p(x)) in float32 (0 where p(x) = 0), the normalised residual)."""
+    bx, px, rx = a[x].item(), p[x].item(), r[x].item()
+    ex = min(1.0, float(np.float32(rx) / max(np.float32(px), np.float32(1e-30)))) if px > 0 else 0.0
+    f = (r - pa).clamp_min(0)
+    mass = f.sum()
+    return bx, ex, r if mass.item() < _EPS else f / mass             # sampling.safe_norm for one row
 
 
 def fit_level(build: Callable[[float], Level], left: float, iters: int = 16) -> Level:
@@ -155,13 +175,19 @@ def fit_level(build: Callable[[float], Level], left: float, iters: int = 16) -> 
 GroupFn = Callable[[int, list], tuple[list, dict]]    # (node, sibling order) -> (member nodes, info)
 
 
+def kid_laws(tree: Tree, kids: list, vocab: int) -> list:
+    """The draft law (V,) of each kid: its recorded law, or a point mass at its token (one one-hot for all)."""
+    pm = [c for c in kids if tree.laws[c] is None]
+    rows = dict(zip(pm, rules.point_mass(torch.tensor([tree.tokens[c] for c in pm], dtype=torch.long), vocab)))
+    return [tree.laws[c] if tree.laws[c] is not None else rows[c] for c in kids]
+
+
 def judge_level(tree: Tree, kids: list, q_node: torch.Tensor, accept_fn: AcceptFn, group_fn: GroupFn | None,
-                left: float) -> tuple[Level, list]:
+                left: float, laws: list | None = None) -> tuple[Level, list]:
     """The level law of `kids` (children of one node, in order) under the method's rule; CASCADE (group_fn) fits
-    the level into `left`. Returns (Level, per-kid (members, info))."""
-    vocab = q_node.shape[0]
-    laws = [tree.laws[c] if tree.laws[c] is not None else rules.point_mass(torch.tensor(tree.tokens[c]), vocab)
-            for c in kids]
+    the level into `left`. laws: the kids' draft laws (kid_laws) when the caller has them. Returns (Level, per-kid
+    (members, info))."""
+    laws = kid_laws(tree, kids, q_node.shape[0]) if laws is None else laws
     xs = [tree.tokens[c] for c in kids]
     residual = getattr(accept_fn, "residual", None)
     if group_fn is None:
@@ -179,8 +205,9 @@ def judge_level(tree: Tree, kids: list, q_node: torch.Tensor, accept_fn: AcceptF
 
 def sibling_tvs(p: torch.Tensor, q: torch.Tensor, r: torch.Tensor) -> tuple[float, float]:
     """(TV(p, q), TV(p, r)) of one sibling's draft law p (V,): against the level's target law q and against the
-    running residual r (V,) it was judged with (equal for the first sibling)."""
-    return float(tv(p, q)), float(tv(p, r))
+    running residual r (V,) it was judged with (the same tensor, computed once, for the first sibling)."""
+    d = float(tv(p, q))
+    return d, d if r is q else float(tv(p, r))
 
 
 def verify_tree(tree: Tree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Generator, group_fn: GroupFn | None,
@@ -194,20 +221,23 @@ def verify_tree(tree: Tree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Gen
         cur = path[-1]
         kids = tree.children[cur]
         left = budget - used
-        lvl, groups = judge_level(tree, kids, q[cur], accept_fn, group_fn, left)
+        q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
+        lvl, groups = judge_level(tree, kids, q_cur, accept_fn, group_fn, left, laws)
         if group_fn is not None:
             used += lvl.cost
         chosen = None
         for j, c in enumerate(kids):
-            u = float(torch.rand(1, generator=gen)[0])
+            u = torch.rand(1, generator=gen).item()
             ok = u < lvl.b[j]
-            p_c, x, r = tree.laws[c], tree.tokens[c], lvl.targets[j]
-            p_c = p_c if p_c is not None else rules.point_mass(torch.tensor(x), q.shape[1])
+            p_c, x, r = laws[j], tree.tokens[c], lvl.targets[j]
+            p_x, r_x = p_c[x].item(), r[x].item()
             relaxed = ok and u >= lvl.exact[j]
-            extra = lvl.extras[j] if group_fn is not None else max(0.0, float(p_c[x] * lvl.b[j] - r[x]))
-            steps.append(TreeStep(c, tree.depths[c], ok, relaxed, lvl.b[j], lvl.exact[j], u, float(p_c[x]),
-                                  float(r[x]), *sibling_tvs(p_c, q[cur], r), lvl.cost, tree.laws[c] is None,
-                                  extra if relaxed else 0.0, groups[j][0], groups[j][1],
+            extra = 0.0
+            if relaxed:
+                extra = lvl.extras[j] if group_fn is not None else max(0.0, float(p_c[x] * lvl.b[j] - r[x]))
+            steps.append(TreeStep(c, tree.depths[c], ok, relaxed, lvl.b[j], lvl.exact[j], u, p_x, r_x,
+                                  *sibling_tvs(p_c, q_cur, r), lvl.cost, tree.laws[c] is None, extra,
+                                  groups[j][0], groups[j][1],
                                   max(0.0, left) if group_fn is not None else 0.0, lvl.scale))
             if ok:
                 chosen = c

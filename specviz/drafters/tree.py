@@ -60,6 +60,7 @@ class HeadDrafter:
     def __init__(self, head: DraftHead, model, cfg, gen: torch.Generator):
         self.head, self.model, self.cfg, self.gen = head.eval(), model, cfg, gen
         self.cache = head.new_cache()
+        self._tril = torch.ones(self.cache[0].shape[2], self.cache[0].shape[2], dtype=torch.bool).tril()
         self.length = 0
         self.pending: list[tuple[int, int, torch.Tensor]] = []     # (token, pos, feature before it)
         self.vocab = model.codebook_size
@@ -69,11 +70,10 @@ class HeadDrafter:
         """Newly committed tokens with the target features f_{t-1} that precede each of them."""
         self.pending += [(t, p, f) for t, p, f in zip(tokens, positions, features)]
 
-    @torch.inference_mode()
-    def _feed(self, tokens, pos, feats, mask) -> torch.Tensor:
+    def _feed(self, tokens, pos, feats, mask, start) -> torch.Tensor:
+        """Head forward of (N,) tokens at `pos` with features `feats`, KV written at cache slots start..start+N."""
         x = self.head.inputs(self.model.embed_tokens(tokens), pos, feats)[None]
-        kc, vc = self.cache
-        return self.head.norm(self.head.block(x, mask, (kc, vc), self.length))[0]
+        return self.head.norm(self.head.block(x, mask, self.cache, start))[0]
 
     def _law(self, feats: torch.Tensor):
         logits = self.model.output_head(feats)
@@ -83,16 +83,13 @@ class HeadDrafter:
     @torch.inference_mode()
     def build(self, root_token: int, root_pos: int) -> Tree:
         c = self.cfg
-        # 1. commit the pending pairs (the last one is the root) into the head's cache
-        toks = torch.tensor([t for t, _, _ in self.pending])
-        pos = torch.tensor([p for _, p, _ in self.pending])
-        feats = torch.stack([f for _, _, f in self.pending])
-        n = len(toks)
-        mask = torch.cat([torch.ones(n, self.length, dtype=torch.bool), torch.ones(n, n, dtype=torch.bool).tril()], 1)
-        out = self._feed(toks, pos, feats, mask)
+        # 1. commit the pending pairs (the last one is the root) into the head's cache (causal over them)
+        n, t = len(self.pending), self.length
+        toks, pos, feats = zip(*self.pending)
+        out = self._feed(torch.tensor(toks), torch.tensor(pos), torch.stack(feats), self._tril[t:t + n, :t + n], t)
         self.length += n
         self.pending = []
-        # 2. grow the tree in the scratch region after the cache
+        # 2. grow the tree in the scratch region after the cache, one head forward per depth for the whole frontier
         tokens, parents, depths, laws, score = [root_token], [-1], [0], [None], [0.0]
         feat_of = {0: out[-1]}
         scratch: list[int] = []                       # node ids fed to the head, in slot order
@@ -102,15 +99,19 @@ class HeadDrafter:
             if root_pos + depth >= self.n_pos or not frontier:
                 break
             probs, logits = self._law(torch.stack([feat_of[f] for f in frontier]))
-            new = []
+            kids = self._kids(probs, logits, width)
+            rows = torch.tensor([r for r, ks in enumerate(kids) for _ in ks], dtype=torch.long)
+            toks = [tok for ks in kids for tok, _ in ks]
+            p_kids = probs[rows, torch.tensor(toks, dtype=torch.long)]
+            p_list, logp = p_kids.tolist(), p_kids.log().tolist()      # float32 log, as one 0-d log per kid gave
+            new, k = [], 0
             for row, par in enumerate(frontier):
-                for tok, law in self._children(probs[row], logits[row], width):
-                    p_tok = float(probs[row, tok])
-                    if p_tok <= 0:
-                        continue
-                    tokens.append(tok), parents.append(par), depths.append(depth), laws.append(law)
-                    score.append(score[par] + float(torch.log(torch.tensor(p_tok))))
-                    new.append(len(tokens) - 1)
+                for tok, law in kids[row]:
+                    if p_list[k] > 0:
+                        tokens.append(tok), parents.append(par), depths.append(depth), laws.append(law)
+                        score.append(score[par] + logp[k])
+                        new.append(len(tokens) - 1)
+                    k += 1
             if c.tree in ("static", "chain"):         # extend the top path only
                 frontier = new[:1]
             else:
@@ -120,6 +121,12 @@ class HeadDrafter:
         keep = self._keep(score, parents, laws, c.tree_nodes if c.tree == "dynamic" else len(tokens))
         return _subtree(keep, tokens, parents, depths, laws)
 
+    def _kids(self, probs, logits, width) -> list[list[tuple[int, torch.Tensor | None]]]:
+        """Children of every frontier row: one top-k over all rows for point masses, else drawn row by row."""
+        if self.cfg.tree_sampling == "sample" and self.cfg.temperature > 0:
+            return [self._children(probs[r], logits[r], width) for r in range(len(probs))]
+        return [[(tok, None) for tok in row] for row in logits.topk(min(width, logits.shape[-1]), -1).indices.tolist()]
+
     def _children(self, probs, logits, width):
         return pick_children(probs, logits, width, self.cfg, self.gen)
 
@@ -127,26 +134,24 @@ class HeadDrafter:
         """Feed the frontier nodes to the head (tree mask over earlier scratch nodes) to get their features."""
         base = len(scratch)
         slot = {nid: i for i, nid in enumerate(scratch)}
-        m = torch.zeros(len(frontier), base + len(frontier), dtype=torch.bool)
+        rows = []
         for r, nid in enumerate(frontier):
+            row = [False] * (base + len(frontier))
             j = parents[nid]
             while j > 0:
                 if j in slot:
-                    m[r, slot[j]] = True
+                    row[slot[j]] = True
                 j = parents[j]
-            m[r, base + r] = True
-        mask = torch.cat([torch.ones(len(frontier), self.length, dtype=torch.bool), m], 1)
+            row[base + r] = True
+            rows.append(row)
+        mask = torch.cat([self._tril[:len(frontier), :1].expand(-1, self.length), torch.tensor(rows)], 1)
         toks = torch.tensor([tokens[i] for i in frontier])
         pos = torch.tensor([root_pos + depths[i] for i in frontier])
         feats = torch.stack([feat_of[parents[i]] for i in frontier])
-        out = self._feed_at(toks, pos, feats, mask, self.length + base)
+        out = self._feed(toks, pos, feats, mask, self.length + base)
         for r, nid in enumerate(frontier):
             feat_of[nid] = out[r]
             scratch.append(nid)
-
-    def _feed_at(self, tokens, pos, feats, mask, start):
-        x = self.head.inputs(self.model.embed_tokens(tokens), pos, feats)[None]
-        return self.head.norm(self.head.block(x, mask, self.cache, start))[0]
 
     @classmethod
     def _keep(cls, score, parents, laws, limit):
