@@ -113,7 +113,7 @@ class Image(_Info, gr.Image):
     either way). Same cache layout as Gradio's own."""
 
     def postprocess(self, value):
-        if not isinstance(value, PILImage.Image) or self.format != "png" or self.watermark is not None:
+        if not isinstance(value, PILImage.Image) or self.format != "png" or _watermarked(self):
             return super().postprocess(value)
         path = value.info.get("specviz_png")
         if not path or not Path(path).exists():
@@ -126,6 +126,13 @@ class Image(_Info, gr.Image):
             Path(path).write_bytes(data)
             value.info["specviz_png"] = path
         return ImageData(path=path, orig_name="image.png")
+
+
+def _watermarked(image) -> bool:
+    """Whether Gradio would draw a watermark: 6.x always holds a WatermarkOptions, whose `watermark` is None when
+    there is none (comparing the options object itself with None made the fast path above never run)."""
+    wm = image.watermark
+    return wm is not None and getattr(wm, "watermark", wm) is not None
 
 
 class HTML(_Info, gr.HTML):
