@@ -155,8 +155,9 @@ class Handlers:
         """What a run shows before it has its own: no picture in the unused lanes, the finished-run views cleared.
         Every update of a run sends every output's current value (unchanged ones cost nothing on the wire: Gradio
         streams diffs), because an output left out or skipped is far dearer: Gradio rebuilds its component and its
-        config for each one (~1 ms per output per update, most of the app's overhead over the race; see
-        docs/gradio.md). Only the state and the replay controls wait for the final update."""
+        config for each one (~1.1 ms per output per update against ~0.1 ms for an unchanged text and ~0.8 ms for an
+        unchanged picture; measured 2026-12-01, Gradio 6.31). Only the state and the replay controls wait for the
+        final update."""
         upd = {f"img_{m}": None for m in METHODS} | {f"stats_{m}": "" for m in METHODS}
         return upd | {"summary": [], "hist": None, "replay_image": None, "replay_caption": html.REPLAY_PENDING,
                       "preview_image": None, "preview_table": ""}
