@@ -6,7 +6,6 @@ event closes the race at its next yield, so Stop lands within one tick). No modu
 """
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -209,22 +208,19 @@ class _Lane:
         return race_frame(self.raw, decided.reshape(gh, gw), (gh, gw), px)
 
 
-def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = RACE_PX,
-         stop: threading.Event | None = None, wanted: Callable[[], bool] | None = None) -> Iterator[Frame]:
+def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = RACE_PX) -> Iterator[Frame]:
     """Run every config on one clock of target forwards; yield at most `fps` frames per second, always the first
-    and the final one. Every frame carries the traces so far; the final one also the decoded images.
-    `stop` (checked before every tick) ends the race early; `wanted` (a consumer that is not ready says False) holds
-    back the throttled frames in between, so no frame is rendered that nobody would show."""
+    and the final one. Every frame carries the traces so far; the final one also the decoded images."""
     lanes = [_Lane(model, cfg, factory) for cfg in cfgs]              # decode() rejects tree methods without drafter
     try:
         tick, last = 0, -1.0
-        while stop is None or not stop.is_set():
+        while True:
             for lane in lanes:
                 if not lane.done:
                     lane.advance()
             tick += 1
             done = all(lane.done for lane in lanes)
-            if done or last < 0 or (time.perf_counter() - last >= 1.0 / fps and (wanted is None or wanted())):
+            if done or last < 0 or time.perf_counter() - last >= 1.0 / fps:
                 yield _frame(tick, lanes, done, px)
                 last = time.perf_counter()
             if done:
@@ -232,62 +228,6 @@ def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = RACE
     finally:
         for lane in lanes:
             lane.gen.close()
-
-
-_EMPTY = object()
-
-
-def run_ahead(make: Callable[[threading.Event, Callable[[], bool]], Iterator]) -> Iterator:
-    """Iterate `make(stop, wanted)` in a thread of its own and hand over its newest item whenever asked: the producer
-    (a race) never waits for the consumer (the app's Gradio side, encoding and sending the previous frame), and an
-    item the consumer had no time for is replaced by the next one — so every item must carry the whole picture.
-    `wanted()` says whether the consumer has taken the last item (the producer renders no frame before it has).
-    Closing this iterator sets `stop` and waits for the thread (the race checks it before every tick); an error in
-    the producer is raised here, after the items it produced."""
-    cond = threading.Condition()
-    box = {"item": _EMPTY, "done": False, "error": None}
-    stop = threading.Event()
-
-    def wanted() -> bool:
-        return box["item"] is _EMPTY
-
-    def produce():
-        items = make(stop, wanted)
-        try:
-            for item in items:
-                with cond:
-                    box["item"] = item
-                    cond.notify()
-                if stop.is_set():
-                    break
-        except BaseException as e:                      # noqa: BLE001 - handed to the consumer, raised there
-            box["error"] = e
-        finally:
-            close = getattr(items, "close", None)
-            if close:
-                close()
-            with cond:
-                box["done"] = True
-                cond.notify()
-
-    thread = threading.Thread(target=produce, name="specviz-run-ahead", daemon=True)
-    thread.start()
-    try:
-        while True:
-            with cond:
-                while box["item"] is _EMPTY and not box["done"]:
-                    cond.wait()
-                item, box["item"] = box["item"], _EMPTY
-            if item is not _EMPTY:
-                yield item
-                continue
-            err, box["error"] = box["error"], None
-            if err is not None:
-                raise err
-            return
-    finally:
-        stop.set()
-        thread.join()
 
 
 def _frame(tick: int, lanes: list, done: bool, px: int) -> Frame:

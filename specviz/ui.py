@@ -34,7 +34,6 @@ from specviz.session import (
     make_configs,
     race,
     read_traces,
-    run_ahead,
 )
 
 log = logging.getLogger("specviz.app")
@@ -125,19 +124,14 @@ class Handlers:
 
     @friendly
     def _race(self, knobs: dict, opacity: float):
-        """The race in a thread of its own (session.run_ahead): Gradio's work on one update (postprocess, PNG
-        encoding, sending) overlaps the race's next ticks instead of pausing it; each update carries every output."""
         name = check_model(self.backend, knobs.pop("model") or "")
         knobs["draft_model"] = check_draft(self.backend, knobs.get("draft_model", ""))
         methods = knobs.pop("methods")
         cfgs = make_configs(methods, model=name, **_typed(knobs))
         model, factory = load(self.backend, name, cfgs[0].draft_model)
-        yield from run_ahead(lambda stop, wanted: self._updates(name, model, factory, cfgs, opacity, stop, wanted))
-
-    def _updates(self, name, model, factory, cfgs, opacity, stop, wanted):
         t0, finished, maps_at = time.perf_counter(), set(), -1.0
         shown = self._blank()
-        for fr in race(model, factory, cfgs, fps=self.fps, stop=stop, wanted=wanted):
+        for fr in race(model, factory, cfgs, fps=self.fps):
             fresh = [v for v in fr.lanes if v.method not in finished]
             finished |= {v.method for v in fresh if v.done}
             shown |= {f"img_{v.method}": v.image for v in fresh}
