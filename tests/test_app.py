@@ -219,3 +219,14 @@ def test_png_writer_is_lossless():
     pal = Image.new("P", (5, 4), 3)
     back = Image.open(io.BytesIO(_png(pal))).convert("RGB")               # Pillow may renumber the palette
     assert np.array_equal(np.asarray(back), np.asarray(pal.convert("RGB")))
+
+
+def test_streamed_updates_send_values_not_skips(state):
+    """Every update of a run carries every output's value (a skipped output makes Gradio rebuild its component:
+    dearer than resending an unchanged value); only the state and the replay controls wait for the final update."""
+    h, _ = state
+    ups = list(h.generate(*knob_args(["ar", "csd"])))
+    assert len(ups) >= 2
+    skipped = {n for u in ups[:-1] for n, v in zip(GEN_OUTPUTS, u, strict=True) if v == gr.skip()}
+    assert skipped == {"state", "replay_method", "replay_step"}
+    assert not [n for n, v in zip(GEN_OUTPUTS, ups[-1], strict=True) if v == gr.skip()]
