@@ -42,6 +42,7 @@ def opened(methods: list, prompt: str, note: str) -> str:
             f"<i>{escape(prompt[:200])}</i> — {escape(note)}.</div>")
 
 
+REPLAY_PENDING = "*The replay opens when the run finishes.*"
 STOPPED = "<div class='sv-status'>Stopped. Press Generate to start again.</div>"
 
 

@@ -204,3 +204,29 @@ def test_readme_api_example_runs_as_written(served):
     rows = {r[0] for r in scope["result"][GEN_OUTPUTS.index("summary")]["data"]}
     assert rows == {"sjd", "csd"}
     scope["client"].close()
+
+
+def test_png_writer_is_lossless():
+    """widgets._png (the streamed outputs' encoder) decodes back to the very pixels, in every mode it writes."""
+    import io
+
+    from specviz.widgets import _png
+    rng = np.random.default_rng(0)
+    for mode, shape in [("RGB", (37, 53, 3)), ("RGBA", (20, 11, 4)), ("L", (9, 13))]:
+        a = rng.integers(0, 256, shape, dtype=np.uint8)
+        back = Image.open(io.BytesIO(_png(Image.fromarray(a, mode))))
+        assert back.mode == mode and np.array_equal(np.asarray(back), a), mode
+    pal = Image.new("P", (5, 4), 3)
+    back = Image.open(io.BytesIO(_png(pal))).convert("RGB")               # Pillow may renumber the palette
+    assert np.array_equal(np.asarray(back), np.asarray(pal.convert("RGB")))
+
+
+def test_streamed_updates_send_values_not_skips(state):
+    """Every update of a run carries every output's value (a skipped output makes Gradio rebuild its component:
+    dearer than resending an unchanged value); only the state and the replay controls wait for the final update."""
+    h, _ = state
+    ups = list(h.generate(*knob_args(["ar", "csd"])))
+    assert len(ups) >= 2
+    skipped = {n for u in ups[:-1] for n, v in zip(GEN_OUTPUTS, u, strict=True) if v == gr.skip()}
+    assert skipped == {"state", "replay_method", "replay_step"}
+    assert not [n for n, v in zip(GEN_OUTPUTS, ups[-1], strict=True) if v == gr.skip()]
