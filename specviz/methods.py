@@ -308,5 +308,7 @@ register(Method(
              "the rest of --window nodes is a chain"),
     ),
     check=_pac_check,
+    forces={"init": "random"},
     reading="released sampler's tree layout and defaults (K=3, D=3; window = nodes per forward); P3 walk, "
-            "candidates without replacement, continuation = coupling of the old drafts with the stale laws"))
+            "candidates without replacement, continuation = coupling of the old drafts with the stale laws; fresh "
+            "drafts are uniform as released, so the config records init=random whatever --init says"))

@@ -239,3 +239,10 @@ def test_mcsjd_config_and_trace_record_the_coupling_it_runs():
     assert RunConfig(method="sjd").couple == 0
     tm = tiny(codes=6, grid=3, seed=0)
     assert run(tm, None, method="mcsjd", seed=0, window=4).config["couple"] == 1
+
+
+def test_sjdpac_records_the_fresh_draft_init_it_runs():
+    """sjdpac drafts fresh slots uniformly whatever --init says: the config, hence the trace, records init=random."""
+    from specviz.config import RunConfig
+    assert RunConfig(method="sjdpac", init="repeat_vertical").init == "random"
+    assert RunConfig(method="sjd", init="repeat_vertical").init == "repeat_vertical"
