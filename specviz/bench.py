@@ -132,7 +132,7 @@ def markdown(res: dict) -> str:
             "relaxed_share", "tv_cost", "nll", "fidelity", "fid_scorer", "clip"]
     lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for m, a in res["methods"].items():
-        lines.append(f"| {m} | " + " | ".join(str(a.get(c, "")) for c in cols) + " |")
+        lines.append(f"| {m} | " + " | ".join("" if a.get(c) is None else str(a[c]) for c in cols) + " |")
     notes = {a["clip_note"] for a in res["methods"].values() if "clip_note" in a}
     return "\n".join(lines + [f"\n{n}" for n in sorted(notes)])
 
