@@ -75,6 +75,7 @@ def collect(todo: list[dict], out: Path, load, ray: str | None = None, model_nam
         RunConfig(**(over | {"method": name}))
     done = {atlas.key(r) for r in read_rows(out)}
     left = [j for j in todo if atlas.key(j) not in done]
+    out.parent.mkdir(parents=True, exist_ok=True)                # --out in a folder that does not exist yet
     rows = _ray_rows(ray, left, model_name) if ray else _local_rows(load, left, model_name, trace_dir)
     n = 0
     for row in rows:

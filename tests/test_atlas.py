@@ -193,7 +193,7 @@ def test_atlas_cli_on_scenes_every_number(tmp_path):
     from specviz.__main__ import main
     from specviz.models import load_model
     from specviz.scenes.regions import load_head
-    out = tmp_path / "s.jsonl"
+    out = tmp_path / "new" / "s.jsonl"                        # a folder that does not exist yet
     assert main(["atlas", "--methods", *METHODS, "--prompts", "2", "--seeds", "1", "--out", str(out),
                  "--traces", str(tmp_path / "t")]) == 0
     result = json.loads(out.with_suffix(".json").read_text())
