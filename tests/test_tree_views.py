@@ -14,7 +14,7 @@ from tests.toy import run, toy
 @pytest.fixture(scope="module")
 def traces():
     model, factory = toy(codes=8, grid=4)
-    kw = dict(method="cascade", tree_depth=3, tree_topk=3, tau_pos=0.3, tau_seq=0.3, cascade_budget=0.2)
+    kw = dict(method="cascade", tree_depth=3, tree_topk=3, tree_nodes=24, tau_pos=0.3, tau_seq=0.3, cascade_budget=0.2)
     return {sets: [run(model, factory, seed=s, cascade_sets=sets, **kw) for s in range(2)]
             for sets in ("paper", "siblings")}
 
