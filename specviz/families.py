@@ -80,7 +80,7 @@ class Jacobi(Family):
         super().__init__(ctx)
         c = ctx.cfg
         self.drafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.gen,
-                                     couple=bool(getattr(c, "couple", 0)))
+                                     couple=bool(c.couple))
 
     def step(self, state, committed):
         c, n = self.ctx, len(committed)
