@@ -1,5 +1,7 @@
-"""Choose the default relaxation knobs from data (issue 6): the fastest grid point whose scene fidelity stays within
-2 points of AR and whose scorer-feature Fréchet distance stays within 10% of AR's, on the same prompts and seeds.
+"""Choose the default relaxation knobs from data (issues 6 and 13): the fastest grid point (step compression) whose
+scene fidelity stays within 2 points of AR, whose target NLL of the committed codes (the measure that sees texture
+damage: relaxation commits codes the target finds less likely) stays within NLL_TOL of AR's, and whose
+scorer-feature Fréchet distance stays within 10 % of AR's, on the same prompts and seeds.
 
 python scripts/choose_defaults.py --prompts 24 --seeds 2 --out out/defaults
 Writes <out>/{ar,csd,cascade}.jsonl (resumable sweeps), <out>/defaults.json and Pareto plots.
@@ -13,9 +15,13 @@ import torch
 from specviz import bench
 
 GRIDS = {
-    "csd": (["lam", "delta"], ["0.25,0.5,1,2,4", "0.5,0.8,0.95"]),
+    "csd": (["lam", "delta"], ["0.25,0.5,1,2,4,8", "0.5,0.8,0.95"]),
     "cascade": (["tau_pos", "tau_seq", "cascade_budget"], ["0.8,0.9,0.95", "0.9", "0.5,1.0"]),
+    "lantern": (["lantern_delta"], ["0.05,0.1,0.2,0.25"]),
+    "lanternpp": (["lanternpp_lambda"], ["2,5,10"]),
+    "gsd": (["gsd_group"], ["4,8,16"]),
 }
+NLL_TOL = 0.10                      # relative: NLL <= (1 + NLL_TOL) x AR's
 
 
 def main() -> int:
@@ -23,7 +29,7 @@ def main() -> int:
     ap.add_argument("--prompts", type=int, default=24)
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--out", default="out/defaults")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--methods", nargs="+", default=list(GRIDS))
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -32,18 +38,21 @@ def main() -> int:
     prompts = bench.prompt_set(args.prompts)
     ar_rows, _ = bench.sweep("ar", [{}], prompts, args.seeds, out / "ar.jsonl")
     ar = ar_rows[0]["result"]
-    chosen = {"ar": ar, "rule": "fastest point with fidelity >= AR - 0.02 and fid_scorer <= 1.1 x AR",
+    chosen = {"ar": ar, "rule": f"fastest point with fidelity >= AR - 0.02, nll <= {1 + NLL_TOL} x AR and "
+              "fid_scorer <= 1.1 x AR",
               "prompts": args.prompts, "seeds": args.seeds}
     for method in args.methods:
         params, values = GRIDS[method]
         rows, _ = bench.sweep(method, bench.sweep_points(params, values), prompts, args.seeds,
                               out / f"{method}.jsonl")
         ok = [r for r in rows if r["result"]["fidelity"] >= ar["fidelity"] - 0.02
+              and r["result"]["nll"] <= (1 + NLL_TOL) * ar["nll"]
               and r["result"]["fid_scorer"] <= 1.1 * ar["fid_scorer"]]
         best = max(ok, key=lambda r: r["result"]["step_compression"], default=None)
         chosen[method] = {"point": best and best["point"], "result": best and best["result"],
                           "grid": [{"point": r["point"], **{k: r["result"][k] for k in (
-                              "step_compression", "fidelity", "fid_scorer", "tv_cost", "seconds")}} for r in rows]}
+                              "step_compression", "fidelity", "nll", "fid_scorer", "tv_cost", "seconds")}}
+                                   for r in rows]}
         fig = bench.pareto_figure(rows)
         fig.savefig(out / f"{method}_pareto.png", dpi=120)
     path = out / "defaults.json"

@@ -48,9 +48,8 @@ def _train(args) -> int:
 
     from specviz.scenes import train
     torch.set_num_threads(args.threads)
-    stages = ["tokenizer", "scorer", "target", "drafter"] if args.stage == "all" else [args.stage]
-    for stage in stages:
-        getattr(train, f"train_{stage}")(**({"steps": args.steps} if args.steps else {}))
+    for stage in list(train.STEPS) if args.stage == "all" else [args.stage]:
+        train.run_stage(stage, args.steps)
     return 0
 
 
@@ -75,12 +74,12 @@ def main(argv=None) -> int:
     gen = sub.add_parser("generate", help="decode one image with one method; prints a JSON summary line last")
     _add_run_flags(gen)
     gen.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    gen.add_argument("--grid", default=None, help="assert the model's token grid, e.g. 12x12")
+    gen.add_argument("--grid", default=None, help="assert the model's token grid, e.g. 16x16")
     gen.add_argument("--out", default=None, help="image PNG path")
     gen.add_argument("--trace", default=None, help="trace JSON path")
     tr = sub.add_parser("train", help="train the embedded scenes model (resumable; weights go to assets/)")
     tr.add_argument("stage", choices=["tokenizer", "scorer", "target", "drafter", "all"])
-    tr.add_argument("--threads", type=int, default=2)
+    tr.add_argument("--threads", type=int, default=2, help="torch threads for the one training job")
     tr.add_argument("--steps", type=int, default=None, help="override the stage's step count")
     be = sub.add_parser("bench", help="same prompts and seeds for every method; Markdown table + JSON")
     be.add_argument("--model", default="scenes")

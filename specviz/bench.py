@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from specviz.config import RunConfig
 from specviz.runner import run
-from specviz.scenes import data
+from specviz.scenes import data, world
 
 
 def prompt_set(n: int) -> list[tuple[str, list[int]]]:
@@ -59,9 +59,11 @@ def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality:
             t0 = time.perf_counter()
             trace = run(cfg, model=model)
             secs = time.perf_counter() - t0
-            nll = -float(np.mean([np.log(max(ev.p_target, 1e-12)) for _, ev in trace.committing().values()]))
+            committing = trace.committing()
+            nll = -float(np.mean([np.log(max(ev.p_target, 1e-12)) for _, ev in committing.values()]))
+            relaxed = sorted(p for p, (_, ev) in committing.items() if ev.decision == "relaxed")
             rows[m].append({"caption": caption, "caption_tokens": toks, "seed": seed, "seconds": secs,
-                            "nll": nll, **trace.summary, "codes": trace.tokens})
+                            "nll": nll, **trace.summary, "codes": trace.tokens, "relaxed_positions": relaxed})
             bar.update()
     bar.close()
     out = {m: _aggregate(r, rows.get("ar")) | {"config": parse_spec(m)[1]} for m, r in rows.items()}
@@ -95,16 +97,31 @@ def _add_quality(model, rows: dict, out: dict) -> None:
     real = []
     for x in any_rows:                                    # real scenes of the same captions (4 per caption)
         s = data.scene_from_tokens(x["caption_tokens"])
-        real += [data.render(s, rng) for _ in range(4)]
+        real += [world.render(s, rng) for _ in range(4)]
     real_f = scorer.features(np.stack(real))
     for m, r in rows.items():
         imgs = np.stack([np.asarray(model.decode_image(torch.tensor(x["codes"]))) for x in r])
         caps = torch.tensor([x["caption_tokens"] for x in r])
         out[m]["fidelity"] = round(float(np.mean(fidelity(scorer, imgs, caps))), 4)
         out[m]["fid_scorer"] = round(frechet_distance(scorer.features(imgs), real_f), 3)
+        out[m]["relaxed_low_mid"] = relaxed_low_mid(imgs, r, model.grid)
         clip, note = clip_scores([Image.fromarray(i) for i in imgs], [x["caption"] for x in r])
         out[m]["clip"] = round(float(np.mean(clip)), 3) if clip else None
         out[m]["clip_note"] = note
+
+
+def relaxed_low_mid(images: np.ndarray, runs: list, grid) -> float | None:
+    """Share of the relaxed committed tokens whose decoded patch is low- or mid-detail (pixel std below
+    ambiguity.DETAIL_EDGES[1] in the image the run produced); None when nothing was relaxed (issue 13)."""
+    from specviz.scenes import ambiguity
+    hits = total = 0
+    for img, x in zip(images, runs):
+        pos = x.get("relaxed_positions", [])
+        if pos:
+            cls = ambiguity.detail_class(ambiguity.patch_std(img, tuple(grid))).reshape(-1)
+            hits += int((cls[pos] < 2).sum())
+            total += len(pos)
+    return round(hits / total, 4) if total else None
 
 
 CLIP_ID = "openai/clip-vit-base-patch32"
@@ -129,7 +146,7 @@ def clip_scores(images: list, captions: list[str], model_id: str = CLIP_ID) -> t
 
 def markdown(res: dict) -> str:
     cols = ["images", "target_forwards", "step_compression", "seconds", "speedup_vs_ar", "mean_accepted",
-            "relaxed_share", "tv_cost", "nll", "fidelity", "fid_scorer", "clip"]
+            "relaxed_share", "relaxed_low_mid", "tv_cost", "nll", "fidelity", "fid_scorer", "clip"]
     lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for m, a in res["methods"].items():
         lines.append(f"| {m} | " + " | ".join("" if a.get(c) is None else str(a[c]) for c in cols) + " |")

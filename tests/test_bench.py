@@ -2,6 +2,7 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from specviz import bench
@@ -68,3 +69,12 @@ def test_clip_is_skipped_clearly_without_local_weights(monkeypatch):
     from PIL import Image
     scores, note = bench.clip_scores([Image.new("RGB", (48, 48))], ["a red house"], model_id="nobody/no-such-clip")
     assert scores is None and "skipped" in note and "nobody/no-such-clip" in note
+
+
+def test_relaxed_low_mid_counts_relaxed_tokens_by_the_detail_of_their_patch():
+    img = np.zeros((8, 8, 3), np.uint8)                  # 2x2 grid of 4x4 patches; patch 3 is striped (high detail)
+    img[4:, 4:, 0] = np.array([[0, 255] * 2] * 4)
+    img[:4, 4:] = 100 + np.arange(4, dtype=np.uint8)[None, :, None] * 2   # patch 1: mild gradient (low detail)
+    runs = [{"relaxed_positions": [0, 1, 3]}, {"relaxed_positions": [3]}, {"relaxed_positions": []}]
+    assert bench.relaxed_low_mid(np.stack([img] * 3), runs, (2, 2)) == 0.5            # 2 of 4 relaxed tokens
+    assert bench.relaxed_low_mid(np.stack([img]), [{"relaxed_positions": []}], (2, 2)) is None

@@ -39,7 +39,7 @@ def test_bad_input_one_line_exit_2(args, needle):
 
 @pytest.mark.skipif(not HAVE_MODEL, reason="assets/target.safetensors not trained yet")
 def test_grid_mismatch_and_unknown_words():
-    r = cli("generate", "--grid", "16x16")
+    r = cli("generate", "--grid", "12x12")
     assert r.returncode == 2 and "grid" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     r = cli("generate", "--prompt", "zzz qqq")
     assert r.returncode == 2 and "understands none" in r.stderr
@@ -51,7 +51,7 @@ def test_generate_writes_files(tmp_path):
             "--trace", str(tmp_path / "t.json"))
     assert r.returncode == 0, r.stderr
     summary = json.loads(r.stdout.strip().splitlines()[-1])
-    assert summary["tokens"] == 144 and summary["step_compression"] > 1
+    assert summary["tokens"] == 256 and summary["step_compression"] > 1
     assert (tmp_path / "a.png").stat().st_size > 100
     t = json.loads((tmp_path / "t.json").read_text())
     assert t["method"] == "csd" and t["summary"] == summary and t["config"]["seed"] == 3

@@ -6,16 +6,16 @@ import pytest
 import torch
 
 from specviz.models.scenes import tiny
-from specviz.scenes import data
+from specviz.scenes import data, world
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 TOL = 1e-4          # float32 logits: cached vs uncached attention differ only by summation order (~5e-6 seen)
 
 
 def test_generator_is_deterministic_and_captions_parse():
-    a, sa = data.batch(np.random.default_rng(5), 8)
-    b, sb = data.batch(np.random.default_rng(5), 8)
-    assert np.array_equal(a, b) and sa == sb and a.shape == (8, 48, 48, 3)
+    a, sa = world.batch(np.random.default_rng(5), 8)
+    b, sb = world.batch(np.random.default_rng(5), 8)
+    assert np.array_equal(a, b) and sa == sb and a.shape == (8, 64, 64, 3)
     for s in sa:
         assert data.parse_prompt(s.caption()) == s.tokens()
     assert not any(data.is_held_out(s) for s in sa)
@@ -69,11 +69,17 @@ def test_tokenizer_round_trip():
     from specviz.scenes.train import load_vq
     from specviz.scenes.vq import to_tensor
     vq = load_vq()
-    imgs, _ = data.batch(np.random.default_rng(1), 16, held_out=True)
+    imgs, _ = world.batch(np.random.default_rng(1), 16, held_out=True)
     with torch.no_grad():
         codes, _ = vq.encode(to_tensor(imgs))
         rec = vq.decode(codes)
         again, _ = vq.encode(rec.clamp(-1, 1))
-    mse = ((rec.clamp(-1, 1) - to_tensor(imgs)) * 127.5).pow(2).mean()
-    assert 10 * torch.log10(255 ** 2 / mse) > 25                     # PSNR in dB
-    assert (again == codes).float().mean() > 0.8                      # decode -> encode is (mostly) stable
+        rec2 = vq.decode(again).clamp(-1, 1)
+    psnr = lambda a, b: 10 * torch.log10(255 ** 2 / ((a - b) * 127.5).pow(2).mean())
+    assert psnr(rec.clamp(-1, 1), to_tensor(imgs)) > 27
+    # decode -> encode is stable as a picture (39 dB measured), not code for code: the redundant codebook holds
+    # near-identical codes (re-encoding keeps 54 % of codes, 87 % within the code or its 8 nearest neighbours)
+    assert psnr(rec2, rec.clamp(-1, 1)) > 35
+    cv = vq.code_vectors()
+    near = (cv @ cv.T).fill_diagonal_(-2).topk(8, -1).indices[codes.flatten()]
+    assert ((near == again.flatten()[:, None]).any(-1) | (again == codes).flatten()).float().mean() > 0.8

@@ -6,7 +6,7 @@ import torch
 
 torch.set_num_threads(1)
 
-from specviz.scenes import data  # noqa: E402
+from specviz.scenes import data, world  # noqa: E402
 from specviz.scenes.scorer import DEFAULT_PATH, Scorer, fidelity, frechet_distance, load_scorer  # noqa: E402
 
 OFF = [0, 5, 10, 16, 23]                          # token block starts: sky 4+1, ground 4+1, object 5+1, colour 6+1
@@ -35,7 +35,7 @@ def test_token_layout_matches_data():
 
 
 def test_fidelity_counts_only_specified_fields():
-    imgs = np.zeros((5, 48, 48, 3), np.uint8)
+    imgs = np.zeros((5, 64, 64, 3), np.uint8)
     pred = [[1, 2, 3, 4, 0]] * 5
     caps = [tok([1, 2, 3, 4, 0]),                  # all five right -> 1
             tok([0, 2, 3, 4, 0]),                  # sky wrong -> 4/5
@@ -50,7 +50,7 @@ def test_fidelity_counts_only_specified_fields():
 
 
 def test_fidelity_rejects_bad_tokens():
-    imgs = np.zeros((1, 48, 48, 3), np.uint8)
+    imgs = np.zeros((1, 64, 64, 3), np.uint8)
     with pytest.raises(ValueError):
         fidelity(Fixed([[0] * 5]), imgs, np.array([[0, 0, 0, 0, 0]]))   # 0 is a sky token, not a ground token
 
@@ -85,7 +85,7 @@ def test_scorer_shapes_random_weights():
     torch.manual_seed(0)
     m = Scorer()
     assert sum(p.numel() for p in m.parameters()) < 1_000_000
-    imgs, _ = data.batch(np.random.default_rng(0), 6)
+    imgs, _ = world.batch(np.random.default_rng(0), 6)
     pred = m.predict(imgs)
     assert pred.shape == (6, 5) and pred.dtype == torch.long
     assert ((pred >= 0) & (pred < torch.tensor([len(v) for v in data.FIELDS.values()]))).all()
@@ -106,7 +106,7 @@ def test_load_scorer_missing_file(tmp_path):
                     reason=f"{DEFAULT_PATH} not shipped; train it with: python -m specviz train scorer")
 def test_shipped_scorer_heldout_accuracy():
     s = load_scorer()
-    imgs, scenes = data.batch(np.random.default_rng(2024), 300, held_out=True)
+    imgs, scenes = world.batch(np.random.default_rng(2024), 300, held_out=True)
     truth = torch.tensor([[getattr(sc, f) for f in data.FIELD_NAMES] for sc in scenes])
     acc = (s.predict(imgs) == truth).float().mean(0)
     for name, a in zip(data.FIELD_NAMES, acc.tolist()):

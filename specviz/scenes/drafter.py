@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from specviz.drafters.tree import head_for
-from specviz.scenes import data, loop
+from specviz.scenes import loop, world
 from specviz.scenes.loop import BF16, caption_batch
 from specviz.scenes.vq import to_tensor
 
@@ -29,14 +29,31 @@ def _pairs(target, caps, codes, bf16: bool = True):
     return target.img_emb(codes[:, :n - 1]).detach(), torch.arange(n - 1), h[:, :n - 1], h[:, 1:], codes[:, 1:]
 
 
-def train_drafter_head(target, pool_caps, pool_codes, steps: int, batch: int, seed: int, beta: float = 0.0,
-                       tau_seq: float = 0.95, name: str = "drafter", work: Path = WORK, bf16: bool = True):
-    """Train one head against a frozen target on (caption, codes) pools; checkpoints in `work`."""
+def _head_loss(target, head, emb, pos, f_in, f_out, y, beta: float, tau_seq: float, bf16: bool) -> torch.Tensor:
+    """One head's loss on teacher-forced features: SmoothL1 on the next feature + 0.1 x CE through the target's
+    frozen head, positions weighted by 1 + beta * 1[cos(f_in, f_out) > tau_seq]."""
+    with torch.autocast(**BF16, enabled=bf16):
+        pred = head(emb, pos, f_in)
+    pred = pred.float()
+    w = torch.ones(y.shape)
+    if beta > 0:
+        w = w + beta * (F.cosine_similarity(f_in, f_out, dim=-1) > tau_seq).float()
+    reg = (F.smooth_l1_loss(pred, f_out, reduction="none").mean(-1) * w).sum() / w.sum()
+    ce = (F.cross_entropy(target.head(pred).flatten(0, 1), y.flatten(), reduction="none") * w.flatten()).sum()
+    return reg + 0.1 * ce / w.sum()
+
+
+def train_drafter_heads(target, pool_caps, pool_codes, steps: int, batch: int, seed: int,
+                        betas: dict[str, float], tau_seq: float = 0.95, work: Path = WORK, bf16: bool = True):
+    """Train one head per entry of `betas` (name -> beta) against a frozen target on (caption, codes) pools. The
+    heads see the same batches and share each batch's target forward (the dominant cost); their parameters and
+    losses are separate (one AdamW over both: per-parameter moments; the loop's gradient-norm clip is over both).
+    Checkpoints in `work`. Returns ({name: head in eval mode}, seconds)."""
     torch.manual_seed(seed)
-    head = head_for(target)
+    heads = torch.nn.ModuleDict({name: head_for(target) for name in betas})
     for p in target.parameters():
         p.requires_grad_(False)
-    opt = torch.optim.AdamW(head.parameters(), lr=1e-3, weight_decay=0.0)
+    opt = torch.optim.AdamW(heads.parameters(), lr=1e-3, weight_decay=0.0)
     rng = np.random.default_rng(seed)
     g = torch.Generator().manual_seed(seed)
 
@@ -46,26 +63,19 @@ def train_drafter_head(target, pool_caps, pool_codes, steps: int, batch: int, se
         caps = caption_batch(pool_caps[idx].numpy(), rng)
         emb, pos, f_in, f_out, y = _pairs(target, caps, codes, bf16)
         f_in = f_in + (torch.rand(f_in.shape, generator=g) - 0.5) * 0.2
-        with torch.autocast(**BF16, enabled=bf16):
-            pred = head(emb, pos, f_in)
-        pred = pred.float()
-        w = torch.ones(y.shape)
-        if beta > 0:
-            w = w + beta * (F.cosine_similarity(f_in, f_out, dim=-1) > tau_seq).float()
-        reg = (F.smooth_l1_loss(pred, f_out, reduction="none").mean(-1) * w).sum() / w.sum()
-        ce = (F.cross_entropy(target.head(pred).flatten(0, 1), y.flatten(), reduction="none") * w.flatten()).sum()
-        return reg + 0.1 * ce / w.sum(), {}
+        return sum(_head_loss(target, heads[n], emb, pos, f_in, f_out, y, b, tau_seq, bf16)
+                   for n, b in betas.items()), {}
 
-    secs = loop.run(work, name, head, opt, steps, 1e-3, step_fn)
-    return head.eval(), secs
+    secs = loop.run(work, "drafters", heads, opt, steps, 1e-3, step_fn)
+    return {n: h.eval() for n, h in heads.items()}, secs
 
 
 @torch.no_grad()
-def agreement(target, head, vq, n: int = 200, seed: int = 4321, batch_fn=data.batch) -> float:
+def agreement(target, head, vq, n: int = 200, seed: int = 4321, batch_fn=world.batch, bf16: bool = False) -> float:
     """Top-1 agreement of the head's next-token guess with the target's, teacher-forced on held-out scenes."""
     imgs, sc = batch_fn(np.random.default_rng(seed), n, held_out=True)
     codes = vq.encode(to_tensor(imgs))[0].flatten(1)
     caps = torch.tensor([s.tokens() for s in sc])
-    emb, pos, f_in, f_out, _ = _pairs(target, caps, codes)
+    emb, pos, f_in, f_out, _ = _pairs(target, caps, codes, bf16)
     pred = head(emb, pos, f_in)
     return float((target.head(pred).argmax(-1) == target.head(f_out).argmax(-1)).float().mean())

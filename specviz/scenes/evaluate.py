@@ -1,6 +1,6 @@
 """Measure the shipped scenes stack and write its MODEL_CARD.md from the numbers.
 
-python -m specviz.scenes.evaluate [--n 100] [--ambiguity 12] [--stack v1|v2]
+python -m specviz.scenes.evaluate [--n 100] [--ambiguity 12]
 """
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ import torch
 from specviz.config import RunConfig
 from specviz.decode import decode, drain
 from specviz.models.scenes import ScenesModel
-from specviz.scenes import data
-from specviz.scenes.train import V1, Stack
-from specviz.scenes.v2 import ambiguity
+from specviz.scenes import ambiguity, data
+from specviz.scenes.train import SCENES, Stack
 
 
 def _sample(model, caption_tokens, seed: int) -> np.ndarray:
@@ -39,7 +38,7 @@ class Prompted:
         return self.m.prefill(self.tokens, cfg_scale)
 
 
-def evaluate(n: int = 100, seed: int = 0, stack: Stack = V1, n_ambiguity: int = 12) -> dict:
+def evaluate(n: int = 100, seed: int = 0, stack: Stack = SCENES, n_ambiguity: int = 12) -> dict:
     from specviz.scenes.scorer import fidelity, load_scorer
     from specviz.scenes.train import vq_psnr
     torch.set_num_threads(max(1, torch.get_num_threads()))
@@ -77,7 +76,7 @@ def ambiguity_lines(a: dict) -> list[str]:
     return [
         "## Token ambiguity", "",
         f"Target laws along {a['samples']} AR samples of held-out captions ({a['positions']:,} positions; temperature "
-        f"{a['temperature']}, top-k {a['top_k']}, top-p {a['top_p']}, CFG {a['cfg']}; `specviz.scenes.v2.ambiguity`). "
+        f"{a['temperature']}, top-k {a['top_k']}, top-p {a['top_p']}, CFG {a['cfg']}; `specviz.scenes.ambiguity`). "
         f"Entropy in nats (ln V = {a['log_vocab']}); neighbour mass = the law's mass on the {a['neighbours']} codes "
         "nearest the top-1 code (codebook distance), the top-1 itself excluded. Detail class = pixel std of the "
         f"position's decoded patch: low < {lo}, mid {lo}-{mid}, high >= {mid} (uint8 levels).", "",
@@ -87,13 +86,27 @@ def ambiguity_lines(a: dict) -> list[str]:
         f"Low-detail over high-detail mean entropy: {a['low_over_high_entropy']}.", ""]
 
 
-def write_card(ev: dict, stack: Stack = V1) -> None:
+def region_row(assets) -> list[str]:
+    """The model card's row for the atlas's region head, from the regions.json that training wrote (if any)."""
+    path = assets / "regions.json"
+    if not path.exists():
+        return []
+    r = json.loads(path.read_text())
+    h = r["held_out"]
+    recall = ", ".join(f"{k} {v:.3f}" for k, v in h["recall"].items())
+    return [f"| region head | per-token sky / ground / object classifier on decoded images (4x4 patchify + 3x3 "
+            f"context), for the atlas | {r['parameters']:,} params | {r['steps']} steps x batch 64 on VQ round-trips "
+            f"of {r['train_scenes']:,} training scenes, {r['seconds'] / 60:.0f} min on {r['torch_threads']} thread | "
+            f"per-token accuracy {h['accuracy']:.4f} on {r['held_out_scenes']} held-out-combination scenes "
+            f"({h['tokens']:,} tokens; recall {recall}): assets/regions.json (`python -m specviz.scenes.regions`) |"]
+
+
+def write_card(ev: dict, stack: Stack = SCENES) -> None:
     assets = stack.assets
     rec = json.loads((assets / "training.json").read_text())
     size = sum(p.stat().st_size for p in assets.glob("*.safetensors")) / 1e6
     tk, tg, dr, sc = (rec.get(k, {}) for k in ("tokenizer", "target", "drafter", "scorer"))
-    total = sum(r.get("seconds", 0) for r in (tk, tg, sc)) + dr.get("drafter_seconds", 0) + dr.get(
-        "drafter_plain_seconds", 0)
+    total = sum(r.get("seconds", 0) for r in (tk, tg, sc, dr))
     sh = ev.get("shapes", {"size": 48, "grid": 12, "codes": 512, "code_dim": 32, "world": "specviz/scenes/data.py"})
     lines = [
         "# The embedded `scenes` model", "",
@@ -117,8 +130,11 @@ def write_card(ev: dict, stack: Stack = V1) -> None:
         f"{dr.get('steps')} steps each | top-1 agreement with the target: {dr.get('drafter_top1_agreement')} "
         f"(CASCADE re-weighting beta={dr.get('beta')}), {dr.get('drafter_plain_top1_agreement')} plain |",
         f"| scorer | CNN over 5 attributes | {sc.get('params', 0):,} params | {sc.get('steps')} steps | "
-        f"held-out accuracy {sc.get('heldout_accuracy_1000')} |", "",
+        f"held-out accuracy {sc.get('heldout_accuracy_1000')} |",
+        *region_row(assets), "",
         f"Fidelity per field (CFG 3): {ev['fidelity_per_field']}.", "",
+        *(line for name, note in (("tokenizer", tk.get("warm_start")), ("target", tg.get("schedule"))) if note
+          for line in (f"How the shipped {name} was trained: {note}", "")),
         f"Weights: {size:.1f} MB of safetensors. Total training time {total / 60:.0f} min on 2 CPU cores "
         "(torch 2.13 CPU; stages run one after another; each stage is resumable).", "",
         "Held-out captions: every full combination with (sky + 2 ground + 3 object + 5 colour + 7 position) % 11 == 0 "
@@ -131,12 +147,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--ambiguity", type=int, default=12, help="AR samples for the token-ambiguity section")
-    ap.add_argument("--stack", choices=["v1", "v2"], default="v1")
     args = ap.parse_args(argv)
-    if args.stack == "v2":
-        from specviz.scenes.v2.train import V2 as stack
-    else:
-        stack = V1
+    stack = SCENES
     ev = evaluate(args.n, stack=stack, n_ambiguity=args.ambiguity)
     (stack.assets / "eval.json").write_text(json.dumps(ev, indent=2))
     write_card(ev, stack)

@@ -1,22 +1,17 @@
-"""Region classes of the v1 world per token (sky / ground / object) and a tiny per-token region head.
+"""Region classes of the world per token (sky / ground / object) and a tiny per-token region head.
 
-`render_with_regions` draws a scene with `data.render` and returns the pixel region mask of that very image: the
-object layer is re-drawn by the world's own `_draw_object` on an empty canvas (with a copy of the generator, so the
-image is unchanged), and the horizon row comes from the same call. The masks are exact; data.py is not edited (a
-smaller, cleaner way would be an optional `layers` output of `data.render`).
+`world.render_layers` draws a scene and returns the pixel region mask of that very image (exact). The head
+classifies each token of a decoded 64x64 image (the VQ decoder's output, as generated images are) into REGIONS from
+its 4x4 patch and its neighbours. Trained on VQ round-trips of rendered training scenes; its accuracy is measured
+on held-out caption combinations rendered with another seed and written to assets/regions.json.
 
-The head classifies each token of a decoded 48x48 image (the VQ decoder's output, as generated images are) into
-REGIONS from its 4x4 patch and its neighbours. Trained on VQ round-trips of rendered training scenes; its accuracy
-is measured on held-out caption combinations rendered with another seed and written to assets/regions.json.
+python -m specviz.scenes.regions        (retrain; about a minute on one thread)
 """
 from __future__ import annotations
 
-import copy
 import json
-import threading
 import time
 from pathlib import Path
-from unittest import mock
 
 import numpy as np
 import torch
@@ -25,33 +20,18 @@ import torch.nn.functional as F
 
 from specviz import ckpt
 from specviz.paths import assets_dir
-from specviz.scenes import data
+from specviz.scenes import data, world
 
-REGIONS = ("sky", "ground", "object")
+REGIONS = world.REGIONS
 SKY, GROUND, OBJECT = range(3)
 PATCH = 4
 ASSETS = assets_dir()
 HEAD_PATH = ASSETS / "regions.safetensors"
-_HOOK = threading.Lock()
 
 
 def render_with_regions(s: data.Scene, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """(image uint8 (48, 48, 3) exactly as data.render(s, rng) draws it, pixel regions int (48, 48))."""
-    seen: dict = {}
-    draw = data._draw_object
-
-    def hook(img, obj, col, cx, hz, r):
-        canvas = np.full(img.shape, np.nan, np.float32)
-        draw(canvas, obj, col, cx, hz, copy.deepcopy(r))
-        seen["hz"], seen["object"] = hz, ~np.isnan(canvas).any(-1)
-        draw(img, obj, col, cx, hz, r)
-
-    with _HOOK, mock.patch.object(data, "_draw_object", hook):
-        img = data.render(s, rng)
-    rows = np.arange(data.SIZE)[:, None].repeat(data.SIZE, 1)
-    regions = np.where(rows < seen["hz"], SKY, GROUND)
-    regions[seen["object"]] = OBJECT
-    return img, regions
+    """(image uint8 (64, 64, 3) exactly as world.render(s, rng) draws it, pixel regions int (64, 64))."""
+    return world.render_layers(s, rng)
 
 
 def token_regions(pixel_regions: np.ndarray, patch: int = PATCH) -> np.ndarray:
@@ -72,7 +52,7 @@ class RegionHead(nn.Module):
         self.out = nn.Conv2d(ch, len(REGIONS), 1)
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
-        """images (B, 3, 48, 48) in [-1, 1] -> logits (B, 3, 12, 12)."""
+        """images (B, 3, H, W) in [-1, 1] -> logits (B, 3, H/4, W/4)."""
         b, _, h, w = images.shape
         rows = torch.linspace(-1, 1, h).view(1, 1, h, 1).expand(b, 1, h, w)
         x = F.relu(self.patch(torch.cat([images, rows], 1)))
@@ -86,7 +66,7 @@ def _as_input(images_uint8: np.ndarray) -> torch.Tensor:
 
 @torch.no_grad()
 def predict(head: RegionHead, images_uint8: np.ndarray) -> np.ndarray:
-    """(B, 48, 48, 3) uint8 decoded images -> (B, 12, 12) region class per token."""
+    """(B, H, W, 3) uint8 decoded images -> (B, H/4, W/4) region class per token."""
     return head(_as_input(images_uint8)).argmax(1).numpy()
 
 

@@ -14,7 +14,7 @@ import torch.nn as nn
 
 from specviz import ckpt
 from specviz.paths import assets_dir
-from specviz.scenes import data
+from specviz.scenes import data, world
 from specviz.scenes.vq import to_tensor
 
 FIELD_SIZES = tuple(len(v) for v in data.FIELDS.values())
@@ -22,7 +22,7 @@ _OFFSETS = np.cumsum([0] + [n + 1 for n in FIELD_SIZES[:-1]])      # caption tok
 DEFAULT_PATH = assets_dir() / "scorer.safetensors"
 
 
-def _as_input(images, size: int = data.SIZE) -> torch.Tensor:
+def _as_input(images, size: int = world.SIZE) -> torch.Tensor:
     """uint8 images (B, size, size, 3), numpy or torch -> (B, 3, size, size) float in [-1, 1]."""
     if torch.is_tensor(images):
         images = images.detach().cpu().numpy()
@@ -43,7 +43,7 @@ class Scorer(nn.Module):
     """Conv net 48x48 (or `size`) -> 6x6 (8x8 for 64) -> 3x3 pooled grid (keeps left/centre/right apart) -> F
     features -> five heads."""
 
-    def __init__(self, ch: int = 32, feat: int = 128, size: int = data.SIZE):
+    def __init__(self, ch: int = 32, feat: int = 128, size: int = world.SIZE):
         super().__init__()
         self.size = size
         self.body = nn.Sequential(
@@ -76,11 +76,11 @@ class Scorer(nn.Module):
             self.train(was)
 
     def predict(self, images_uint8) -> torch.Tensor:
-        """uint8 images (B, 48, 48, 3) -> (B, 5) long attribute indices (field order of data.FIELDS)."""
+        """uint8 images (B, size, size, 3) -> (B, 5) long attribute indices (field order of data.FIELDS)."""
         return self._batched(images_uint8, lambda x: torch.stack([o.argmax(1) for o in self(x)], 1))
 
     def features(self, images_uint8) -> torch.Tensor:
-        """uint8 images (B, 48, 48, 3) -> (B, F) float penultimate features."""
+        """uint8 images (B, size, size, 3) -> (B, F) float penultimate features."""
         return self._batched(images_uint8, self.embed)
 
 

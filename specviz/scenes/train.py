@@ -2,7 +2,13 @@
 
 Every stage is deterministic given its seed, resumable (a safetensors checkpoint in the work directory every few
 hundred steps) and writes its final weights to assets/ plus a JSON record used by the model card. A `Stack` names
-one generation of the model (its world, shapes, asset and work directories): V1 here, V2 in scenes/v2/train.py.
+the model's world, shapes, asset and work directories (SCENES: the shipped one).
+
+Shapes were chosen from measurements on the 2-core machine (one thread, fp32, which beat bf16 autocast there):
+VQ ch=48 at 1.1 s/step; 2048 l2-normalised codes of dim 8 (LlamaGen-style: low-dim, redundant); target d=192,
+6 layers, ~1.9 s/step at batch 32.
+
+python -m specviz train STAGE|all [--steps N] [--threads T]   (stages: tokenizer, scorer, target, drafter)
 """
 from __future__ import annotations
 
@@ -18,14 +24,15 @@ from tqdm import tqdm
 
 from specviz import ckpt
 from specviz.paths import assets_dir
-from specviz.scenes import data, loop
-from specviz.scenes.drafter import agreement, train_drafter_head
+from specviz.scenes import data, loop, world
+from specviz.scenes.drafter import agreement, train_drafter_heads
 from specviz.scenes.loop import BF16, caption_batch
 from specviz.scenes.target import Target, TargetConfig
 from specviz.scenes.vq import VQVAE, to_tensor
 
 ASSETS = assets_dir()
 WORK = Path(__file__).resolve().parents[2] / ".cache" / "train"
+STEPS = {"tokenizer": 900, "scorer": 1000, "target": 5000, "drafter": 600}     # "all" runs them in this order
 
 
 @dataclass(frozen=True)
@@ -33,26 +40,32 @@ class Stack:
     """One generation of the scenes model: its world's batch function (rng, size, held_out) -> (uint8 images,
     scenes), the VQVAE keyword arguments, the target's shape, where weights and checkpoints go, and whether the
     stages run under bf16 autocast."""
-    assets: Path
-    work: Path
-    batch: Callable
-    vq: dict = field(default_factory=dict)
-    target: TargetConfig = TargetConfig()
-    bf16: bool = True
-    size: int = data.SIZE                   # image side in pixels (what the scorer reads)
+    assets: Path = ASSETS
+    work: Path = WORK
+    batch: Callable = world.batch
+    vq: dict = field(default_factory=lambda: {"codes": 2048, "dim": 8, "ch": 48})
+    target: TargetConfig = TargetConfig(codes=2048, grid=world.GRID, dim=192, layers=6, heads=6)
+    bf16: bool = False
+    size: int = world.SIZE                  # image side in pixels (what the scorer reads)
 
     def autocast(self):
         return torch.autocast(**BF16) if self.bf16 else contextlib.nullcontext()
 
 
-V1 = Stack(ASSETS, WORK, data.batch)
+SCENES = Stack()
 
 
-def _record(stage: str, info: dict, stack: Stack = V1):
+def run_stage(stage: str, steps: int | None = None, stack: Stack = SCENES) -> None:
+    """One stage with its default (STEPS) or the given number of steps."""
+    globals()[f"train_{stage}"](steps=steps or STEPS[stage], stack=stack)
+
+
+def _record(stage: str, info: dict, stack: Stack = SCENES):
     loop.record(stack.assets / "training.json", stage, info)
 
 
-def _loop(name: str, model, opt, steps: int, peak_lr: float, step_fn, every: int = 250, log=None, stack: Stack = V1):
+def _loop(name: str, model, opt, steps: int, peak_lr: float, step_fn, every: int = 250, log=None,
+          stack: Stack = SCENES):
     return loop.run(stack.work, name, model, opt, steps, peak_lr, step_fn, every, log)
 
 
@@ -67,7 +80,7 @@ def load_vq(path=None) -> VQVAE:
 
 
 @torch.no_grad()
-def vq_psnr(vq: VQVAE, n: int = 1000, seed: int = 12345, batch_fn=data.batch) -> dict:
+def vq_psnr(vq: VQVAE, n: int = 1000, seed: int = 12345, batch_fn=world.batch) -> dict:
     """PSNR, codes used and code perplexity on n held-out scenes drawn by batch_fn (v1's world by default)."""
     rng = np.random.default_rng(seed)
     imgs, _ = batch_fn(rng, n, held_out=True)
@@ -84,7 +97,7 @@ def vq_psnr(vq: VQVAE, n: int = 1000, seed: int = 12345, batch_fn=data.batch) ->
             "codes_used": int((used > 0).sum()), "perplexity": float(torch.exp(-(p[p > 0] * p[p > 0].log()).sum()))}
 
 
-def train_tokenizer(steps: int = 2400, batch: int = 32, seed: int = 0, stack: Stack = V1):
+def train_tokenizer(steps: int = STEPS["tokenizer"], batch: int = 32, seed: int = 0, stack: Stack = SCENES):
     torch.manual_seed(seed)
     vq = VQVAE(**stack.vq)
     opt = torch.optim.Adam(vq.parameters(), lr=1e-3)
@@ -114,7 +127,7 @@ def train_tokenizer(steps: int = 2400, batch: int = 32, seed: int = 0, stack: St
 
 
 # ---------------------------------------------------------------- target
-def code_pool(vq: VQVAE, n: int, seed: int, stack: Stack = V1) -> tuple[torch.Tensor, torch.Tensor]:
+def code_pool(vq: VQVAE, n: int, seed: int, stack: Stack = SCENES) -> tuple[torch.Tensor, torch.Tensor]:
     """n training scenes encoded once: captions (n, 5) and codes (n, G*G); cached in the work directory."""
     path = stack.work / f"pool_{n}_{seed}.safetensors"
     if path.exists():
@@ -135,8 +148,8 @@ def code_pool(vq: VQVAE, n: int, seed: int, stack: Stack = V1) -> tuple[torch.Te
     return caps, codes
 
 
-def train_target(steps: int = 4500, batch: int = 32, seed: int = 0, cfg: TargetConfig | None = None,
-                 pool: int = 32768, stack: Stack = V1, every: int = 250):
+def train_target(steps: int = STEPS["target"], batch: int = 32, seed: int = 0, cfg: TargetConfig | None = None,
+                 pool: int = 32768, stack: Stack = SCENES, every: int = 250):
     torch.manual_seed(seed)
     cfg = cfg or stack.target
     vq = load_vq(stack.assets / "vq.safetensors")
@@ -204,14 +217,14 @@ def _labels(scenes) -> torch.Tensor:
 
 
 @torch.no_grad()
-def scorer_accuracy(model, n: int = 1000, seed: int = 12345, batch_fn=data.batch) -> dict:
+def scorer_accuracy(model, n: int = 1000, seed: int = 12345, batch_fn=world.batch) -> dict:
     """Per-attribute accuracy of `model` on n held-out real scenes (fixed seed) drawn by batch_fn."""
     imgs, sc = batch_fn(np.random.default_rng(seed), n, held_out=True)
     hit = (model.predict(imgs) == _labels(sc)).float().mean(0)
     return {f: round(float(a), 4) for f, a in zip(data.FIELD_NAMES, hit)}
 
 
-def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0, stack: Stack = V1):
+def train_scorer(steps: int = STEPS["scorer"], batch: int = 32, seed: int = 0, stack: Stack = SCENES):
     from specviz.scenes.scorer import Scorer
     torch.manual_seed(seed)
     model = Scorer(size=stack.size)
@@ -233,9 +246,7 @@ def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0, stack: Stack
 
     secs = _loop("scorer", model, opt, steps, 2e-3, step_fn, every=300, log=log, stack=stack)
     model.eval()
-    cfg = {"ch": model.body[0][0].out_channels, "feat": model.feat_dim}
-    if stack.size != data.SIZE:
-        cfg["size"] = stack.size
+    cfg = {"ch": model.body[0][0].out_channels, "feat": model.feat_dim, "size": stack.size}
     ckpt.save(stack.assets / "scorer.safetensors", model, {"config": cfg, "fields": list(data.FIELD_NAMES)})
     acc = scorer_accuracy(model, batch_fn=stack.batch)
     _record("scorer", {"steps": steps, "batch": batch, "seconds": round(secs), "config": cfg,
@@ -246,20 +257,18 @@ def train_scorer(steps: int = 1000, batch: int = 32, seed: int = 0, stack: Stack
 
 
 # ---------------------------------------------------------------- drafter
-def train_drafter(steps: int = 800, batch: int = 32, seed: int = 0, beta: float = 1.0, tau_seq: float = 0.95,
-                  pool: int = 32768, stack: Stack = V1):
-    """Train the EAGLE head twice (plain, and with CASCADE's convergence re-weighting); ship the re-weighted one
-    and record both heads' top-1 agreement with the target on held-out scenes."""
+def train_drafter(steps: int = STEPS["drafter"], batch: int = 32, seed: int = 0, beta: float = 1.0,
+                  tau_seq: float = 0.95, pool: int = 32768, stack: Stack = SCENES):
+    """Train two EAGLE heads on the same batches (plain, and with CASCADE's convergence re-weighting); ship the
+    re-weighted one and record both heads' top-1 agreement with the target on held-out scenes."""
     target, vq = load_target(stack.assets / "target.safetensors"), load_vq(stack.assets / "vq.safetensors")
     caps, codes = code_pool(vq, pool, seed + 1, stack)
-    rec = {"steps": steps, "batch": batch, "beta": beta, "tau_seq": tau_seq}
-    for name, b in (("drafter_plain", 0.0), ("drafter", beta)):
-        head, secs = train_drafter_head(target, caps, codes, steps, batch, seed, b, tau_seq, name, stack.work,
-                                        stack.bf16)
-        rec[f"{name}_seconds"] = round(secs)
-        rec[f"{name}_top1_agreement"] = round(agreement(target, head, vq, batch_fn=stack.batch), 4)
-        if name == "drafter":
-            ckpt.save(stack.assets / "drafter.safetensors", head, {"beta": b, "tau_seq": tau_seq})
-            rec["params"] = sum(p.numel() for p in head.parameters())
+    heads, secs = train_drafter_heads(target, caps, codes, steps, batch, seed, {"drafter_plain": 0.0,
+                                      "drafter": beta}, tau_seq, stack.work, stack.bf16)
+    rec = {"steps": steps, "batch": batch, "beta": beta, "tau_seq": tau_seq, "seconds": round(secs),
+           "params": sum(p.numel() for p in heads["drafter"].parameters())}
+    for name, head in heads.items():
+        rec[f"{name}_top1_agreement"] = round(agreement(target, head, vq, batch_fn=stack.batch, bf16=stack.bf16), 4)
+    ckpt.save(stack.assets / "drafter.safetensors", heads["drafter"], {"beta": beta, "tau_seq": tau_seq})
     _record("drafter", rec, stack)
     print("drafter:", rec)

@@ -1,4 +1,4 @@
-"""A small VQ-VAE: 48x48 RGB <-> 12x12 grid of codes.
+"""A small VQ-VAE: an RGB image <-> a grid of codes at a quarter of its side (64x64 <-> 16x16 in the shipped model).
 
 Codes and latents are l2-normalised and matched by cosine similarity; straight-through gradients; dead codes are
 re-initialised from the batch's encodings (usage EMA initialised at 0: docs/calibration.md lesson 3).
@@ -26,13 +26,13 @@ class VQVAE(nn.Module):
         self.codes, self.dim = codes, dim
         self.enc = nn.Sequential(
             nn.Conv2d(3, ch, 3, padding=1), ResBlock(ch),
-            nn.Conv2d(ch, ch, 4, stride=2, padding=1), ResBlock(ch),          # 24x24
-            nn.Conv2d(ch, ch, 4, stride=2, padding=1), ResBlock(ch),          # 12x12
+            nn.Conv2d(ch, ch, 4, stride=2, padding=1), ResBlock(ch),          # 1/2
+            nn.Conv2d(ch, ch, 4, stride=2, padding=1), ResBlock(ch),          # 1/4
             nn.GroupNorm(8, ch), nn.SiLU(), nn.Conv2d(ch, dim, 1))
         self.dec = nn.Sequential(
             nn.Conv2d(dim, ch, 3, padding=1), ResBlock(ch), ResBlock(ch),
-            nn.ConvTranspose2d(ch, ch, 4, stride=2, padding=1), ResBlock(ch),  # 24x24
-            nn.ConvTranspose2d(ch, ch, 4, stride=2, padding=1), ResBlock(ch),  # 48x48
+            nn.ConvTranspose2d(ch, ch, 4, stride=2, padding=1), ResBlock(ch),  # 1/2
+            nn.ConvTranspose2d(ch, ch, 4, stride=2, padding=1), ResBlock(ch),  # full size
             nn.GroupNorm(8, ch), nn.SiLU(), nn.Conv2d(ch, 3, 3, padding=1))
         self.codebook = nn.Parameter(F.normalize(torch.randn(codes, dim), dim=1))
         self.register_buffer("usage", torch.zeros(codes))
@@ -42,14 +42,14 @@ class VQVAE(nn.Module):
         return F.normalize(self.codebook, dim=1)
 
     def encode(self, img: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """img (B, 3, 48, 48) in [-1, 1] -> codes (B, 12, 12) long, latents (B, dim, 12, 12) normalised."""
+        """img (B, 3, H, W) in [-1, 1] -> codes (B, H/4, W/4) long, latents (B, dim, H/4, W/4) normalised."""
         z = F.normalize(self.enc(img), dim=1)
         b, d, h, w = z.shape
         sim = z.permute(0, 2, 3, 1).reshape(-1, d) @ self.code_vectors().T        # (B*h*w, codes)
         return sim.argmax(1).view(b, h, w), z
 
     def decode(self, codes: torch.Tensor) -> torch.Tensor:
-        """codes (B, 12, 12) -> images (B, 3, 48, 48) in about [-1, 1]."""
+        """codes (B, h, w) -> images (B, 3, 4h, 4w) in about [-1, 1]."""
         q = self.code_vectors()[codes].permute(0, 3, 1, 2)
         return self.dec(q)
 

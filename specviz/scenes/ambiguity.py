@@ -8,7 +8,7 @@ law q_t used at every image position t and measure
 - the detail class of position t: the pixel standard deviation of its decoded patch (all pixels and channels of
   the patch, per channel, averaged; uint8 levels), binned low / mid / high by DETAIL_EDGES.
 
-python -m specviz.scenes.v2.ambiguity [--assets assets/v2] [--n 12]
+python -m specviz.scenes.ambiguity [--assets assets] [--n 12]
 """
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def texture_entropy(vq, render, n: int = 8, k: int = 96, seed: int = 5) -> dict:
 def main(argv=None) -> int:
     from specviz.models.scenes import ScenesModel
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--assets", default=str(assets_dir() / "v2"))
+    ap.add_argument("--assets", default=str(assets_dir()))
     ap.add_argument("--n", type=int, default=12)
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args(argv)

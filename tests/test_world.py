@@ -1,18 +1,17 @@
-"""Scenes v2 (issue 13): world determinism and texture, captions and held-out rule, VQ shapes, ambiguity measures,
-and the saved tokenizer's codebook use and PSNR when assets/v2 holds one."""
+"""The scenes world (issue 13): determinism and texture, captions and held-out rule, region layers, VQ shapes,
+ambiguity measures, and the shipped tokenizer's codebook use and PSNR."""
 import numpy as np
 import pytest
 import torch
 
 torch.set_num_threads(1)
 
-from specviz.scenes import data  # noqa: E402
+from specviz.scenes import ambiguity, data, world  # noqa: E402
 from specviz.scenes.evaluate import Prompted  # noqa: E402
-from specviz.scenes.v2 import ambiguity, world  # noqa: E402
-from specviz.scenes.v2.train import V2  # noqa: E402
+from specviz.scenes.train import SCENES  # noqa: E402
 from specviz.scenes.vq import VQVAE, to_tensor  # noqa: E402
 
-VQ_PATH = V2.assets / "vq.safetensors"
+VQ_PATH = SCENES.assets / "vq.safetensors"
 
 
 def test_world_is_deterministic_64px_and_uses_v1_captions():
@@ -56,13 +55,13 @@ def test_value_noise_shape_and_smoothness():
 
 def test_vq_round_trip_shapes():
     torch.manual_seed(0)
-    vq = VQVAE(**V2.vq).eval()
+    vq = VQVAE(**SCENES.vq).eval()
     imgs, _ = world.batch(np.random.default_rng(0), 2)
     with torch.no_grad():
         codes, z = vq.encode(to_tensor(imgs))
         rec = vq.decode(codes)
-    assert codes.shape == (2, 16, 16) and codes.max() < V2.vq["codes"]
-    assert z.shape == (2, V2.vq["dim"], 16, 16) and rec.shape == (2, 3, 64, 64)
+    assert codes.shape == (2, 16, 16) and codes.max() < SCENES.vq["codes"]
+    assert z.shape == (2, SCENES.vq["dim"], 16, 16) and rec.shape == (2, 3, 64, 64)
     norms = vq.code_vectors().norm(dim=1)
     assert torch.allclose(norms, torch.ones_like(norms), atol=1e-5)      # l2-normalised codes
 
@@ -85,9 +84,7 @@ def test_ambiguity_measures_on_known_laws():
     assert out["low_over_high_entropy"] == pytest.approx(np.log(2) / (np.log(4) / 2), abs=1e-3)
 
 
-@pytest.mark.skipif(not VQ_PATH.exists(), reason="assets/v2/vq.safetensors not trained yet: "
-                    "python -m specviz.scenes.v2.train tokenizer")
-def test_saved_v2_tokenizer_uses_its_codebook_and_reconstructs():
+def test_shipped_tokenizer_uses_its_codebook_and_reconstructs():
     from specviz.scenes.train import load_vq, vq_psnr
     vq = load_vq(VQ_PATH)
     assert vq.codes >= 1024 and vq.dim <= 16

@@ -1,7 +1,7 @@
-"""Look at an in-training (or shipped) v2 target: AR samples of held-out captions as a PNG grid, beside the real
+"""Look at an in-training (or shipped) target: AR samples of held-out captions as a PNG grid, beside the real
 scene drawn for the same caption, plus the token-ambiguity summary of those samples.
 
-python -m specviz.scenes.v2.peek [--ckpt .cache/train_v2/target.safetensors] [--n 8] [--out /tmp/peek_v2.png]
+python -m specviz.scenes.peek [--ckpt .cache/train/target.safetensors] [--n 8] [--out /tmp/peek.png]
 """
 from __future__ import annotations
 
@@ -16,18 +16,16 @@ from specviz import ckpt
 from specviz.codebook import neighbour_table
 from specviz.config import RunConfig
 from specviz.models.scenes import ScenesModel
-from specviz.scenes import data
+from specviz.scenes import ambiguity, data, world
 from specviz.scenes.target import Target
-from specviz.scenes.train import load_vq
-from specviz.scenes.v2 import ambiguity, world
-from specviz.scenes.v2.train import V2
+from specviz.scenes.train import SCENES, load_vq
 
 
 def load_checkpoint(path) -> tuple[ScenesModel, dict]:
-    """A ScenesModel over the v2 VQ and a target checkpoint (training or shipped), and the checkpoint's meta."""
-    target = Target(V2.target)
+    """A ScenesModel over the shipped VQ and a target checkpoint (training or shipped), and the checkpoint's meta."""
+    target = Target(SCENES.target)
     meta = ckpt.load(path, target)
-    return ScenesModel(target, load_vq(V2.assets / "vq.safetensors")), meta
+    return ScenesModel(target, load_vq(SCENES.assets / "vq.safetensors")), meta
 
 
 def peek(model: ScenesModel, n: int, seed: int = 3) -> tuple[np.ndarray, dict]:
@@ -54,9 +52,9 @@ def peek(model: ScenesModel, n: int, seed: int = 3) -> tuple[np.ndarray, dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ckpt", default=str(V2.work / "target.safetensors"))
+    ap.add_argument("--ckpt", default=str(SCENES.work / "target.safetensors"))
     ap.add_argument("--n", type=int, default=8)
-    ap.add_argument("--out", default="/tmp/peek_v2.png")
+    ap.add_argument("--out", default="/tmp/peek.png")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     model, meta = load_checkpoint(args.ckpt)

@@ -1,10 +1,11 @@
-"""Scenes v2: 64x64 textured scenes for a 16x16 token grid (4x4 px patches), issue 13.
+"""The embedded model's world: 64x64 textured scenes for a 16x16 token grid (4x4 px patches).
 
-The caption grammar, token ids, synonyms and held-out rule are v1's (`specviz.scenes.data`): only the pixels
-change. Every region carries texture that is faint to the eye but stochastic — value noise and wisps in skies,
-grass blades, sand grain and ripples, water ripples, snow sparkle, shading and grain on objects — so that a region
-that reads as flat is covered by many near-identical patches, as in natural images (the "token selection
-ambiguity" of LANTERN; CASCADE's interchangeable codes in homogeneous regions).
+Captions, token ids, synonyms and the held-out rule live in `specviz.scenes.data`. Every region carries texture
+that is faint to the eye but stochastic: patch-scale colour mottling everywhere, wisps in skies, grass blades, sand
+ripples, water ripples, snow sparkle, shading and grain on objects, so that a region that reads as flat is covered
+by many near-identical codes, as in natural images (the "token selection ambiguity" of LANTERN; CASCADE's
+interchangeable codes in homogeneous regions). Objects are drawn with sharp edges from the caption and a small
+layout jitter: the high-detail positions are the predictable ones.
 """
 from __future__ import annotations
 
@@ -113,16 +114,20 @@ def ground(kind: str, hz: int, rng: np.random.Generator) -> np.ndarray:
     return img + mottle(rng, h, w)
 
 
-def _paint(img: np.ndarray, mask: np.ndarray, colour, light: np.ndarray, tex: np.ndarray) -> None:
-    """Fill `mask` with `colour` scaled by the lighting field `light` (1 = unlit) plus a texture field."""
+def _paint(img: np.ndarray, mask: np.ndarray, colour, light: np.ndarray, tex: np.ndarray) -> np.ndarray:
+    """Fill `mask` with `colour` scaled by the lighting field `light` (1 = unlit) plus a texture field; returns
+    the mask."""
     col = np.asarray(colour, np.float32)
     img[mask] = col * light[mask][:, None] + tex[mask][:, None]
+    return mask
 
 
-def draw_object(img: np.ndarray, obj: str, colour, cx: int, hz: int, rng: np.random.Generator, cy: int = 13) -> None:
+def draw_object(img: np.ndarray, obj: str, colour, cx: int, hz: int, rng: np.random.Generator,
+                cy: int = 13) -> np.ndarray:
     """Draw one shaded, textured object in place on a (64, 64, 3) float image; `cy` is a sun's or moon's centre
-    row. `rng` draws only texture."""
+    row. `rng` draws only texture. Returns the (64, 64) bool mask of the pixels it painted."""
     yy, xx = _YY, _XX
+    painted: list[np.ndarray] = []
     tex = fractal(rng, SIZE, SIZE, 3, 2) * np.float32(3) + rng.standard_normal((SIZE, SIZE)).astype(np.float32) * 1.5
     if obj in ("sun", "moon"):
         r = 7.5
@@ -131,39 +136,48 @@ def draw_object(img: np.ndarray, obj: str, colour, cx: int, hz: int, rng: np.ran
         if obj == "moon":
             disc &= (yy - cy + 1.5) ** 2 + (xx - cx - 4.5) ** 2 > r * r
         light = 1.08 - 0.18 * np.sqrt(d2) / r
-        _paint(img, disc, colour, light, tex)
+        painted.append(_paint(img, disc, colour, light, tex))
     elif obj == "house":
         w, h = 16, 12
         x0, y0 = cx - w // 2, hz + 3 - h
         wall = (yy >= y0) & (yy < y0 + h) & (xx >= x0) & (xx < x0 + w)
         planks = np.where(((yy - y0) % 3) == 0, 0.92, 1.0).astype(np.float32)
-        _paint(img, wall, colour, planks * (1.02 - 0.1 * (xx - x0) / w), tex)
+        painted.append(_paint(img, wall, colour, planks * (1.02 - 0.1 * (xx - x0) / w), tex))
         door = (yy >= y0 + 5) & (yy < y0 + h) & (np.abs(xx - cx) <= 1.5)
-        _paint(img, door, (70, 45, 30), np.ones_like(yy), tex * 0.5)
+        painted.append(_paint(img, door, (70, 45, 30), np.ones_like(yy), tex * 0.5))
         roof = (yy < y0) & (yy >= y0 - 8) & (np.abs(xx - cx) <= (yy - (y0 - 8)) + 1)
-        _paint(img, roof, (112, 42, 36), 1.05 - 0.1 * (yy - (y0 - 8)) / 8, tex)
+        painted.append(_paint(img, roof, (112, 42, 36), 1.05 - 0.1 * (yy - (y0 - 8)) / 8, tex))
     elif obj == "tree":
         trunk = (yy >= hz - 8) & (yy < hz + 4) & (xx >= cx - 1) & (xx < cx + 2)
-        _paint(img, trunk, (100, 65, 35), np.ones_like(yy), tex * 0.6)
+        painted.append(_paint(img, trunk, (100, 65, 35), np.ones_like(yy), tex * 0.6))
         cy = hz - 15
         d2 = (yy - cy) ** 2 + (xx - cx) ** 2
         crown = d2 <= 52
         leaves = fractal(rng, SIZE, SIZE, 2, 2) * np.float32(0.06)
-        _paint(img, crown, colour, 1.05 - 0.15 * (yy - cy + xx - cx + 10) / 20 + leaves, tex)
+        painted.append(_paint(img, crown, colour, 1.05 - 0.15 * (yy - cy + xx - cx + 10) / 20 + leaves, tex))
     else:  # mountain
         h = 23
         top = hz - h
         tri = (yy <= hz + 1) & (yy >= top) & (np.abs(xx - cx) <= (yy - top) * 0.9)
         side = np.where(xx < cx, 1.05, 0.85).astype(np.float32)
-        _paint(img, tri, colour, side, tex * 1.4)
+        painted.append(_paint(img, tri, colour, side, tex * 1.4))
         cap = tri & (yy <= top + 5)
-        _paint(img, cap, (245, 245, 250), side, tex * 0.6)
+        painted.append(_paint(img, cap, (245, 245, 250), side, tex * 0.6))
+    return np.logical_or.reduce(painted)
+
+
+REGIONS = ("sky", "ground", "object")            # pixel region classes of render_layers
 
 
 def render(s: Scene, rng: np.random.Generator, texture: np.random.Generator | None = None) -> np.ndarray:
-    """Draw a v2 scene: uint8 array (64, 64, 3). Deterministic given the generator's state. The layout (horizon
+    """Draw a scene: uint8 array (64, 64, 3). Deterministic given the generator's state. The layout (horizon
     row, object column, sun/moon row) is drawn first from `rng`; texture from `texture` when given (the same
     layout under fresh texture: ambiguity.texture_entropy), else from `rng`."""
+    return render_layers(s, rng, texture)[0]
+
+
+def render_layers(s: Scene, rng: np.random.Generator, texture: np.random.Generator | None = None):
+    """(image as `render` draws it from the same generators, pixel regions (64, 64) int: indices into REGIONS)."""
     hz = 40 + int(rng.integers(-3, 4))                                     # horizon row
     cx = (13, 32, 51)[s.position] + int(rng.integers(-3, 4))
     cy = 13 + int(rng.integers(-2, 3))
@@ -171,11 +185,13 @@ def render(s: Scene, rng: np.random.Generator, texture: np.random.Generator | No
     img = np.empty((SIZE, SIZE, 3), np.float32)
     img[:hz] = sky(FIELDS["sky"][s.sky], hz, tex)
     img[hz:] = ground(FIELDS["ground"][s.ground], hz, tex)
-    draw_object(img, FIELDS["object"][s.object], COLOURS[FIELDS["colour"][s.colour]], cx, hz, tex, cy)
-    return np.clip(img, 0, 255).round().astype(np.uint8)
+    obj = draw_object(img, FIELDS["object"][s.object], COLOURS[FIELDS["colour"][s.colour]], cx, hz, tex, cy)
+    regions = np.where(np.arange(SIZE)[:, None] < hz, 0, 1).repeat(SIZE, 1)
+    regions[obj] = 2
+    return np.clip(img, 0, 255).round().astype(np.uint8), regions
 
 
 def batch(rng: np.random.Generator, size: int, held_out: bool = False) -> tuple[np.ndarray, list[Scene]]:
-    """`size` fresh v2 scenes: images (B, 64, 64, 3) uint8 and their attributes (v1's Scene records)."""
+    """`size` fresh scenes: images (B, 64, 64, 3) uint8 and their attributes."""
     scenes = [random_scene(rng, held_out) for _ in range(size)]
     return np.stack([render(s, rng) for s in scenes]), scenes
