@@ -16,7 +16,7 @@ from specviz import bench
 
 GRIDS = {
     "csd": (["lam", "delta"], ["0.25,0.5,1,2,4,8", "0.5,0.8,0.95"]),
-    "cascade": (["tau_pos", "tau_seq", "cascade_budget"], ["0.8,0.9,0.95", "0.9", "0.5,1.0"]),
+    "cascade": (["tau_pos", "tau_seq", "cascade_budget"], ["0.7,0.8,0.9", "0.8,0.9", "0.5,1.0"]),
     "lantern": (["lantern_delta"], ["0.05,0.1,0.2,0.25"]),
     "lanternpp": (["lanternpp_lambda"], ["2,5,10"]),
     "gsd": (["gsd_group"], ["4,8,16"]),

@@ -105,13 +105,13 @@ COMMON = (
          help="how fresh Jacobi slots are drafted"),
     Knob("tree", str, "dynamic", choices=("dynamic", "static", "chain"), label="Tree shape", ui="advanced",
          help="dynamic (EAGLE-2), static (top path + siblings) or chain"),
-    # depth 2, top-2, 3 nodes: about as fast as the fastest shape (depth 1, top-2) on scenes with one thread, but it
-    # keeps two levels, so CASCADE's consecutive-level sets C exist, and compresses more (docs/methods_trees.md §5);
-    # the old depth 4 / top-4 / 24 nodes compresses most but decoded 1.75x (sd) to 2.1x (cascade) slower
-    Knob("tree_depth", int, 2, 1, 12, label="Tree depth", ui="advanced", ui_hi=8, step=1, help="draft levels"),
-    Knob("tree_topk", int, 2, 1, 16, label="Tree branching (top-k)", ui="advanced", ui_hi=8, step=1,
+    # depth 4, top-4, 24 nodes: on scenes v2 (ambiguous codes, like real AR image models) a small tree cannot show
+    # CASCADE's groups: at depth 2 / top-2 / 3 nodes cascade compressed 1.12x sd's steps, at this shape 1.3x
+    # (docs/methods_trees.md §5). Every tree shape is slower than AR in wall time on this CPU (depth 1: 0.70x)
+    Knob("tree_depth", int, 4, 1, 12, label="Tree depth", ui="advanced", ui_hi=8, step=1, help="draft levels"),
+    Knob("tree_topk", int, 4, 1, 16, label="Tree branching (top-k)", ui="advanced", ui_hi=8, step=1,
          help="children per expanded node"),
-    Knob("tree_nodes", int, 3, 1, 128, help="dynamic tree: nodes kept after pruning"),
+    Knob("tree_nodes", int, 24, 1, 128, help="dynamic tree: nodes kept after pruning"),
     Knob("tree_sampling", str, "topk", choices=("topk", "sample"),
          help="topk (point masses, EAGLE-2) or sample (without replacement, EAGLE-1)"),
 )

@@ -196,12 +196,12 @@ register(Method(
     "csd", "CSD (content-aware)", families.Jacobi, "Jacobi · entropy-relaxed (content-aware SD)", False,
     ("lam", "delta"),
     declares=(
-        Knob("lam", float, 4.0, 0, label="λ  CSD strength (per unit of H/log|supp q|; raw: per nat)", ui="main",
+        Knob("lam", float, 1.0, 0, label="λ  CSD strength (per unit of H/log|supp q|; raw: per nat)", ui="main",
              ui_hi=10, step=0.05,
              help="CSD relaxation strength λ in b = min(1, q/p + λ·g(H)), in the units --h-norm sets: support "
-                  "(default) = per unit of H/log|supp q|, i.e. λ/log|supp q| per nat at each slot (λ = 4 on 512 "
-                  "codes ≈ 0.64 per nat); raw = per nat. Default 4 from the scenes sweep (README, Defaults)"),
-        Knob("delta", float, 0.95, 0, label="δ  CSD TV gate", ui="main", ui_hi=1, step=0.01,
+                  "(default) = per unit of H/log|supp q|, i.e. λ/log|supp q| per nat at each slot (λ = 1 on 2048 "
+                  "codes ≈ 0.13 per nat); raw = per nat. Default 1 from the scenes sweep (README, Defaults)"),
+        Knob("delta", float, 0.8, 0, label="δ  CSD TV gate", ui="main", ui_hi=1, step=0.01,
              help="CSD relaxes only where TV(p, q) < δ"),
         Knob("h_norm", str, "support", choices=("raw", "support", "vocab"),
              help="entropy units for CSD's λ: raw (nats), support (H / log|supp q|, comparable across codebooks and "
@@ -256,7 +256,7 @@ register(Method(
     ("lantern_delta", "lantern_k", "lantern_residual"),
     declares=(
         Knob("lantern_k", int, 8, 1, 64, help="LANTERN / LANTERN++ neighbour cap k"),
-        Knob("lantern_delta", float, 0.1, 0, help="LANTERN additive TV budget δ per draft, in [0, 1] (the released "
+        Knob("lantern_delta", float, 0.25, 0, help="LANTERN additive TV budget δ per draft, in [0, 1] (the released "
                                                   "code's δ > 1 is LANTERN++: --method lanternpp)"),
         _RESIDUAL,
     ),
@@ -267,7 +267,7 @@ register(Method(
     "lanternpp", "LANTERN++", families.Tree, "draft tree · latent neighbours, multiplicative budget", False,
     ("lanternpp_lambda", "lantern_k", "lantern_residual"),
     declares=(
-        Knob("lanternpp_lambda", float, 5.0, 1, label="λ  LANTERN++ multiplier", ui_hi=20, step=0.5,
+        Knob("lanternpp_lambda", float, 10.0, 1, label="λ  LANTERN++ multiplier", ui_hi=20, step=0.5,
              help="LANTERN++ budget (λ - 1)·q(x): the relaxed target q~(x) <= λ·q(x) (released runs: k=10 λ=5, "
                   "k=5 λ=10 or 20, static tree)"),
         _RESIDUAL,

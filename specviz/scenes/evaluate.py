@@ -135,8 +135,9 @@ def write_card(ev: dict, stack: Stack = SCENES) -> None:
         f"Fidelity per field (CFG 3): {ev['fidelity_per_field']}.", "",
         *(line for name, note in (("tokenizer", tk.get("warm_start")), ("target", tg.get("schedule"))) if note
           for line in (f"How the shipped {name} was trained: {note}", "")),
-        f"Weights: {size:.1f} MB of safetensors. Total training time {total / 60:.0f} min on 2 CPU cores "
-        "(torch 2.13 CPU; stages run one after another; each stage is resumable).", "",
+        f"Weights: {size:.1f} MB of safetensors. Training time recorded for the shipped stages: {total / 60:.0f} min "
+        "(torch 2.13 CPU, 2-core machine; the per-stage seconds in training.json, on the threads and load described "
+        "above; each stage is resumable).", "",
         "Held-out captions: every full combination with (sky + 2 ground + 3 object + 5 colour + 7 position) % 11 == 0 "
         "(130 of 1,440) is never shown in training; every single attribute value still is.", "",
         *(ambiguity_lines(ev["ambiguity"]) if "ambiguity" in ev else [])]
