@@ -18,7 +18,8 @@ from specviz.session import Backend, default_backend
 from specviz.ui import GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, api_params, slot_visibility
 
 # the default comparison, chosen from the bench on scenes (docs/methods_lossless.md): the baseline, classic lossless
-# SJD, the best lossless successor (MC-SJD: same drafts, coupled, +36 % step compression) and relaxation (CSD)
+# SJD, the best lossless successor (MC-SJD: same drafts, coupled; +56 % step compression on scenes v2, README
+# bench) and relaxation (CSD)
 DEFAULT_METHODS = ["ar", "sjd", "mcsjd", "csd"]
 EXAMPLES = ["a red house on the left, a sunset sky over snow", "a yellow sun in the centre, a clear day sky over sand",
             "a green tree on the right, an overcast sky over grass", "a purple mountain, a starry night sky over water"]

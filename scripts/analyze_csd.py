@@ -6,13 +6,17 @@ python scripts/analyze_csd.py --prompts 8 --set lam=0.4 delta=0.95
 import argparse
 import json
 import statistics as st
+import sys
+from pathlib import Path
 
-import torch
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from specviz import bench
-from specviz.config import RunConfig
-from specviz.models import load_model
-from specviz.runner import run
+import torch  # noqa: E402
+
+from specviz import bench  # noqa: E402
+from specviz.config import RunConfig  # noqa: E402
+from specviz.models import load_model  # noqa: E402
+from specviz.runner import run  # noqa: E402
 
 
 def main() -> int:

@@ -8,11 +8,14 @@ Writes <out>/{ar,csd,cascade}.jsonl (resumable sweeps), <out>/defaults.json and 
 """
 import argparse
 import json
+import sys
 from pathlib import Path
 
-import torch
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from specviz import bench
+import torch  # noqa: E402
+
+from specviz import bench  # noqa: E402
 
 GRIDS = {
     "csd": (["lam", "delta"], ["0.25,0.5,1,2,4,8", "0.5,0.8,0.95"]),

@@ -1,15 +1,18 @@
 """Per-step cost floor of tree methods on the embedded model: the target forward over N draft nodes, in units of a
-one-token forward, at mid-image (position 128, CFG 3, one torch thread). Best of R repeats, median over positions.
+one-token forward, at mid-image (position 128, CFG 3, one torch thread). Best of R repeats.
 
 python scripts/tree_cost.py [--nodes 1 2 3 25] [--repeats 30]
 """
 import argparse
-import statistics as st
+import sys
 import time
+from pathlib import Path
 
-import torch
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from specviz.models.scenes import ScenesModel
+import torch  # noqa: E402
+
+from specviz.models.scenes import ScenesModel  # noqa: E402
 
 
 def main() -> int:
@@ -34,8 +37,9 @@ def main() -> int:
             m.commit(st_, torch.arange(0))
         res[n] = min(times)
     base = res.get(1) or min(res.values())
-    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, 1 torch thread, scenes "
-          f"({sum(p.numel() for p in m.target.parameters()):,} params), forward at position 128, best of {args.repeats}")
+    params = sum(p.numel() for p in m.target.parameters())
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, 1 torch thread, scenes ({params:,} params), "
+          f"forward at position 128, best of {args.repeats}")
     for n, t in res.items():
         print(f"forward over {n:>2} nodes: {t * 1e3:.3f} ms = {t / base:.2f} one-token forwards")
     return 0

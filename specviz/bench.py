@@ -105,6 +105,7 @@ def _add_quality(model, rows: dict, out: dict) -> None:
         out[m]["fidelity"] = round(float(np.mean(fidelity(scorer, imgs, caps))), 4)
         out[m]["fid_scorer"] = round(frechet_distance(scorer.features(imgs), real_f), 3)
         out[m]["relaxed_low_mid"] = relaxed_low_mid(imgs, r, model.grid)
+        out[m]["low_mid"] = low_mid(imgs, model.grid)
         clip, note = clip_scores([Image.fromarray(i) for i in imgs], [x["caption"] for x in r])
         out[m]["clip"] = round(float(np.mean(clip)), 3) if clip else None
         out[m]["clip_note"] = note
@@ -122,6 +123,13 @@ def relaxed_low_mid(images: np.ndarray, runs: list, grid) -> float | None:
             hits += int((cls[pos] < 2).sum())
             total += len(pos)
     return round(hits / total, 4) if total else None
+
+
+def low_mid(images: np.ndarray, grid) -> float:
+    """Share of all positions whose decoded patch is low- or mid-detail: the base rate relaxed_low_mid compares with."""
+    from specviz.scenes import ambiguity
+    cls = np.concatenate([ambiguity.detail_class(ambiguity.patch_std(img, tuple(grid))).reshape(-1) for img in images])
+    return round(float((cls < 2).mean()), 4)
 
 
 CLIP_ID = "openai/clip-vit-base-patch32"
@@ -146,7 +154,7 @@ def clip_scores(images: list, captions: list[str], model_id: str = CLIP_ID) -> t
 
 def markdown(res: dict) -> str:
     cols = ["images", "target_forwards", "step_compression", "seconds", "speedup_vs_ar", "mean_accepted",
-            "relaxed_share", "relaxed_low_mid", "tv_cost", "nll", "fidelity", "fid_scorer", "clip"]
+            "relaxed_share", "relaxed_low_mid", "low_mid", "tv_cost", "nll", "fidelity", "fid_scorer", "clip"]
     lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for m, a in res["methods"].items():
         lines.append(f"| {m} | " + " | ".join("" if a.get(c) is None else str(a[c]) for c in cols) + " |")

@@ -236,12 +236,12 @@ register(Method(
     declares=(
         Knob("tau_pos", float, 0.8, label="τ_pos  CASCADE I(n)", ui="main", ui_lo=0.5, ui_hi=1, step=0.005,
              help="CASCADE interchangeable set: cosine of target hidden states >= τ_pos"),
-        Knob("tau_seq", float, 0.9, label="τ_seq  CASCADE C(n)", ui="main", ui_lo=0.5, ui_hi=1, step=0.005,
+        Knob("tau_seq", float, 0.8, label="τ_seq  CASCADE C(n)", ui="main", ui_lo=0.5, ui_hi=1, step=0.005,
              help="CASCADE convergent set: cosine >= τ_seq"),
         Knob("cascade_sets", str, "paper", choices=tuple(READINGS),
              help="CASCADE sets: paper (I = same tree level, C = consecutive levels) or siblings (our earlier "
                   "reading: I = same-parent siblings, C = siblings with similar children)"),
-        Knob("cascade_budget", float, 0.5, 0, label="δ  CASCADE TV budget per step", ui="advanced", ui_hi=2,
+        Knob("cascade_budget", float, 1.0, 0, label="δ  CASCADE TV budget per step", ui="advanced", ui_hi=2,
              step=0.05, help="CASCADE: Σ over a step's judged levels of TV(level output law, q) stays <= δ"),
     ),
     groups=cascade_groups, rescore=preview.cascade_rescore,

@@ -78,3 +78,4 @@ def test_relaxed_low_mid_counts_relaxed_tokens_by_the_detail_of_their_patch():
     runs = [{"relaxed_positions": [0, 1, 3]}, {"relaxed_positions": [3]}, {"relaxed_positions": []}]
     assert bench.relaxed_low_mid(np.stack([img] * 3), runs, (2, 2)) == 0.5            # 2 of 4 relaxed tokens
     assert bench.relaxed_low_mid(np.stack([img]), [{"relaxed_positions": []}], (2, 2)) is None
+    assert bench.low_mid(np.stack([img] * 3), (2, 2)) == 0.75                          # the base rate: 3 of 4 patches
