@@ -26,7 +26,8 @@ CASES = {   # name -> RunConfig overrides on the toy model (3x3 grid, 12 codes)
     "gsd-released": dict(method="gsd", window=4, gsd_group=14, gsd_gap=0.3, gsd_dist=4.0, gsd_mode="released"),
     "sd": dict(method="sd", tree_depth=3, tree_topk=2, tree_nodes=6),
     "sd-static-sampled": dict(method="sd", tree="static", tree_depth=3, tree_topk=2, tree_sampling="sample"),
-    "cascade": dict(method="cascade", tree_depth=3, tree_topk=3, tree_nodes=8, tau_pos=0.3, tau_seq=0.3),
+    "cascade": dict(method="cascade", tree_depth=3, tree_topk=3, tree_nodes=8, tau_pos=0.3, tau_seq=0.3,
+                    cascade_budget=0.5),      # the budget default when recorded (now 1.0): pinned, same bits
     "cascade-siblings": dict(method="cascade", tree_depth=3, tree_topk=3, tree_nodes=8, tau_pos=0.3, tau_seq=0.3,
                              cascade_sets="siblings", cascade_budget=0.2),
     "sd-dynamic-sampled": dict(method="sd", tree_depth=3, tree_topk=3, tree_nodes=4, tree_sampling="sample"),
