@@ -105,11 +105,14 @@ def test_out_of_memory_mid_run_frees_the_run_and_the_app_goes_on(served, error):
 
 def test_cancelled_run_frees_its_memory_and_the_next_run_is_unchanged(served):
     client, faulty, _, ref = served
-    faulty.delay = 0.05
+    faulty.delay = 0.2                                           # 16 ticks: the run lasts >= 3 s
     try:
         job = client.submit(*ARGS, api_name="/generate")
-        for _ in job:                                            # the first streamed frame: the run is under way
-            break
+        for _ in job:                                            # the first streamed update (it may come before
+            break                                                # the race has built its lanes)
+        deadline = time.time() + 3
+        while not list(LIVE) and time.time() < deadline:
+            time.sleep(0.01)
         assert list(LIVE), "lanes are not tracked"
         assert job.cancel()
         at_cancel = faulty.forwards
