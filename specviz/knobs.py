@@ -106,8 +106,9 @@ COMMON = (
     Knob("tree", str, "dynamic", choices=("dynamic", "static", "chain"), label="Tree shape", ui="advanced",
          help="dynamic (EAGLE-2), static (top path + siblings) or chain"),
     # depth 4, top-4, 24 nodes: on scenes v2 (ambiguous codes, like real AR image models) a small tree cannot show
-    # CASCADE's groups: at depth 2 / top-2 / 3 nodes cascade compressed 1.12x sd's steps, at this shape 1.3x
-    # (docs/methods_trees.md §5). Every tree shape is slower than AR in wall time on this CPU (depth 1: 0.70x)
+    # CASCADE's groups: at depth 2 / top-2 / 3 nodes cascade compressed 1.12x sd's steps, at this shape 1.46x
+    # with its defaults (README bench; docs/methods_trees.md §5). Every tree shape is slower than AR in wall time
+    # on this CPU (depth 1: 0.70x)
     Knob("tree_depth", int, 4, 1, 12, label="Tree depth", ui="advanced", ui_hi=8, step=1, help="draft levels"),
     Knob("tree_topk", int, 4, 1, 16, label="Tree branching (top-k)", ui="advanced", ui_hi=8, step=1,
          help="children per expanded node"),

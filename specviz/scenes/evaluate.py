@@ -107,7 +107,7 @@ def write_card(ev: dict, stack: Stack = SCENES) -> None:
     size = sum(p.stat().st_size for p in assets.glob("*.safetensors")) / 1e6
     tk, tg, dr, sc = (rec.get(k, {}) for k in ("tokenizer", "target", "drafter", "scorer"))
     total = sum(r.get("seconds", 0) for r in (tk, tg, sc, dr))
-    sh = ev.get("shapes", {"size": 48, "grid": 12, "codes": 512, "code_dim": 32, "world": "specviz/scenes/data.py"})
+    sh = ev["shapes"]
     lines = [
         "# The embedded `scenes` model", "",
         "A text-to-image AR model small enough to run on a laptop CPU, trained by `python -m specviz train all` on "
