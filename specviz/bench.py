@@ -2,7 +2,9 @@
 
 Quality on the embedded model: scorer fidelity (fraction of caption attributes found), a Fréchet distance on scorer
 features against real scenes of the same captions, the target NLL of the generated codes (from the trace: -log q of
-every committed token), and the total relaxation TV cost.
+every committed token), the number of implausible codes per image (committed codes the target gives probability below
+IMPLAUSIBLE_Q: the stray blobs a relaxation lets through; AR's own rate is its sampling tail), and the total
+relaxation TV cost.
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from tqdm import tqdm
 from specviz.config import RunConfig
 from specviz.runner import run
 from specviz.scenes import data, world
+
+IMPLAUSIBLE_Q = 1e-3         # a committed code with q below this is one AR draws at most once in a thousand tries
 
 
 def prompt_set(n: int) -> list[tuple[str, list[int]]]:
@@ -60,10 +64,12 @@ def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality:
             trace = run(cfg, model=model)
             secs = time.perf_counter() - t0
             committing = trace.committing()
-            nll = -float(np.mean([np.log(max(ev.p_target, 1e-12)) for _, ev in committing.values()]))
+            q = [ev.p_target for _, ev in committing.values()]
+            nll = -float(np.mean(np.log(np.maximum(q, 1e-12))))
             relaxed = sorted(p for p, (_, ev) in committing.items() if ev.decision == "relaxed")
             rows[m].append({"caption": caption, "caption_tokens": toks, "seed": seed, "seconds": secs,
-                            "nll": nll, **trace.summary, "codes": trace.tokens, "relaxed_positions": relaxed})
+                            "nll": nll, "implausible": implausible(q), **trace.summary, "codes": trace.tokens,
+                            "relaxed_positions": relaxed})
             bar.update()
     bar.close()
     out = {m: _aggregate(r, rows.get("ar")) | {"config": parse_spec(m)[1]} for m, r in rows.items()}
@@ -77,7 +83,7 @@ def _aggregate(r: list, ar: list | None) -> dict:
     agg = {"images": len(r), "target_forwards": med("target_forwards"), "step_compression": med("step_compression"),
            "step_compression_mean": round(st.mean(x["step_compression"] for x in r), 4),
            "seconds": med("seconds"), "mean_accepted": med("mean_accepted"), "nll": med("nll"),
-           "tv_cost": med("tv_cost"),
+           "tv_cost": med("tv_cost"), "implausible": round(st.mean(x["implausible"] for x in r), 3),
            "relaxed_share": round(sum(x["relaxed"] for x in r) / max(1, sum(x["accepted_drafts"] for x in r)), 4)}
     hist = np.zeros(64, int)
     for x in r:
@@ -109,6 +115,12 @@ def _add_quality(model, rows: dict, out: dict) -> None:
         clip, note = clip_scores([Image.fromarray(i) for i in imgs], [x["caption"] for x in r])
         out[m]["clip"] = round(float(np.mean(clip)), 3) if clip else None
         out[m]["clip_note"] = note
+
+
+def implausible(q_committed) -> int:
+    """How many committed tokens the target gave probability below IMPLAUSIBLE_Q (the bench reports the mean per
+    image: counts are small, so a median would hide them)."""
+    return int(np.sum(np.asarray(q_committed, dtype=float) < IMPLAUSIBLE_Q))
 
 
 def relaxed_low_mid(images: np.ndarray, runs: list, grid) -> float | None:
@@ -154,7 +166,8 @@ def clip_scores(images: list, captions: list[str], model_id: str = CLIP_ID) -> t
 
 def markdown(res: dict) -> str:
     cols = ["images", "target_forwards", "step_compression", "seconds", "speedup_vs_ar", "mean_accepted",
-            "relaxed_share", "relaxed_low_mid", "low_mid", "tv_cost", "nll", "fidelity", "fid_scorer", "clip"]
+            "relaxed_share", "relaxed_low_mid", "low_mid", "tv_cost", "nll", "implausible", "fidelity", "fid_scorer",
+            "clip"]
     lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for m, a in res["methods"].items():
         lines.append(f"| {m} | " + " | ".join("" if a.get(c) is None else str(a[c]) for c in cols) + " |")

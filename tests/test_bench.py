@@ -24,6 +24,28 @@ def test_measure_on_a_tiny_model():
     assert table.count("\n") == 4 and "| sjd |" in table
 
 
+def test_implausible_counts_committed_codes_the_target_finds_unlikely(monkeypatch):
+    """The bench's implausible column: per image, the committed codes whose TARGET probability is below the
+    threshold (not the draft's), averaged over images; checked against the traces themselves."""
+    from specviz.config import RunConfig
+    from specviz.runner import run
+    from tests.toy import toy
+    assert bench.implausible([0.0005, 0.001, 0.5]) == 1                     # strictly below IMPLAUSIBLE_Q
+    model, _ = toy(codes=8, grid=3)
+    spec, prompt = "csd:lam=2,delta=0.95", ("red house", [0, 4, 8, 12, 16])
+    traces = [run(RunConfig(method="csd", lam=2, delta=0.95, window=4, prompt=prompt[0], seed=s), model=model)
+              for s in range(4)]
+    qs = [[ev.p_target for _, ev in t.committing().values()] for t in traces]
+    counts = lambda cut: [sum(q < cut for q in qq) for qq in qs]
+    cuts = np.quantile(np.concatenate(qs), np.linspace(0.2, 0.8, 13))
+    cut = next(float(c) for c in cuts if np.mean(counts(c)) != np.median(counts(c)))   # a mean/median mix-up fails
+    monkeypatch.setattr(bench, "IMPLAUSIBLE_Q", cut)
+    res = bench.measure(model, [spec], [prompt], 4, {"window": 4}, quality=False, progress=False)
+    want = counts(cut)
+    assert [r["implausible"] for r in res["runs"][spec]] == want and 0 < sum(want) < 4 * 9
+    assert res["methods"][spec]["implausible"] == round(float(np.mean(want)), 3)
+
+
 def test_prompt_set_is_fixed_and_mixes_held_out():
     from specviz.scenes import data
     a, b = bench.prompt_set(6), bench.prompt_set(6)
