@@ -196,12 +196,12 @@ register(Method(
     "csd", "CSD (content-aware)", families.Jacobi, "Jacobi · entropy-relaxed (content-aware SD)", False,
     ("lam", "delta"),
     declares=(
-        Knob("lam", float, 1.0, 0, label="λ  CSD strength (per unit of H/log|supp q|; raw: per nat)", ui="main",
+        Knob("lam", float, 0.5, 0, label="λ  CSD strength (per unit of H/log|supp q|; raw: per nat)", ui="main",
              ui_hi=10, step=0.05,
              help="CSD relaxation strength λ in b = min(1, q/p + λ·g(H)), in the units --h-norm sets: support "
                   "(default) = per unit of H/log|supp q|, i.e. λ/log|supp q| per nat at each slot (λ = 1 on 2048 "
-                  "codes ≈ 0.13 per nat); raw = per nat. Default 1 from the scenes sweep (README, Defaults)"),
-        Knob("delta", float, 0.8, 0, label="δ  CSD TV gate", ui="main", ui_hi=1, step=0.01,
+                  "codes ≈ 0.13 per nat); raw = per nat. Default 0.5 from the scenes sweep (README, Defaults)"),
+        Knob("delta", float, 0.5, 0, label="δ  CSD TV gate", ui="main", ui_hi=1, step=0.01,
              help="CSD relaxes only where TV(p, q) < δ"),
         Knob("h_norm", str, "support", choices=("raw", "support", "vocab"),
              help="entropy units for CSD's λ: raw (nats), support (H / log|supp q|, comparable across codebooks and "
