@@ -19,11 +19,12 @@ import torch
 from PIL import Image
 from tqdm import tqdm
 
+from specviz import trace as trace_mod
 from specviz.config import RunConfig
 from specviz.runner import run
 from specviz.scenes import data, world
 
-IMPLAUSIBLE_Q = 1e-3         # a committed code with q below this is one AR draws at most once in a thousand tries
+IMPLAUSIBLE_Q = trace_mod.IMPLAUSIBLE_Q      # a committed code with target q below this: AR draws it rarely
 
 
 def prompt_set(n: int) -> list[tuple[str, list[int]]]:
@@ -120,7 +121,7 @@ def _add_quality(model, rows: dict, out: dict) -> None:
 def implausible(q_committed) -> int:
     """How many committed tokens the target gave probability below IMPLAUSIBLE_Q (the bench reports the mean per
     image: counts are small, so a median would hide them)."""
-    return int(np.sum(np.asarray(q_committed, dtype=float) < IMPLAUSIBLE_Q))
+    return trace_mod.count_below(q_committed, IMPLAUSIBLE_Q)
 
 
 def relaxed_low_mid(images: np.ndarray, runs: list, grid) -> float | None:

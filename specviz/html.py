@@ -11,7 +11,7 @@ from specviz.render import DECISION_LABEL, DECISION_RGB
 
 SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",
                    "Σ per-token TV cost (bound on the image's TV)", "mean per judged token",
-                   "rule's promised Σ", "time s"]
+                   "rule's promised Σ", "implausible codes (target q < 0.001)", "time s"]
 
 
 def _summary(method: str) -> str:
@@ -52,7 +52,8 @@ def summary_rows(traces: dict) -> list[list]:
         s = t.summary
         rows.append([m, s["target_forwards"], round(s["step_compression"], 3), round(s["mean_accepted"], 3),
                      s["relaxed"], s["rejected"], round(s["tv_cost"], 4), _opt(s.get("tv_cost_mean")),
-                     _opt(s.get("tv_bound")), round(sum(st.seconds for st in t.steps), 3)])
+                     _opt(s.get("tv_bound")), t.implausible(),
+                     round(sum(st.seconds for st in t.steps), 3)])
     return rows
 
 

@@ -20,6 +20,8 @@ MAX_TOKEN = 1 << 20             # codebook sizes: scenes 512, Janus-Pro 16384
 MAX_SIDE = 64                   # grid side limit for traces read from files (Janus-Pro: 24)
 MAX_EVENTS = 4096               # per verification step
 MAX_BYTES = 16 << 20            # trace files larger than this are refused unread (ours: < 1 MB)
+IMPLAUSIBLE_Q = 1e-3            # a committed code with target q below this is "implausible": AR draws it at most
+                                # once in a thousand tries; relaxation lets such codes through as stray blobs
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,11 @@ class Trace:
     def committing(self) -> dict[int, tuple[int, TokenEvent]]:
         """pos -> (step, committing event)."""
         return {ev.pos: (step, ev) for step, ev in self.events() if ev.commits}
+
+    def implausible(self, below: float | None = None) -> int:
+        """How many committed tokens the target gave probability below `below` (default IMPLAUSIBLE_Q)."""
+        return count_below([ev.p_target for _, ev in self.committing().values()],
+                           IMPLAUSIBLE_Q if below is None else below)
 
     def to_grid(self, name: str) -> np.ndarray:
         """(H, W) float array of a per-position field: finalize (step), attempts, decision (index into
@@ -310,3 +317,8 @@ def _int(v, lo: int, hi: int) -> bool:
 
 def _num(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def count_below(q_committed, below: float) -> int:
+    """The number of target probabilities strictly below `below` (the implausible-code count)."""
+    return int(np.sum(np.asarray(q_committed, dtype=float) < below))

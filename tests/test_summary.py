@@ -51,6 +51,26 @@ def test_summary_table_names_the_sum_and_reads_old_traces():
     assert len(row) == len(html.SUMMARY_HEADERS) and row[7] == "—" and row[8] == "—"
 
 
+def test_summary_counts_implausible_codes_from_the_target_law(monkeypatch):
+    """The summary's implausible column: committed tokens whose TARGET probability is below the threshold, counted
+    here from the raw step events (at a threshold chosen from the data so that the count is neither 0 nor all)."""
+    import numpy as np
+
+    from specviz import trace as trace_mod
+    model, factory = toy(codes=6, grid=3, seed=2, sharpen=1.0)
+    t = run(model, factory, method="csd", window=4, lam=2.0, delta=0.95, seed=3)
+    t.compute_summary(0.0)
+    q = [e.p_target for st in t.steps for e in st.events if e.commits]
+    d = [e.p_draft for st in t.steps for e in st.events if e.commits]
+    assert len(q) == 9
+    cut = next(float(c) for c in np.quantile(q, np.linspace(0.2, 0.8, 13))      # target and draft counts differ
+               if sum(x < c for x in q) != sum(x < c for x in d))
+    monkeypatch.setattr(trace_mod, "IMPLAUSIBLE_Q", cut)
+    col = html.SUMMARY_HEADERS.index("implausible codes (target q < 0.001)")
+    assert html.summary_rows({"csd": t})[0][col] == sum(x < cut for x in q)
+    assert 0 < sum(x < cut for x in q) < 9
+
+
 def test_inspector_converts_csd_lambda_to_nats():
     """λ = 4 per unit of H/log|supp q| on 512 codes is 4/log 512 = 0.641 per nat."""
     h = 3.0
