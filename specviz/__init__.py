@@ -1,9 +1,9 @@
 """specviz: a visual laboratory for speculative decoding of autoregressive image generators."""
 from specviz.config import METHODS, ConfigError, RunConfig
+from specviz.core.trace import DECISIONS, StepEvent, TokenEvent, Trace
 from specviz.decode import Progress, decode
 from specviz.drafters import drafter_factory
 from specviz.models import load_model
-from specviz.trace import DECISIONS, StepEvent, TokenEvent, Trace
 
 __all__ = ["METHODS", "ConfigError", "RunConfig", "Progress", "decode", "drafter_factory", "load_model",
            "DECISIONS", "TokenEvent", "StepEvent", "Trace"]

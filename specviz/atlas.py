@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from specviz import views
+from specviz.core.trace import DECISIONS, Trace
 from specviz.scenes.regions import OBJECT, REGIONS
-from specviz.trace import DECISIONS, Trace
 
 DETAIL_EDGES = (3.0, 6.0)               # fixed; the terciles of VQ round-trips of 150 real scenes, rounded
 DETAIL_BINS = ("low", "mid", "high")

@@ -19,8 +19,8 @@ import torch
 from PIL import Image
 from tqdm import tqdm
 
-from specviz import trace as trace_mod
 from specviz.config import RunConfig
+from specviz.core import trace as trace_mod
 from specviz.runner import run
 from specviz.scenes import data, world
 

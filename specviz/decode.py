@@ -14,10 +14,10 @@ import torch
 
 from specviz import methods
 from specviz.config import ConfigError, RunConfig
+from specviz.core.sampling import sample, target_probs
+from specviz.core.trace import StepEvent, Trace
 from specviz.events import simple_event
 from specviz.families import Ctx, host
-from specviz.sampling import sample, target_probs
-from specviz.trace import StepEvent, Trace
 
 
 @dataclass

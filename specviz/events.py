@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import torch
 
-from specviz.sampling import entropies, entropy, tv
-from specviz.trace import Sibling, TokenEvent
+from specviz.core.sampling import entropies, entropy, tv
+from specviz.core.trace import Sibling, TokenEvent
 
 
 def simple_event(pos: int, token: int, decision: str, q: torch.Tensor, cfg) -> TokenEvent:

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 import torch
 
+from specviz.core.sampling import sample, target_probs
+from specviz.core.trace import Drafted
 from specviz.drafters.jacobi import JacobiDrafter
 from specviz.events import chain_events, simple_event, tree_events
-from specviz.sampling import sample, target_probs
-from specviz.trace import Drafted
 from specviz.verify import verify_chain, verify_tree
 
 

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from specviz import render, views
-from specviz.trace import DECISIONS
+from specviz.core.trace import DECISIONS
 
 SLIDE_MAPS = ("entropy", "tv", "decision", "finalize", "tv_cost")
 

@@ -14,9 +14,9 @@ from typing import Callable
 
 from specviz import families, preview, rules
 from specviz.codebook import embedding_table, neighbour_table
+from specviz.core.knobs import COMMON, Knob
+from specviz.core.sampling import entropy, tv
 from specviz.groups import READINGS, cascade_groups
-from specviz.knobs import COMMON, Knob
-from specviz.sampling import entropy, tv
 
 DECISIONS = ("exact", "relaxed", "rejected", "resampled", "bonus", "ar")
 

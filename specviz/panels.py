@@ -7,8 +7,8 @@ import numpy as np
 from PIL import Image
 
 from specviz import methods, render, views
+from specviz.core.trace import DECISIONS, Trace
 from specviz.preview import Preview
-from specviz.trace import DECISIONS, Trace
 
 KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups")
 REPLAY_PX = 360

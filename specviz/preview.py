@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from specviz import rules, verify
-from specviz.trace import JUDGED, TokenEvent, Trace
+from specviz.core.trace import JUDGED, TokenEvent, Trace
 
 
 class Knobs(dict):

@@ -17,7 +17,7 @@ from typing import Callable
 
 import torch
 
-from specviz.sampling import safe_norm, tv
+from specviz.core.sampling import safe_norm, tv
 
 Residual = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 _CHUNK_FLOATS = 1 << 24                 # GSD distance work per chunk: cells x window x dims <= 16M floats

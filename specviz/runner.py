@@ -4,10 +4,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from specviz.config import RunConfig
+from specviz.core.trace import Trace
 from specviz.decode import Progress, decode, drain
 from specviz.drafters import drafter_factory
 from specviz.models import load_model
-from specviz.trace import Trace
 
 
 def stream(cfg: RunConfig, device: str = "auto", draft_model=None, record: bool = True,

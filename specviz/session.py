@@ -16,9 +16,9 @@ import torch
 
 from specviz import methods
 from specviz.config import METHODS, ConfigError, RunConfig
+from specviz.core.trace import Trace
 from specviz.decode import Progress, decode
 from specviz.panels import race_frame
-from specviz.trace import Trace
 
 RACE_PX = 240                                      # side of a race panel
 Loader = Callable[..., tuple[Any, Any]]            # (model name[, draft model]) -> (model, tree drafter factory)

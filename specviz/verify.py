@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from specviz import rules
-from specviz.sampling import sample, tv
+from specviz.core.sampling import sample, tv
 
 AcceptFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]     # (q (L,V), p (L,V)) -> a (L,V)
 

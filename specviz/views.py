@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specviz.trace import COMMITTING, JUDGED, TokenEvent, Trace
+from specviz.core.trace import COMMITTING, JUDGED, TokenEvent, Trace
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ import dataclasses
 
 import torch
 
-from specviz import methods, rules, sampling, trace, verify
+from specviz import methods, rules, verify
+from specviz.core import sampling, trace
 from tests import test_chain_laws as laws
 from tests import test_oracles as orc
 from tests import test_rules as tr

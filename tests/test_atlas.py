@@ -10,7 +10,7 @@ import torch
 from PIL import Image
 
 from specviz import atlas, atlas_fig, atlas_run
-from specviz.trace import Trace
+from specviz.core.trace import Trace
 from tests.toy import toy
 
 HAVE_MODEL = (Path(__file__).resolve().parents[1] / "assets" / "target.safetensors").exists()

@@ -12,7 +12,7 @@ import torch
 
 from specviz import methods, rules
 from specviz.config import RunConfig
-from specviz.sampling import entropy, safe_norm, tv
+from specviz.core.sampling import entropy, safe_norm, tv
 
 V = 10
 

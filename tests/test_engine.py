@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from specviz.config import ConfigError, RunConfig
+from specviz.core.trace import COMMITTING, Trace
 from specviz.decode import decode
-from specviz.trace import COMMITTING, Trace
 from tests.toy import CountingModel, check_decisions, run, toy
 
 

@@ -38,7 +38,7 @@ def test_weights_are_found_through_paths_assets_dir():
     """A path built as <source tree>/"assets" works in a checkout but not after `pip install .`."""
     direct = [f"{p.relative_to(ROOT)}:{n}" for p in (ROOT / "specviz").rglob("*.py") if p.name != "paths.py"
               for n, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"""/ *["']assets["']""", line)]
-    assert not direct, f"use specviz.paths.assets_dir() instead: {direct}"
+    assert not direct, f"use specviz.core.paths.assets_dir() instead: {direct}"
 
 
 def test_readme_is_a_space_and_keeps_its_two_commands():

@@ -20,10 +20,10 @@ import torch
 torch.set_num_threads(1)
 
 from specviz.config import METHODS, RunConfig  # noqa: E402
+from specviz.core.trace import COMMITTING, Trace  # noqa: E402
 from specviz.drafters import drafter_factory  # noqa: E402
 from specviz.models import load_model  # noqa: E402
 from specviz.runner import run  # noqa: E402
-from specviz.trace import COMMITTING, Trace  # noqa: E402
 from tests.janus_tiny import tiny_pair  # noqa: E402
 from tests.toy import CountingModel as Counting  # noqa: E402
 from tests.toy import check_decisions  # noqa: E402

@@ -10,9 +10,9 @@ import pytest
 import torch
 
 from specviz import rules
+from specviz.core.trace import COMMITTING, Trace
 from specviz.drafters import jacobi, pac
 from specviz.models.scenes import tiny
-from specviz.trace import COMMITTING, Trace
 from tests.test_exactness import chi2_pvalue
 from tests.toy import check_decisions, exact_law, run
 

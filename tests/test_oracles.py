@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from specviz import rules
-from specviz.sampling import safe_norm
+from specviz.core.sampling import safe_norm
 from tests import oracles
 
 

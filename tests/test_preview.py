@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from specviz.core.trace import TokenEvent
 from specviz.preview import (
     Knobs,
     cascade_group,
@@ -16,7 +17,6 @@ from specviz.preview import (
     rescore,
     step_scores,
 )
-from specviz.trace import TokenEvent
 from tests.toy import run, toy
 
 JUDGED = ("exact", "relaxed", "rejected")

@@ -9,9 +9,9 @@ import torch
 import app
 from specviz import __main__ as cli
 from specviz import config, families, methods, sweep_tab
-from specviz.knobs import ConfigError
+from specviz.core.knobs import ConfigError
+from specviz.core.trace import Trace
 from specviz.preview import Knobs, rescore
-from specviz.trace import Trace
 from specviz.ui import GEN_OUTPUTS, Handlers
 from tests.apptools import knob_args, tiny_backend
 from tests.toy import run, toy

@@ -2,7 +2,7 @@
 import torch
 
 from specviz import rules
-from specviz.sampling import entropy, safe_norm, sample, target_probs, tv
+from specviz.core.sampling import entropy, safe_norm, sample, target_probs, tv
 
 
 def laws(n=6, v=10, seed=0, sharp=2.0):

@@ -2,7 +2,7 @@
 import math
 
 from specviz import html
-from specviz.trace import TokenEvent
+from specviz.core.trace import TokenEvent
 from tests.toy import run, toy
 
 JUDGED = ("exact", "relaxed", "rejected")
@@ -56,7 +56,7 @@ def test_summary_counts_implausible_codes_from_the_target_law(monkeypatch):
     here from the raw step events (at a threshold chosen from the data so that the count is neither 0 nor all)."""
     import numpy as np
 
-    from specviz import trace as trace_mod
+    from specviz.core import trace as trace_mod
     model, factory = toy(codes=6, grid=3, seed=2, sharpen=1.0)
     t = run(model, factory, method="csd", window=4, lam=2.0, delta=0.95, seed=3)
     t.compute_summary(0.0)

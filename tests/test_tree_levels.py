@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import torch
 
 from specviz import events, groups, rules, verify
-from specviz.sampling import safe_norm, tv
+from specviz.core.sampling import safe_norm, tv
 from specviz.verify import Tree
 
 V = 6

@@ -4,10 +4,10 @@ import itertools
 import torch
 
 from specviz.config import RunConfig
+from specviz.core.sampling import target_probs
 from specviz.decode import decode
 from specviz.drafters.tree import DraftHead, HeadDrafter
 from specviz.models.scenes import tiny
-from specviz.sampling import target_probs
 
 # A flat toy for the chi-square tests: 256 sequences, none above 4.5 %, 123 cells with expected count >= 5 at N = 3000
 # (tests/test_exactness.py checks this); the default toy (sharpen 3) puts 66 % on one sequence and has no power.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from specviz.sampling import safe_norm, sample
+from specviz.core.sampling import safe_norm, sample
 
 
 def coupling(x: torch.Tensor, p_old: torch.Tensor, p_new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from specviz.core.sampling import target_probs
 from specviz.drafters.tree import pick_children
-from specviz.sampling import target_probs
 from specviz.verify import Tree
 
 

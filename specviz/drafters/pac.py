@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import torch
 
+from specviz.core.sampling import sample
 from specviz.drafters import jacobi
 from specviz.families import Family, tree_step_out
-from specviz.sampling import sample
 from specviz.verify import Tree, verify_tree
 
 

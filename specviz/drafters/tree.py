@@ -13,8 +13,8 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from specviz import ckpt
-from specviz.sampling import target_probs
+from specviz.core import ckpt
+from specviz.core.sampling import target_probs
 from specviz.scenes.target import Block
 from specviz.verify import Tree
 

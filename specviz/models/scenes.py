@@ -8,8 +8,8 @@ import numpy as np
 import torch
 from PIL import Image
 
+from specviz.core.paths import assets_dir
 from specviz.models.base import Prefilled
-from specviz.paths import assets_dir
 from specviz.scenes import data
 from specviz.scenes.target import Target, TargetConfig
 

@@ -20,8 +20,8 @@ import torch
 
 from specviz.codebook import neighbour_table
 from specviz.config import RunConfig
-from specviz.paths import assets_dir
-from specviz.sampling import entropy, sample, target_probs
+from specviz.core.paths import assets_dir
+from specviz.core.sampling import entropy, sample, target_probs
 from specviz.scenes import data
 
 DETAIL_EDGES = (4.0, 10.0)            # uint8 levels: std < 4 low (skies, snow), 4-10 mid (textured ground), >= 10 high

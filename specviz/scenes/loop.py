@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from specviz import ckpt
+from specviz.core import ckpt
 from specviz.scenes import data
 
 BF16 = dict(device_type="cpu", dtype=torch.bfloat16)

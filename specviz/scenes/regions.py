@@ -18,8 +18,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from specviz import ckpt
-from specviz.paths import assets_dir
+from specviz.core import ckpt
+from specviz.core.paths import assets_dir
 from specviz.scenes import data, world
 
 REGIONS = world.REGIONS

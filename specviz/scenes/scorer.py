@@ -12,8 +12,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from specviz import ckpt
-from specviz.paths import assets_dir
+from specviz.core import ckpt
+from specviz.core.paths import assets_dir
 from specviz.scenes import data, world
 from specviz.scenes.vq import to_tensor
 

@@ -22,8 +22,8 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from specviz import ckpt
-from specviz.paths import assets_dir
+from specviz.core import ckpt
+from specviz.core.paths import assets_dir
 from specviz.scenes import data, loop, world
 from specviz.scenes.drafter import agreement, train_drafter_heads
 from specviz.scenes.loop import BF16, caption_batch
