@@ -9,10 +9,11 @@ import os
 
 import gradio as gr
 
-from specviz import atlas_tab, families, html, panels, serving, sweep_tab, views
+from specviz import atlas_tab, html, panels, serving, sweep_tab, views
 from specviz import widgets as w
-from specviz.config import METHODS, RunConfig
-from specviz.methods import get, ui_knobs
+from specviz.engine import families
+from specviz.engine.config import METHODS, RunConfig
+from specviz.engine.methods import get, ui_knobs
 from specviz.models import ALLOWED_HUB
 from specviz.session import Backend, default_backend
 from specviz.ui import GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, api_params, slot_visibility

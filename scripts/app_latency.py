@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import app  # noqa: E402
-from specviz.config import METHODS, RunConfig  # noqa: E402
+from specviz.engine.config import METHODS, RunConfig  # noqa: E402
 from specviz.serving import cpu_seconds, served_app  # noqa: E402
 from specviz.session import default_backend, make_configs, race  # noqa: E402
 from specviz.ui import GEN_OUTPUTS, KNOBS  # noqa: E402

@@ -6,8 +6,8 @@ import json
 import sys
 from dataclasses import fields
 
-from specviz.config import METHODS, RunConfig
-from specviz.methods import all_knobs
+from specviz.engine.config import METHODS, RunConfig
+from specviz.engine.methods import all_knobs
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,8 +24,8 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _generate(args) -> int:
+    from specviz.engine.runner import run
     from specviz.models import load_model
-    from specviz.runner import run
     cfg = RunConfig(**{f.name: getattr(args, f.name) for f in fields(RunConfig)})
     draft = load_model(cfg.draft_model, args.device) if cfg.draft_model else None     # a missing one fails first
     model = load_model(cfg.model, args.device)

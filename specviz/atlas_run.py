@@ -13,8 +13,8 @@ import torch
 from tqdm import tqdm
 
 from specviz import atlas, bench
-from specviz.config import RunConfig
-from specviz.decode import decode, drain
+from specviz.engine.config import RunConfig
+from specviz.engine.decode import decode, drain
 
 
 def jobs(specs: list[str], prompts: int, seeds: int) -> list[dict]:
@@ -99,7 +99,7 @@ def _local_rows(load, left, model_name, trace_dir):
 
 @functools.lru_cache(maxsize=2)
 def _worker_model(model_name: str):
-    from specviz.drafters import drafter_factory
+    from specviz.engine.drafters import drafter_factory
     from specviz.models import load_model
     model = load_model(model_name)
     return model, drafter_factory(model), region_head_for(model)
@@ -136,7 +136,7 @@ def export(result: dict, stem: Path) -> tuple[list[Path], dict]:
 
 
 def main(args) -> int:
-    from specviz.drafters import drafter_factory
+    from specviz.engine.drafters import drafter_factory
     from specviz.models import load_model
     torch.set_num_threads(args.threads)
     out = Path(args.out)

@@ -9,7 +9,7 @@ import gradio as gr
 
 from specviz import atlas, atlas_run
 from specviz import widgets as w
-from specviz.config import METHODS
+from specviz.engine.config import METHODS
 from specviz.exports import export_dir
 
 DEFAULT_METHODS = ["ar", "sjd", "csd", "cascade"]

@@ -19,9 +19,9 @@ import torch
 from PIL import Image
 from tqdm import tqdm
 
-from specviz.config import RunConfig
 from specviz.core import trace as trace_mod
-from specviz.runner import run
+from specviz.engine.config import RunConfig
+from specviz.engine.runner import run
 from specviz.scenes import data, world
 
 IMPLAUSIBLE_Q = trace_mod.IMPLAUSIBLE_Q      # a committed code with target q below this: AR draws it rarely
@@ -39,7 +39,7 @@ def prompt_set(n: int) -> list[tuple[str, list[int]]]:
 
 def _cast(name: str, v: str):
     """A knob value from text, as the registry types it (an unknown knob is left to RunConfig to refuse)."""
-    from specviz.methods import all_knobs
+    from specviz.engine.methods import all_knobs
     k = next((k for k in all_knobs() if k.name == name), None)
     return k.cast(v) if k is not None else v
 
@@ -289,7 +289,7 @@ def pareto_figure(rows: list[dict]):
 
 def trace_overhead(model, cfg: RunConfig, images: int = 5) -> dict:
     """Decode time with trace recording on vs off (same seeds, interleaved): medians and the ratio."""
-    from specviz.decode import decode
+    from specviz.engine.decode import decode
     on, off = [], []
     for s in range(images):
         for rec, acc in ((True, on), (False, off)):

@@ -15,7 +15,7 @@ SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accept
 
 
 def _summary(method: str) -> str:
-    from specviz import methods
+    from specviz.engine import methods
     return escape(methods.get(method).summary) if method in methods.REGISTRY else ""
 
 
@@ -92,7 +92,7 @@ def inspector(trace, pos: int) -> str:
 
 def reading(method: str, config: dict) -> str:
     """Which reading of the paper this trace ran: the method's text-valued knobs (GSD mode, LANTERN residual)."""
-    from specviz import methods
+    from specviz.engine import methods
     if method not in methods.REGISTRY:
         return ""
     m = methods.get(method)
@@ -157,7 +157,7 @@ def _history(hist) -> str:
 
 
 def _members(a, sets: str) -> str:
-    from specviz.groups import READINGS
+    from specviz.engine.groups import READINGS
     rows = "".join(f"<tr><td>{n}</td><td>{'?' if lv < 0 else lv}</td><td>{tok}</td><td>{q:.4f}</td><td>{cos:.3f}</td>"
                    f"<td>{'—' if cc <= -1 else f'{cc:.3f}'}</td><td>{'I' if i else ''}{'C' if cv else ''}</td></tr>"
                    for n, tok, q, cos, cc, lv, i, cv in a.members)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from specviz import methods, render, views
+from specviz import render, views
 from specviz.core.trace import DECISIONS, Trace
+from specviz.engine import methods
 from specviz.preview import Preview
 
 KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups")

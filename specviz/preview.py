@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from specviz import rules, verify
 from specviz.core.trace import JUDGED, TokenEvent, Trace
+from specviz.engine import rules, verify
 
 
 class Knobs(dict):
@@ -37,7 +37,7 @@ class Knobs(dict):
     @classmethod
     def from_config(cls, config: dict, **over) -> "Knobs":
         """Registry defaults, then the run's config, then the moved knobs (None = not moved)."""
-        from specviz.methods import all_knobs
+        from specviz.engine.methods import all_knobs
         base = {k.name: k.default for k in all_knobs()} | dict(config)
         return cls(base | {k: v for k, v in over.items() if v is not None})
 
@@ -142,13 +142,13 @@ def cascade_rescore(judged: list[TokenEvent], knobs: Knobs) -> list[float]:
 
 def tunable(method: str) -> bool:
     """Whether the method's rule depends on the previewed knobs at all (it has a re-scoring in the registry)."""
-    from specviz import methods
+    from specviz.engine import methods
     return method in methods.REGISTRY and methods.get(method).rescore is not None
 
 
 def step_scores(trace: Trace, knobs: Knobs) -> list[list[tuple[TokenEvent, float]]]:
     """Per step: (judged event, b') in judge order; methods without a re-scoring keep the recorded b."""
-    from specviz import methods
+    from specviz.engine import methods
     rescore_fn = methods.get(trace.method).rescore if tunable(trace.method) else None
     out = []
     for st in trace.steps:

@@ -1,22 +1,4 @@
-"""Resolve a RunConfig into a model + drafter and stream the run (used by the CLI, the bench and the app)."""
-from __future__ import annotations
+"""The README's library import path (`from specviz.runner import stream, run`); the runner lives in the engine."""
+from specviz.engine.runner import run, stream
 
-from typing import Iterator
-
-from specviz.config import RunConfig
-from specviz.core.trace import Trace
-from specviz.decode import Progress, decode, drain
-from specviz.drafters import drafter_factory
-from specviz.models import load_model
-
-
-def stream(cfg: RunConfig, device: str = "auto", draft_model=None, record: bool = True,
-           model=None) -> Iterator[Progress]:
-    model = model if model is not None else load_model(cfg.model, device)
-    if draft_model is None and cfg.draft_model:
-        draft_model = load_model(cfg.draft_model, device)
-    return decode(model, cfg, drafter_factory(model, draft_model), record=record)
-
-
-def run(cfg: RunConfig, **kw) -> Trace:
-    return drain(stream(cfg, **kw)).trace
+__all__ = ["run", "stream"]

@@ -14,10 +14,10 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import torch
 
-from specviz import methods
-from specviz.config import METHODS, ConfigError, RunConfig
 from specviz.core.trace import Trace
-from specviz.decode import Progress, decode
+from specviz.engine import methods
+from specviz.engine.config import METHODS, ConfigError, RunConfig
+from specviz.engine.decode import Progress, decode
 from specviz.panels import race_frame
 
 RACE_PX = 240                                      # side of a race panel
@@ -68,7 +68,7 @@ def load(backend: Backend, name: str, draft: str = ""):
 def default_backend(device: str = "auto", allow_paths: bool = False, drafters: tuple = ()) -> Backend:
     """Models from assets / the local HF cache. Draft models offered: `drafters` (e.g. app.py --draft-model) and
     the allow-listed Janus-Pro-1B when it is cached."""
-    from specviz.drafters import drafter_factory
+    from specviz.engine.drafters import drafter_factory
     from specviz.models import ALLOWED_HUB, load_model
 
     def load(name: str, draft: str = ""):

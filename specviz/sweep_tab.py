@@ -14,7 +14,7 @@ COLUMNS = ["point", "step compression", "fidelity", "scorer FD", "Σ per-token T
 
 def params() -> dict:
     """method -> the numeric knobs its rule reads (from the registry), for every method that has any."""
-    from specviz.methods import REGISTRY, knob
+    from specviz.engine.methods import REGISTRY, knob
     out = {}
     for m in REGISTRY.values():
         nums = tuple(k for k in m.knobs if knob(k).kind in (int, float))

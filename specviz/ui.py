@@ -19,10 +19,10 @@ import torch
 from PIL import Image
 
 from specviz import html, panels, render
-from specviz.config import METHODS, ConfigError
+from specviz.engine.config import METHODS, ConfigError
+from specviz.engine.methods import Live, knob, ui_knobs
 from specviz.exports import export_run
 from specviz.figures import histogram_image
-from specviz.methods import Live, knob, ui_knobs
 from specviz.preview import Knobs, rescore
 from specviz.session import (
     RACE_PX,

@@ -32,7 +32,7 @@ def tiny_backend(codes=8, grid=4, delay=0.0):
 
 def knob_args(methods, prompt="a red house on the left", seed=3, **over):
     """Positional /generate arguments in ui.KNOBS order, then the map opacity."""
-    from specviz.config import RunConfig
+    from specviz.engine.config import RunConfig
     from specviz.ui import KNOBS
     vals = RunConfig().to_dict() | dict(
         prompt=prompt, seed=seed, model="scenes", methods=list(methods), lam=0.3, delta=0.5, tau_pos=0.9,
@@ -49,7 +49,7 @@ def fingerprint(outputs) -> tuple:
     import numpy as np
     from PIL import Image
 
-    from specviz.config import METHODS
+    from specviz.engine.config import METHODS
     from specviz.ui import GEN_OUTPUTS
     rows = tuple(tuple(r[:-1]) for r in outputs[GEN_OUTPUTS.index("summary")]["data"])    # last column: time s
     pixels = []

@@ -9,8 +9,8 @@ import dataclasses
 
 import torch
 
-from specviz import methods, rules, verify
 from specviz.core import sampling, trace
+from specviz.engine import methods, rules, verify
 from tests import test_chain_laws as laws
 from tests import test_oracles as orc
 from tests import test_rules as tr

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 from specviz.core.sampling import safe_norm
-from specviz.drafters import jacobi, pac
+from specviz.engine.drafters import jacobi, pac
 from tests.mutants import Mutant
 from tests.test_lossless_frontier import (
     test_coupling_keeps_as_often_as_possible,

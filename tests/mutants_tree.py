@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from specviz import events, groups, rules, verify
-from specviz.drafters.tree import HeadDrafter
+from specviz.engine import events, groups, rules, verify
+from specviz.engine.drafters.tree import HeadDrafter
 from tests import test_tree_levels as T
 from tests.mutants import Mutant
 

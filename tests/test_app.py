@@ -10,8 +10,8 @@ from PIL import Image
 
 import app
 from specviz import panels, render
-from specviz.config import RunConfig
-from specviz.runner import run
+from specviz.engine.config import RunConfig
+from specviz.engine.runner import run
 from specviz.session import make_configs, race
 from specviz.ui import GEN_OUTPUTS, KNOBS, Handlers, RunState
 from tests.apptools import (
@@ -153,7 +153,7 @@ def test_slider_release_reruns_only_live_models(state):
 
 
 def test_model_allow_list():
-    from specviz.config import ConfigError
+    from specviz.engine.config import ConfigError
     from specviz.session import Backend, check_model
     closed = Backend(lambda n: None, ("scenes",))
     assert check_model(closed, "scenes") == "scenes"

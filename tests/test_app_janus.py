@@ -10,10 +10,10 @@ import torch
 from gradio_client import Client
 
 import app
-from specviz.config import METHODS, RunConfig
 from specviz.core.trace import Trace
+from specviz.engine.config import METHODS, RunConfig
+from specviz.engine.runner import run
 from specviz.models import load_model
-from specviz.runner import run
 from specviz.session import Backend, default_backend
 from specviz.ui import GEN_OUTPUTS, KNOBS
 from tests.apptools import module_gradio_tmp  # noqa: F401 (fixture)

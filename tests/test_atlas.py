@@ -206,7 +206,7 @@ def test_atlas_cli_on_scenes_every_number(tmp_path):
 @pytest.mark.skipif(not HAVE_MODEL, reason="assets/target.safetensors not trained yet")
 def test_atlas_ray_and_local_rows_agree(tmp_path):
     pytest.importorskip("ray")
-    from specviz.drafters import drafter_factory
+    from specviz.engine.drafters import drafter_factory
     from specviz.models import load_model
     todo = atlas_run.jobs(["ar", "csd", "cascade"], 1, 1)
     remote, new = atlas_run.collect(todo, tmp_path / "ray.jsonl", None, ray="auto")

@@ -27,8 +27,8 @@ def test_measure_on_a_tiny_model():
 def test_implausible_counts_committed_codes_the_target_finds_unlikely(monkeypatch):
     """The bench's implausible column: per image, the committed codes whose TARGET probability is below the
     threshold (not the draft's), averaged over images; checked against the traces themselves."""
-    from specviz.config import RunConfig
-    from specviz.runner import run
+    from specviz.engine.config import RunConfig
+    from specviz.engine.runner import run
     from tests.toy import toy
     assert bench.implausible([0.0005, 0.001, 0.5]) == 1                     # strictly below IMPLAUSIBLE_Q
     model, _ = toy(codes=8, grid=3)

@@ -10,9 +10,9 @@ import math
 import pytest
 import torch
 
-from specviz import methods, rules
-from specviz.config import RunConfig
 from specviz.core.sampling import entropy, safe_norm, tv
+from specviz.engine import methods, rules
+from specviz.engine.config import RunConfig
 
 V = 10
 
@@ -229,7 +229,7 @@ def test_csd_rule_units():
 
 def test_verify_chain_uses_the_rules_residual():
     """Released GSD resamples from norm([q - p]+) (not the TV-optimal [q - p·a]+) and records the true cost."""
-    from specviz.verify import verify_chain
+    from specviz.engine.verify import verify_chain
     fn = rule("gsd", **CASES["gsd-released"][1])
     g = torch.Generator().manual_seed(0)
     for q, p in laws(1)[:4]:

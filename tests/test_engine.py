@@ -4,9 +4,9 @@ import json
 import pytest
 import torch
 
-from specviz.config import ConfigError, RunConfig
 from specviz.core.trace import COMMITTING, Trace
-from specviz.decode import decode
+from specviz.engine.config import ConfigError, RunConfig
+from specviz.engine.decode import decode
 from tests.toy import CountingModel, check_decisions, run, toy
 
 
@@ -139,7 +139,7 @@ def test_cfg_scale_one_is_conditional():
 @pytest.mark.parametrize("kw", [dict(tree="chain"), dict(tree="static"), dict(tree="static", tree_sampling="sample")])
 def test_draft_model_drafter(tm, kw):
     """A second small AR model drafts for sd and cascade: greedy equals AR; sampling keeps the trace invariants."""
-    from specviz.drafters.model import ModelDrafter
+    from specviz.engine.drafters.model import ModelDrafter
     from specviz.models.scenes import tiny
     model, _ = tm
     draft = tiny(codes=16, grid=5, seed=9)

@@ -13,8 +13,8 @@ from gradio_client.utils import Status
 
 import app
 from specviz import session
-from specviz.config import RunConfig
-from specviz.decode import decode, drain
+from specviz.engine.config import RunConfig
+from specviz.engine.decode import decode, drain
 from specviz.session import Backend
 from specviz.ui import KNOBS
 from tests.apptools import (

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from specviz.config import RunConfig
-from specviz.decode import decode, drain
+from specviz.engine.config import RunConfig
+from specviz.engine.decode import decode, drain
 from tests.toy import toy
 
 GOLDEN = Path(__file__).with_name("golden_traces.json")

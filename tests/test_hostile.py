@@ -17,8 +17,8 @@ import httpx
 import pytest
 from gradio_client import Client, handle_file
 
-from specviz.config import RunConfig
-from specviz.runner import run
+from specviz.engine.config import RunConfig
+from specviz.engine.runner import run
 from specviz.ui import KNOBS
 from tests.apptools import fingerprint, knob_args
 

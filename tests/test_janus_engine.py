@@ -19,11 +19,11 @@ import torch
 
 torch.set_num_threads(1)
 
-from specviz.config import METHODS, RunConfig  # noqa: E402
 from specviz.core.trace import COMMITTING, Trace  # noqa: E402
-from specviz.drafters import drafter_factory  # noqa: E402
+from specviz.engine.config import METHODS, RunConfig  # noqa: E402
+from specviz.engine.drafters import drafter_factory  # noqa: E402
+from specviz.engine.runner import run  # noqa: E402
 from specviz.models import load_model  # noqa: E402
-from specviz.runner import run  # noqa: E402
 from tests.janus_tiny import tiny_pair  # noqa: E402
 from tests.toy import CountingModel as Counting  # noqa: E402
 from tests.toy import check_decisions  # noqa: E402
@@ -124,7 +124,7 @@ def test_draft_model_must_share_the_codebook(models):
 
 
 def test_neighbour_table_chunked_equals_full(models, monkeypatch):
-    import specviz.codebook as dec
+    import specviz.engine.codebook as dec
 
     class Vecs:
         def __init__(self, v):

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from specviz import rules
 from specviz.core.trace import COMMITTING, Trace
-from specviz.drafters import jacobi, pac
+from specviz.engine import rules
+from specviz.engine.drafters import jacobi, pac
 from specviz.models.scenes import tiny
 from tests.test_exactness import chi2_pvalue
 from tests.toy import check_decisions, exact_law, run
@@ -185,7 +185,7 @@ def test_pac_tree_layout():
 
 
 def test_pac_window_too_small_is_refused():
-    from specviz.config import ConfigError, RunConfig
+    from specviz.engine.config import ConfigError, RunConfig
     with pytest.raises(ConfigError, match="window"):
         RunConfig(method="sjdpac", window=8)
 
@@ -234,7 +234,7 @@ def test_views_replay_and_preview_read_the_new_methods():
 
 def test_mcsjd_config_and_trace_record_the_coupling_it_runs():
     """mcsjd forces couple=1 (Method.forces): the config, hence every trace, records what runs."""
-    from specviz.config import RunConfig
+    from specviz.engine.config import RunConfig
     assert RunConfig(method="mcsjd").couple == 1 and RunConfig(method="mcsjd", couple=0).couple == 1
     assert RunConfig(method="sjd").couple == 0
     tm = tiny(codes=6, grid=3, seed=0)
@@ -243,6 +243,6 @@ def test_mcsjd_config_and_trace_record_the_coupling_it_runs():
 
 def test_sjdpac_records_the_fresh_draft_init_it_runs():
     """sjdpac drafts fresh slots uniformly whatever --init says: the config, hence the trace, records init=random."""
-    from specviz.config import RunConfig
+    from specviz.engine.config import RunConfig
     assert RunConfig(method="sjdpac", init="repeat_vertical").init == "random"
     assert RunConfig(method="sjd", init="repeat_vertical").init == "repeat_vertical"

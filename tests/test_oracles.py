@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from specviz import rules
 from specviz.core.sampling import safe_norm
+from specviz.engine import rules
 from tests import oracles
 
 

@@ -1,8 +1,8 @@
 """Closed-form checks of the pure rules (docs/methods.md §1, §3-5, §8)."""
 import torch
 
-from specviz import rules
 from specviz.core.sampling import entropy, safe_norm, sample, target_probs, tv
+from specviz.engine import rules
 
 
 def laws(n=6, v=10, seed=0, sharp=2.0):

@@ -4,8 +4,8 @@ import pytest
 from PIL import Image
 
 from specviz import panels, render, views
-from specviz.config import ConfigError
-from specviz.decode import decode
+from specviz.engine.config import ConfigError
+from specviz.engine.decode import decode
 from specviz.session import make_configs, race
 from tests.apptools import Slow
 from tests.toy import toy

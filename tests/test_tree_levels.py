@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import torch
 
-from specviz import events, groups, rules, verify
 from specviz.core.sampling import safe_norm, tv
-from specviz.verify import Tree
+from specviz.engine import events, groups, rules, verify
+from specviz.engine.verify import Tree
 
 V = 6
 

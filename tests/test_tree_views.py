@@ -6,8 +6,8 @@ from html import escape
 import pytest
 
 from specviz import html, views
-from specviz.groups import READINGS
-from specviz.methods import get
+from specviz.engine.groups import READINGS
+from specviz.engine.methods import get
 from tests.toy import run, toy
 
 

@@ -135,8 +135,8 @@ def test_shared_loop_resumes_and_records(tmp_path):
 
 
 def test_ambiguity_follows_the_decode_loops_ar_samples():
-    from specviz.config import RunConfig
-    from specviz.decode import decode, drain
+    from specviz.engine.config import RunConfig
+    from specviz.engine.decode import decode, drain
     from specviz.models.scenes import tiny
     m = tiny(codes=16, grid=3, seed=0)
     cap = data.Scene(1, 2, 3, 4, 0).tokens()

@@ -3,10 +3,10 @@ import itertools
 
 import torch
 
-from specviz.config import RunConfig
 from specviz.core.sampling import target_probs
-from specviz.decode import decode
-from specviz.drafters.tree import DraftHead, HeadDrafter
+from specviz.engine.config import RunConfig
+from specviz.engine.decode import decode
+from specviz.engine.drafters.tree import DraftHead, HeadDrafter
 from specviz.models.scenes import tiny
 
 # A flat toy for the chi-square tests: 256 sequences, none above 4.5 %, 123 cells with expected count >= 5 at N = 3000

@@ -138,7 +138,7 @@ class Trace:
         TV(o, q): not the TV of any law, but an upper bound on the TV between the image's joint law and AR's (the
         hybrid argument); tv_cost_mean divides it by the positions a rule judged; tv_bound is Σ of what the rule
         promises at those positions (None when the rule promises nothing)."""
-        from specviz import methods
+        from specviz.engine import methods
         n_pos = self.grid[0] * self.grid[1]
         forwards = len(self.steps)
         decisions = [ev.decision for _, ev in self.events()]
@@ -195,8 +195,8 @@ class Trace:
 
     def check(self) -> None:
         """Every field has the type and range the views rely on (cheap; run on anything read from a file)."""
-        from specviz import methods
-        from specviz.config import RunConfig
+        from specviz.engine import methods
+        from specviz.engine.config import RunConfig
         _want(self.method in methods.REGISTRY,
               f"method {self.method!r} is not one of {', '.join(methods.REGISTRY)}")
         _want(isinstance(self.model, str) and 0 < len(self.model) <= 200, "model must be a short name")
@@ -260,7 +260,7 @@ def _bound(method, config: dict, judged: dict) -> float | None:
         return 0.0
     if method.bound is None:
         return None
-    from specviz.config import RunConfig
+    from specviz.engine.config import RunConfig
     cfg = RunConfig.from_dict(config)
     per = [method.bound(ev, cfg) for evs in judged.values() for ev in evs]
     return None if any(b is None for b in per) else round(sum(per), 4)

@@ -18,10 +18,10 @@ import json
 import numpy as np
 import torch
 
-from specviz.codebook import neighbour_table
-from specviz.config import RunConfig
 from specviz.core.paths import assets_dir
 from specviz.core.sampling import entropy, sample, target_probs
+from specviz.engine.codebook import neighbour_table
+from specviz.engine.config import RunConfig
 from specviz.scenes import data
 
 DETAIL_EDGES = (4.0, 10.0)            # uint8 levels: std < 4 low (skies, snow), 4-10 mid (textured ground), >= 10 high

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from specviz.drafters.tree import head_for
+from specviz.engine.drafters.tree import head_for
 from specviz.scenes import loop, world
 from specviz.scenes.loop import BF16, caption_batch
 from specviz.scenes.vq import to_tensor

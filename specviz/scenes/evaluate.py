@@ -12,8 +12,8 @@ import time
 import numpy as np
 import torch
 
-from specviz.config import RunConfig
-from specviz.decode import decode, drain
+from specviz.engine.config import RunConfig
+from specviz.engine.decode import decode, drain
 from specviz.models.scenes import ScenesModel
 from specviz.scenes import ambiguity, data
 from specviz.scenes.train import SCENES, Stack

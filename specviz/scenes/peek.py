@@ -12,9 +12,9 @@ import numpy as np
 import torch
 from PIL import Image
 
-from specviz.codebook import neighbour_table
-from specviz.config import RunConfig
 from specviz.core import ckpt
+from specviz.engine.codebook import neighbour_table
+from specviz.engine.config import RunConfig
 from specviz.models.scenes import ScenesModel
 from specviz.scenes import ambiguity, data, world
 from specviz.scenes.target import Target

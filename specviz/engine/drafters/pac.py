@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import torch
 
 from specviz.core.sampling import sample
-from specviz.drafters import jacobi
-from specviz.families import Family, tree_step_out
-from specviz.verify import Tree, verify_tree
+from specviz.engine.drafters import jacobi
+from specviz.engine.families import Family, tree_step_out
+from specviz.engine.verify import Tree, verify_tree
 
 
 def tree_nodes(width: int, depth: int) -> int:

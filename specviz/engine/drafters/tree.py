@@ -15,8 +15,8 @@ import torch.nn as nn
 
 from specviz.core import ckpt
 from specviz.core.sampling import target_probs
+from specviz.engine.verify import Tree
 from specviz.scenes.target import Block
-from specviz.verify import Tree
 
 
 class DraftHead(nn.Module):

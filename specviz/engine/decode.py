@@ -12,12 +12,12 @@ from typing import Iterator
 
 import torch
 
-from specviz import methods
-from specviz.config import ConfigError, RunConfig
 from specviz.core.sampling import sample, target_probs
 from specviz.core.trace import StepEvent, Trace
-from specviz.events import simple_event
-from specviz.families import Ctx, host
+from specviz.engine import methods
+from specviz.engine.config import ConfigError, RunConfig
+from specviz.engine.events import simple_event
+from specviz.engine.families import Ctx, host
 
 
 @dataclass

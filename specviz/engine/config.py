@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, field, fields, make_dataclass
 
-from specviz import methods
 from specviz.core.knobs import MAX_PROMPT, ConfigError  # noqa: F401  (re-exported)
-from specviz.methods import METHODS  # noqa: F401  (re-exported: a live view of the registered names)
+from specviz.engine import methods
+from specviz.engine.methods import METHODS  # noqa: F401  (re-exported: a live view of the registered names)
 
 
 def _validate(self) -> None:

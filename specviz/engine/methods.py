@@ -12,11 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Callable
 
-from specviz import families, preview, rules
-from specviz.codebook import embedding_table, neighbour_table
+from specviz import preview
 from specviz.core.knobs import COMMON, Knob
 from specviz.core.sampling import entropy, tv
-from specviz.groups import READINGS, cascade_groups
+from specviz.engine import families, rules
+from specviz.engine.codebook import embedding_table, neighbour_table
+from specviz.engine.groups import READINGS, cascade_groups
 
 DECISIONS = ("exact", "relaxed", "rejected", "resampled", "bonus", "ar")
 
@@ -278,7 +279,7 @@ register(Method(
 
 
 # ---------------------------------------------------------------------------------------------------- issue 15 methods
-from specviz.drafters.pac import SJDPAC, tree_nodes  # noqa: E402  (kept inside the issue-15 block)
+from specviz.engine.drafters.pac import SJDPAC, tree_nodes  # noqa: E402  (kept inside the issue-15 block)
 
 
 def _pac_check(cfg):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import torch
 
 from specviz.core.sampling import target_probs
-from specviz.drafters.tree import pick_children
-from specviz.verify import Tree
+from specviz.engine.drafters.tree import pick_children
+from specviz.engine.verify import Tree
 
 
 class ModelDrafter:

@@ -13,8 +13,8 @@ from typing import Callable
 import numpy as np
 import torch
 
-from specviz import rules
 from specviz.core.sampling import sample, tv
+from specviz.engine import rules
 
 AcceptFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]     # (q (L,V), p (L,V)) -> a (L,V)
 

@@ -11,9 +11,9 @@ import torch
 
 from specviz.core.sampling import sample, target_probs
 from specviz.core.trace import Drafted
-from specviz.drafters.jacobi import JacobiDrafter
-from specviz.events import chain_events, simple_event, tree_events
-from specviz.verify import verify_chain, verify_tree
+from specviz.engine.drafters.jacobi import JacobiDrafter
+from specviz.engine.events import chain_events, simple_event, tree_events
+from specviz.engine.verify import verify_chain, verify_tree
 
 
 @dataclass
