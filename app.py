@@ -9,12 +9,14 @@ import os
 
 import gradio as gr
 
-from specviz import atlas_tab, html, panels, serving, sweep_tab, views
+from specviz import atlas_tab, serving, sweep_tab
 from specviz import widgets as w
+from specviz.analysis import views
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.methods import get, ui_knobs
 from specviz.models import ALLOWED_HUB
+from specviz.render import html, panels
 from specviz.session import Backend, default_backend
 from specviz.ui import GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, api_params, slot_visibility
 

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from specviz import bench  # noqa: E402
+from specviz.analysis import bench  # noqa: E402
 from specviz.engine.config import RunConfig  # noqa: E402
 from specviz.engine.runner import run  # noqa: E402
 from specviz.models import load_model  # noqa: E402

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from specviz import bench  # noqa: E402
+from specviz.analysis import bench  # noqa: E402
 
 GRIDS = {
     "csd": (["lam", "delta"], ["0.25,0.5,1,2,4,8", "0.5,0.8,0.95"]),

@@ -54,17 +54,17 @@ def _train(args) -> int:
 
 
 def _bench(args) -> int:
-    from specviz.bench import main as bench_main
+    from specviz.analysis.bench import main as bench_main
     return bench_main(args)
 
 
 def _sweep(args) -> int:
-    from specviz.bench import sweep_main
+    from specviz.analysis.bench import sweep_main
     return sweep_main(args)
 
 
 def _atlas(args) -> int:
-    from specviz.atlas_run import main as atlas_main
+    from specviz.analysis.atlas_run import main as atlas_main
     return atlas_main(args)
 
 

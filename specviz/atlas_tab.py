@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import gradio as gr
 
-from specviz import atlas, atlas_run
 from specviz import widgets as w
+from specviz.analysis import atlas, atlas_run
 from specviz.engine.config import METHODS
-from specviz.exports import export_dir
+from specviz.render.exports import export_dir
 
 DEFAULT_METHODS = ["ar", "sjd", "csd", "cascade"]
 DEFAULT_PROMPTS, MAX_PROMPTS, MAX_SEEDS = 6, 12, 2

@@ -18,7 +18,7 @@ from specviz.core.trace import Trace
 from specviz.engine import methods
 from specviz.engine.config import METHODS, ConfigError, RunConfig
 from specviz.engine.decode import Progress, decode
-from specviz.panels import race_frame
+from specviz.render.panels import race_frame
 
 RACE_PX = 240                                      # side of a race panel
 Loader = Callable[..., tuple[Any, Any]]            # (model name[, draft model]) -> (model, tree drafter factory)

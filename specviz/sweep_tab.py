@@ -5,8 +5,8 @@ Same engine and files as `python -m specviz sweep`; each run writes a fresh JSON
 """
 from __future__ import annotations
 
-from specviz import bench
-from specviz.exports import export_dir
+from specviz.analysis import bench
+from specviz.render.exports import export_dir
 
 MAX_POINTS, MAX_PROMPTS = 6, 6
 COLUMNS = ["point", "step compression", "fidelity", "scorer FD", "Σ per-token TV cost", "s / image"]

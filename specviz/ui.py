@@ -18,12 +18,12 @@ import numpy as np
 import torch
 from PIL import Image
 
-from specviz import html, panels, render
+from specviz.analysis.preview import Knobs, rescore
 from specviz.engine.config import METHODS, ConfigError
 from specviz.engine.methods import Live, knob, ui_knobs
-from specviz.exports import export_run
-from specviz.figures import histogram_image
-from specviz.preview import Knobs, rescore
+from specviz.render import draw, html, panels
+from specviz.render.exports import export_run
+from specviz.render.figures import histogram_image
 from specviz.session import (
     RACE_PX,
     Backend,
@@ -167,7 +167,7 @@ class Handlers:
         for m, t in traces.items():
             n = t.grid[0] * t.grid[1]
             im = images.get(m)
-            upd[f"img_{m}"] = (render.message(f"{m}: no image ({t.model} not decoded here)") if im is None else
+            upd[f"img_{m}"] = (draw.message(f"{m}: no image ({t.model} not decoded here)") if im is None else
                                panels.race_frame(Image.fromarray(im), np.ones(t.grid, bool), t.grid, RACE_PX))
             upd[f"stats_{m}"] = html.lane_stats(LaneView(m, None, len(t.steps), len(t.committing()), n, True,
                                                          t.summary["seconds"]))
@@ -210,7 +210,7 @@ class Handlers:
             if not st or method not in st.traces:
                 return "<i>Finish a run with this method, then click a cell.</i>"
             t = st.traces[method]
-            c = max(1, render.cell_px(t.grid))
+            c = max(1, draw.cell_px(t.grid))
             x, y = evt.index
             return html.inspector(t, _clamp(int(y) // c, t.grid[0]) * t.grid[1] + _clamp(int(x) // c, t.grid[1]))
         return fn
@@ -221,7 +221,7 @@ class Handlers:
             if not st or not st.traces:
                 return "<i>Generate first, then click a cell of any map.</i>"
             first = next(iter(st.traces.values()))
-            hit = render.locate(len(st.traces), evt.index[0], evt.index[1], first.grid)
+            hit = draw.locate(len(st.traces), evt.index[0], evt.index[1], first.grid)
             if hit is None:
                 return "<i>Click inside one of the maps.</i>"
             return html.inspector(list(st.traces.values())[hit[0]], hit[1])
@@ -233,7 +233,7 @@ class Handlers:
             if not st or method not in st.traces:
                 return "<i>Generate first.</i>"
             t = st.traces[method]
-            hit = render.locate(1, evt.index[0], evt.index[1], t.grid, panels.REPLAY_PX)
+            hit = draw.locate(1, evt.index[0], evt.index[1], t.grid, panels.REPLAY_PX)
             return html.inspector(t, hit[1]) if hit else "<i>Click inside the grid.</i>"
         return fn
 

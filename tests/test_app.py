@@ -9,9 +9,9 @@ from gradio_client.utils import Status
 from PIL import Image
 
 import app
-from specviz import panels, render
 from specviz.engine.config import RunConfig
 from specviz.engine.runner import run
+from specviz.render import draw, panels
 from specviz.session import make_configs, race
 from specviz.ui import GEN_OUTPUTS, KNOBS, Handlers, RunState
 from tests.apptools import (
@@ -63,8 +63,8 @@ def test_generate_streams_and_matches_the_engine(served):
     assert rows["csd"][1] < rows["ar"][1] == 16
     first = updates[0]
     assert "● forward" in out(first, "stats_ar")                           # the first frame is mid-race
-    assert Image.open(out(first, "map_decision")).size[0] > 2 * render.PANEL  # maps fill in during the run
-    assert Image.open(out(final, "map_decision")).size[0] > 2 * render.PANEL
+    assert Image.open(out(first, "map_decision")).size[0] > 2 * draw.PANEL  # maps fill in during the run
+    assert Image.open(out(final, "map_decision")).size[0] > 2 * draw.PANEL
 
 
 def test_stop_ends_the_run_within_one_iteration_and_a_new_run_works(served):
@@ -118,14 +118,14 @@ def state(tmp_path_factory):
 def test_preview_inspector_replay_and_export_handlers(state):
     h, st = state
     img, table, _ = h.preview(st, 0.9, 1.0, 0.6, 0.6, 1.0)
-    assert "Preview of recorded drafts" in table and img.size[0] > render.PANEL
-    x0, y0 = render.layout(3)[1]
-    c = render.cell_px((4, 4))
+    assert "Preview of recorded drafts" in table and img.size[0] > draw.PANEL
+    x0, y0 = draw.layout(3)[1]
+    c = draw.cell_px((4, 4))
     evt = gr.SelectData(None, {"index": [x0 + 2 * c + 1, y0 + c + 1], "value": None})
     assert "csd · row 1, column 2 (position 6)" in h.inspect_map()(st, evt)
     evt = gr.SelectData(None, {"index": [c * 3 + 1, 1], "value": None})
     assert "row 0, column 3" in h.inspect_slot("cascade")(st, evt)
-    (rx, ry), rc = render.layout(1, panels.REPLAY_PX)[0], render.cell_px((4, 4), panels.REPLAY_PX)
+    (rx, ry), rc = draw.layout(1, panels.REPLAY_PX)[0], draw.cell_px((4, 4), panels.REPLAY_PX)
     evt = gr.SelectData(None, {"index": [rx + 3 * rc + 2, ry + 2 * rc + 2], "value": None})
     assert "csd · row 2, column 3 (position 11)" in h.inspect_replay()(st, "csd", evt)
     step, im, caption = h.replay_pick(st, "csd")
@@ -180,7 +180,7 @@ def test_cli_refuses_models_off_the_allow_list():
 def test_old_export_folders_are_pruned(tmp_path):
     import os
 
-    from specviz.exports import MAX_AGE_S, export_dir
+    from specviz.render.exports import MAX_AGE_S, export_dir
     old, fresh, other = export_dir(tmp_path), export_dir(tmp_path), tmp_path / "keep-me"
     other.mkdir()
     (old / "a.png").write_bytes(b"x")

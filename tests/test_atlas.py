@@ -9,8 +9,9 @@ import pytest
 import torch
 from PIL import Image
 
-from specviz import atlas, atlas_fig, atlas_run
+from specviz.analysis import atlas, atlas_run
 from specviz.core.trace import Trace
+from specviz.render import atlas_fig
 from tests.toy import toy
 
 HAVE_MODEL = (Path(__file__).resolve().parents[1] / "assets" / "target.safetensors").exists()
@@ -127,7 +128,7 @@ def assert_same(got, want, where="atlas"):
 
 def check_against_traces(result: dict, trace_dir: Path, model, head=None) -> None:
     """Group the saved traces by method spec (their file names start with the spec's slug) and compare."""
-    from specviz.exports import slug
+    from specviz.render.exports import slug
     spec_of = {slug(m, 24): m for m in result["methods"]}
     runs: dict = {}
     for path in sorted(trace_dir.glob("*.json")):

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from specviz import bench
+from specviz.analysis import bench
 
 HAVE_MODEL = (Path(__file__).resolve().parents[1] / "assets" / "target.safetensors").exists()
 TIME_KEYS = {"seconds", "speedup_vs_ar"}

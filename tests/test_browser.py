@@ -67,9 +67,9 @@ def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     shot(page, tmp_path, "1_generated")
     assert page.locator("#stats_ar").inner_text().count("done at forward 36") == 1
 
-    from specviz import render
-    x0, y0 = render.layout(4)[1]                                   # the sjd panel of the entropy composite
-    c = render.cell_px((6, 6))
+    from specviz.render import draw
+    x0, y0 = draw.layout(4)[1]                                   # the sjd panel of the entropy composite
+    c = draw.cell_px((6, 6))
     page.locator("#map_entropy img").scroll_into_view_if_needed()
     natural_click(page, "#map_entropy img", x0 + 2.5 * c, y0 + 1.5 * c)
     page.locator("#inspector").filter(has_text="sjd · row 1, column 2").wait_for()

@@ -209,8 +209,8 @@ def test_mutants_are_killed():
 
 def test_views_replay_and_preview_read_the_new_methods():
     """The heatmaps, step replay and instant preview read mcsjd / sjdpac / csd+couple traces like any other."""
-    from specviz import views
-    from specviz.preview import Knobs, rescore
+    from specviz.analysis import views
+    from specviz.analysis.preview import Knobs, rescore
     from specviz.session import make_configs, race
     model = tiny(codes=8, grid=4, seed=1)
     cfgs = make_configs(["mcsjd", "sjdpac", "csd"], prompt="red house", seed=2, window=14, couple=1)

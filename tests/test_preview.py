@@ -5,8 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from specviz.core.trace import TokenEvent
-from specviz.preview import (
+from specviz.analysis.preview import (
     Knobs,
     cascade_group,
     cascade_level,
@@ -17,6 +16,7 @@ from specviz.preview import (
     rescore,
     step_scores,
 )
+from specviz.core.trace import TokenEvent
 from tests.toy import run, toy
 
 JUDGED = ("exact", "relaxed", "rejected")

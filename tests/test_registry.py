@@ -9,10 +9,10 @@ import torch
 import app
 from specviz import __main__ as cli
 from specviz import sweep_tab
+from specviz.analysis.preview import Knobs, rescore
 from specviz.core.knobs import ConfigError
 from specviz.core.trace import Trace
 from specviz.engine import config, families, methods
-from specviz.preview import Knobs, rescore
 from specviz.ui import GEN_OUTPUTS, Handlers
 from tests.apptools import knob_args, tiny_backend
 from tests.toy import run, toy

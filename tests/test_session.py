@@ -3,9 +3,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from specviz import panels, render, views
+from specviz.analysis import views
 from specviz.engine.config import ConfigError
 from specviz.engine.decode import decode
+from specviz.render import draw, panels
 from specviz.session import make_configs, race
 from tests.apptools import Slow
 from tests.toy import toy
@@ -68,12 +69,12 @@ def test_partial_frame_hatches_undecided_cells(setup):
     model, factory = setup
     first = next(race(model, factory, make_configs(["ar"], **KW)))
     img = np.asarray(first.lanes[0].image)
-    c = render.cell_px((4, 4))
+    c = draw.cell_px((4, 4))
     cell = img[c:2 * c, c:2 * c].reshape(-1, 3)                               # an undecided cell
     colours = {tuple(p) for p in cell}
-    assert colours == {render.UNDECIDED_RGB, render.HATCH_RGB}
+    assert colours == {draw.UNDECIDED_RGB, draw.HATCH_RGB}
     decided = {tuple(p) for p in img[:c, :c].reshape(-1, 3)}                  # position 0 is committed
-    assert len(decided) == 1 and decided != {render.UNDECIDED_RGB}
+    assert len(decided) == 1 and decided != {draw.UNDECIDED_RGB}
 
 
 def test_views_maps_and_groups(setup):
@@ -112,34 +113,34 @@ def test_step_view_accounts_for_every_commit(setup):
 def test_locate_inverts_layout():
     grid = (12, 12)
     for n in (1, 3, 4, 7):
-        for i, (x0, y0) in enumerate(render.layout(n)):
-            c = render.cell_px(grid)
-            assert render.locate(n, x0 + 3 * c + 1, y0 + 5 * c + 1, grid) == (i, 5 * 12 + 3)
-    assert render.locate(2, 0, 0, grid) is None
+        for i, (x0, y0) in enumerate(draw.layout(n)):
+            c = draw.cell_px(grid)
+            assert draw.locate(n, x0 + 3 * c + 1, y0 + 5 * c + 1, grid) == (i, 5 * 12 + 3)
+    assert draw.locate(2, 0, 0, grid) is None
 
 
 def test_colorize_and_heatmap_composite(setup):
     a = np.array([[0.0, 1.0], [np.nan, 0.5]])
-    rgb = render.colorize(a, "viridis", 0, 1)
-    assert tuple(rgb[1, 0]) == render.NAN_RGB
-    assert tuple(rgb[0, 0]) == tuple(render.lut("viridis")[0]) and tuple(rgb[0, 1]) == tuple(render.lut("viridis")[255])
+    rgb = draw.colorize(a, "viridis", 0, 1)
+    assert tuple(rgb[1, 0]) == draw.NAN_RGB
+    assert tuple(rgb[0, 0]) == tuple(draw.lut("viridis")[0]) and tuple(rgb[0, 1]) == tuple(draw.lut("viridis")[255])
     model, factory = setup
     fr = list(race(model, factory, make_configs(["ar", "csd"], **KW), fps=1e9))[-1]
     for kind in panels.KINDS:
         im = panels.heatmap(kind, fr.traces, fr.images, 0.5)
-        assert isinstance(im, Image.Image) and im.size[0] > 2 * render.PANEL
+        assert isinstance(im, Image.Image) and im.size[0] > 2 * draw.PANEL
 
 
 def test_bar_chart_bars_are_exactly_proportional_to_the_counts():
-    """The accepted-length histogram (render.bar_chart): each bar's pixel height is its count / the largest count of
+    """The accepted-length histogram (draw.bar_chart): each bar's pixel height is its count / the largest count of
     the plot height, at the right x slot, in its method's colour."""
     import numpy as np
 
-    from specviz import render
-    img = np.asarray(render.bar_chart({"a": [0, 6, 3], "b": [2, 0, 1]}, "t", "x", "y", size=(640, 280)))
+    from specviz.render import draw
+    img = np.asarray(draw.bar_chart({"a": [0, 6, 3], "b": [2, 0, 1]}, "t", "x", "y", size=(640, 280)))
     ph, y0 = 280 - 30 - 40, 280 - 40
     for k, counts in enumerate(([0, 6, 3], [2, 0, 1])):
-        rgb = np.array(render.BAR_RGB[k])
+        rgb = np.array(draw.BAR_RGB[k])
         for x, c in enumerate(counts):
             slot = (640 - 52 - 120) / 3
             col = int(52 + x * slot + 0.1 * slot + k * 0.8 * slot / 2 + 0.4 * slot / 2)   # the bar's middle

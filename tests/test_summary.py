@@ -1,8 +1,8 @@
 """The run summary's cost numbers and how the app names them (docs/methods.md §7)."""
 import math
 
-from specviz import html
 from specviz.core.trace import TokenEvent
+from specviz.render import html
 from tests.toy import run, toy
 
 JUDGED = ("exact", "relaxed", "rejected")

@@ -5,9 +5,10 @@ from html import escape
 
 import pytest
 
-from specviz import html, views
+from specviz.analysis import views
 from specviz.engine.groups import READINGS
 from specviz.engine.methods import get
+from specviz.render import html
 from tests.toy import run, toy
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Callable
 
-from specviz import preview
+from specviz.analysis import preview
 from specviz.core.knobs import COMMON, Knob
 from specviz.core.sampling import entropy, tv
 from specviz.engine import families, rules

@@ -10,7 +10,7 @@ import time
 import uuid
 from pathlib import Path
 
-from specviz import figures, panels, render
+from specviz.render import draw, figures, panels
 
 MAX_AGE_S = 3600                    # export folders older than this are deleted when a new one is made
 
@@ -47,7 +47,7 @@ def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None 
     paths = [figures.save(fig, out / f"{stem}_figure.pdf"), figures.save(fig, out / f"{stem}_figure.png")]
     for m, t in traces.items():
         p = out / f"{stem}_{m}.png"
-        render.upscale(images[m], t.grid, 480).save(p)
+        draw.upscale(images[m], t.grid, 480).save(p)
         paths.append(p)
     for m, t in traces.items():
         p = out / f"{stem}_{m}_trace.json"

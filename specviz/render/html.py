@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from html import escape
 
-from specviz import views
-from specviz.preview import Preview
-from specviz.render import DECISION_LABEL, DECISION_RGB
+from specviz.analysis import views
+from specviz.analysis.preview import Preview
+from specviz.render.draw import DECISION_LABEL, DECISION_RGB
 
 SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",
                    "Σ per-token TV cost (bound on the image's TV)", "mean per judged token",

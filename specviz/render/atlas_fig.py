@@ -7,8 +7,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
-from specviz import render
-from specviz.atlas import MAP_KEYS, METRICS
+from specviz.analysis.atlas import MAP_KEYS, METRICS
+from specviz.render import draw
 
 METRIC_LABEL = {"acceptance": "accepted share", "relaxation": "relaxed share", "tv_cost": "mean TV cost"}
 BIN_LABEL = {"entropy": "H(q) at commit, pooled deciles", "detail": "patch detail (pixel std: <3, 3-6, ≥6)",
@@ -65,7 +65,7 @@ def maps_figure(atlas: dict, dpi: int = 110) -> Figure:
     axes = fig.subplots(len(methods), len(MAP_KEYS), squeeze=False)
     top = max(max(max(row) for row in atlas["maps"][m]["tv_cost"]) for m in methods)
     for c, k in enumerate(MAP_KEYS):
-        cmap = ListedColormap(render.lut("inferno" if k == "tv_cost" else "viridis") / 255)
+        cmap = ListedColormap(draw.lut("inferno" if k == "tv_cost" else "viridis") / 255)
         hi = max(top, 1e-3) if k == "tv_cost" else 1.0
         for r, m in enumerate(methods):
             ax = axes[r, c]

@@ -1,5 +1,5 @@
 """`python -m specviz atlas`: run every (method, prompt, seed), append one compact row per run to a JSONL file (a
-restart skips the rows already there), locally or as Ray tasks, then aggregate (specviz.atlas) and export the
+restart skips the rows already there), locally or as Ray tasks, then aggregate (specviz.analysis.atlas) and export the
 figures (PNG, PDF) and the atlas JSON."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from specviz import atlas, bench
+from specviz.analysis import atlas, bench
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
 
@@ -54,7 +54,7 @@ def trace_name(row: dict) -> str:
     """A file name for a row's trace: the method spec's and prompt's slugs, a short hash of the key, the seed."""
     import hashlib
 
-    from specviz.exports import slug
+    from specviz.render.exports import slug
     digest = hashlib.sha1(atlas.key(row).encode()).hexdigest()[:8]
     return f"{slug(row['spec'], 24)}_{slug(row['prompt'], 24)}_{digest}_s{row['seed']}"
 
@@ -124,7 +124,7 @@ def _ray_rows(address, left, model_name):
 def export(result: dict, stem: Path) -> tuple[list[Path], dict]:
     """Write stem.json (the atlas), stem.png / .pdf (binned small multiples), stem_maps.png / .pdf (mean maps).
     Returns (paths, {'binned': Figure, 'maps': Figure})."""
-    from specviz import atlas_fig, figures
+    from specviz.render import atlas_fig, figures
     stem = Path(stem)
     stem.with_suffix(".json").write_text(json.dumps(result, indent=1))
     paths = [stem.with_suffix(".json")]

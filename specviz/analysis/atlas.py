@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from specviz import views
+from specviz.analysis import views
 from specviz.core.trace import DECISIONS, Trace
 from specviz.scenes.regions import OBJECT, REGIONS
 

@@ -1,33 +1,34 @@
 """Trace views -> finished pictures for the app: race frames, heatmap composites (one map per method, shared
-colour scale, legend), the live-preview map and the replay frame. Glue between views.py (what) and render.py
+colour scale, legend), the live-preview map and the replay frame. Glue between views.py (what) and draw.py
 (how); no model, no Gradio."""
 from __future__ import annotations
 
 import numpy as np
 from PIL import Image
 
-from specviz import render, views
+from specviz.analysis import views
+from specviz.analysis.preview import Preview
 from specviz.core.trace import DECISIONS, Trace
 from specviz.engine import methods
-from specviz.preview import Preview
+from specviz.render import draw
 
 KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups")
 REPLAY_PX = 360
 
 
-def race_frame(decoded: Image.Image, decided: np.ndarray, grid, px: int = render.PANEL) -> Image.Image:
+def race_frame(decoded: Image.Image, decided: np.ndarray, grid, px: int = draw.PANEL) -> Image.Image:
     """A partial image: decoded codes upscaled crisp, undecided cells hatched."""
-    return render.hatch(render.upscale(decoded, grid, px), ~decided)
+    return draw.hatch(draw.upscale(decoded, grid, px), ~decided)
 
 
-def base_image(image: np.ndarray | None, grid, px: int = render.PANEL) -> Image.Image | None:
-    return None if image is None else render.upscale(image, grid, px)
+def base_image(image: np.ndarray | None, grid, px: int = draw.PANEL) -> Image.Image | None:
+    return None if image is None else draw.upscale(image, grid, px)
 
 
 def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
     """One composite per map kind over all methods of a run (shared colour scale, legend on the right)."""
     if not traces:
-        return render.message("Generate to see the maps")
+        return draw.message("Generate to see the maps")
     if kind == "decision":
         panels, side = _decision_panels(traces)
     elif kind == "groups":
@@ -37,8 +38,8 @@ def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0) -> Imag
     out = []
     for (method, im) in panels:
         grid = traces[method].grid
-        out.append((_title(traces[method]), render.blend(im, base_image(images.get(method), grid), opacity)))
-    return render.composite(out, side)
+        out.append((_title(traces[method]), draw.blend(im, base_image(images.get(method), grid), opacity)))
+    return draw.composite(out, side)
 
 
 def _title(trace: Trace) -> str:
@@ -52,54 +53,54 @@ def _numeric_panels(kind: str, traces: dict):
     spec = views.MAPS[kind]
     arrays = {m: views.numeric_map(t, kind) for m, t in traces.items()}
     lo, hi = views.shared_range(list(arrays.values()), spec)
-    panels = [(m, render.upscale(render.colorize(a, spec.cmap, lo, hi), traces[m].grid)) for m, a in arrays.items()]
-    bar = render.colorbar(spec.cmap, lo, hi, spec.label + " (grey: none)")
+    panels = [(m, draw.upscale(draw.colorize(a, spec.cmap, lo, hi), traces[m].grid)) for m, a in arrays.items()]
+    bar = draw.colorbar(spec.cmap, lo, hi, spec.label + " (grey: none)")
     return panels, bar
 
 
 def _decision_panels(traces: dict):
-    colours = [render.DECISION_RGB[d] for d in DECISIONS]
+    colours = [draw.DECISION_RGB[d] for d in DECISIONS]
     panels = []
     for m, t in traces.items():
         idx, rejected = views.decision_map(t)
-        im = render.upscale(render.categorical(idx, colours), t.grid)
+        im = draw.upscale(draw.categorical(idx, colours), t.grid)
         later = rejected & np.isfinite(idx) & (idx != DECISIONS.index("resampled"))   # resampled implies it
-        panels.append((m, render.mark_dots(im, np.flatnonzero(later), t.grid)))
+        panels.append((m, draw.mark_dots(im, np.flatnonzero(later), t.grid)))
     used = {DECISIONS[int(v)] for t in traces.values() for v in np.unique(views.decision_map(t)[0])
             if np.isfinite(v)}
-    items = [(render.DECISION_LABEL[d], render.DECISION_RGB[d]) for d in DECISIONS if d in used]
+    items = [(draw.DECISION_LABEL[d], draw.DECISION_RGB[d]) for d in DECISIONS if d in used]
     items.append(("accepted after a rejected draft", "dot"))
-    return panels, render.legend(items, "committing decision")
+    return panels, draw.legend(items, "committing decision")
 
 
 def _group_panels(traces: dict):
     panels = []
     for m, t in traces.items():
         if methods.get(m).groups is None:
-            panels.append((m, render.message(f"{m} forms no CASCADE groups")))
+            panels.append((m, draw.message(f"{m} forms no CASCADE groups")))
             continue
         cells = views.group_cells(t)
-        im = render.upscale(render.categorical(views.group_category(cells, t.grid), render.GROUP_RGB), t.grid)
-        panels.append((m, render.draw_groups(im, cells, t.grid)))
-    items = list(zip(render.GROUP_LABEL, render.GROUP_RGB, strict=False))
+        im = draw.upscale(draw.categorical(views.group_category(cells, t.grid), draw.GROUP_RGB), t.grid)
+        panels.append((m, draw.draw_groups(im, cells, t.grid)))
+    items = list(zip(draw.GROUP_LABEL, draw.GROUP_RGB, strict=False))
     items += [("ring: accepted by relaxation", "ring"), ("digit: number of group members", (255, 255, 255)),
               ("bar: branches converge next cell", (255, 230, 200))]
-    return panels, render.legend(items, "deciding candidate's group")
+    return panels, draw.legend(items, "deciding candidate's group")
 
 
 def preview_map(previews: list[Preview], traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
     """Acceptance probability b' of each recorded draft under the new knobs (shared 0..1 scale)."""
     if not previews:
-        return render.message("Move λ, δ, τ_pos or τ_seq to preview the recorded drafts")
+        return draw.message("Move λ, δ, τ_pos or τ_seq to preview the recorded drafts")
     panels = []
     for pv in previews:
         t = traces[pv.method]
-        im = render.upscale(render.colorize(pv.accept, "viridis", 0.0, 1.0), t.grid)
-        im = render.blend(im, base_image(images.get(pv.method), t.grid), opacity)
+        im = draw.upscale(draw.colorize(pv.accept, "viridis", 0.0, 1.0), t.grid)
+        im = draw.blend(im, base_image(images.get(pv.method), t.grid), opacity)
         changed = np.flatnonzero(np.abs(np.nan_to_num(pv.accept - pv.recorded)) > 0.01)
         title = f"{pv.method}  ·  est. {pv.expected_compression:.2f}×"
-        panels.append((title, render.mark_dots(im, changed, t.grid, frac=0.12)))
-    return render.composite(panels, render.colorbar("viridis", 0, 1, "preview: acceptance prob. b' of the "
+        panels.append((title, draw.mark_dots(im, changed, t.grid, frac=0.12)))
+    return draw.composite(panels, draw.colorbar("viridis", 0, 1, "preview: acceptance prob. b' of the "
                                                                     "recorded drafts (grey: none judged; "
                                                                     "dot: b' differs from the run's b)"))
 
@@ -108,14 +109,14 @@ def replay_image(trace: Trace, image: np.ndarray | None, step: int, px: int = RE
     """The run as it stood after verification step `step`, with that step's drafts and decisions drawn on top."""
     v = views.step_view(trace, step)
     grid = trace.grid
-    base = base_image(image, grid, px) or render.upscale(np.full((*grid, 3), 200, np.uint8), grid, px)
-    im = render.draw_replay(render.hatch(base, ~views.decided_mask(trace, v.step)), v.events, v.drafted, grid)
+    base = base_image(image, grid, px) or draw.upscale(np.full((*grid, 3), 200, np.uint8), grid, px)
+    im = draw.draw_replay(draw.hatch(base, ~views.decided_mask(trace, v.step)), v.events, v.drafted, grid)
     title = f"{trace.method} · step {v.step}"
-    return render.composite([(title, im)], replay_legend(), px), views.step_caption(trace, v)
+    return draw.composite([(title, im)], replay_legend(), px), views.step_caption(trace, v)
 
 
 def replay_legend() -> Image.Image:
     items = [("drafted (outline)", (235, 235, 235))]
-    items += [(render.DECISION_LABEL[d], render.DECISION_RGB[d]) for d in DECISIONS]
+    items += [(draw.DECISION_LABEL[d], draw.DECISION_RGB[d]) for d in DECISIONS]
     items.append(("not committed yet", "hatch"))
-    return render.legend(items, "this step")
+    return draw.legend(items, "this step")

@@ -10,17 +10,18 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from specviz import render, views
+from specviz.analysis import views
 from specviz.core.trace import DECISIONS
+from specviz.render import draw
 
 SLIDE_MAPS = ("entropy", "tv", "decision", "finalize", "tv_cost")
 
 
 def histogram_image(traces: dict):
     """Grouped bars: how many verification steps committed k tokens, per method (summary['accepted_hist']).
-    Drawn with PIL (render.bar_chart): a matplotlib figure cost ~0.3 s per run to draw and encode in the server."""
+    Drawn with PIL (draw.bar_chart): a matplotlib figure cost ~0.3 s per run to draw and encode in the server."""
     hists = {m: list(t.summary.get("accepted_hist", [0])) for m, t in traces.items()}
-    return render.bar_chart(hists, "Accepted length per target forward", "tokens committed by one verification step",
+    return draw.bar_chart(hists, "Accepted length per target forward", "tokens committed by one verification step",
                             "steps")
 
 
@@ -56,20 +57,20 @@ def _map(trace, kind):
 
 def _draw_map(ax, kind, a, column):
     if kind == "decision":
-        cmap = ListedColormap(np.array([render.DECISION_RGB[d] for d in DECISIONS]) / 255)
-        cmap.set_bad(np.array(render.NAN_RGB) / 255)
+        cmap = ListedColormap(np.array([draw.DECISION_RGB[d] for d in DECISIONS]) / 255)
+        cmap.set_bad(np.array(draw.NAN_RGB) / 255)
         ax.imshow(np.ma.masked_invalid(a), cmap=cmap, vmin=-0.5, vmax=len(DECISIONS) - 0.5,
                   interpolation="nearest")
         return None
     spec = views.MAPS[kind]
     lo, hi = views.shared_range(column, spec)
-    cmap = ListedColormap(render.lut(spec.cmap) / 255)
-    cmap.set_bad(np.array(render.NAN_RGB) / 255)
+    cmap = ListedColormap(draw.lut(spec.cmap) / 255)
+    cmap.set_bad(np.array(draw.NAN_RGB) / 255)
     return ax.imshow(np.ma.masked_invalid(a), cmap=cmap, vmin=lo, vmax=hi, interpolation="nearest")
 
 
 def _decision_legend(fig):
-    handles = [Patch(color=np.array(render.DECISION_RGB[d]) / 255, label=render.DECISION_LABEL[d])
+    handles = [Patch(color=np.array(draw.DECISION_RGB[d]) / 255, label=draw.DECISION_LABEL[d])
                for d in DECISIONS if d != "rejected"]
     fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8, frameon=False)
 
