@@ -9,16 +9,16 @@ import os
 
 import gradio as gr
 
-from specviz import atlas_tab, serving, sweep_tab
-from specviz import widgets as w
 from specviz.analysis import views
+from specviz.app import atlas_tab, serving, sweep_tab
+from specviz.app import widgets as w
+from specviz.app.handlers import GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, api_params, slot_visibility
+from specviz.app.session import Backend, default_backend
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.methods import get, ui_knobs
 from specviz.models import ALLOWED_HUB
 from specviz.render import html, panels
-from specviz.session import Backend, default_backend
-from specviz.ui import GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, api_params, slot_visibility
 
 # the default comparison, chosen from the bench on scenes (docs/methods_lossless.md): the baseline, classic lossless
 # SJD, the best lossless successor (MC-SJD: same drafts, coupled; +56 % step compression on scenes v2, README

@@ -30,10 +30,10 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import app  # noqa: E402
+from specviz.app.handlers import GEN_OUTPUTS, KNOBS  # noqa: E402
+from specviz.app.serving import cpu_seconds, served_app  # noqa: E402
+from specviz.app.session import default_backend, make_configs, race  # noqa: E402
 from specviz.engine.config import METHODS, RunConfig  # noqa: E402
-from specviz.serving import cpu_seconds, served_app  # noqa: E402
-from specviz.session import default_backend, make_configs, race  # noqa: E402
-from specviz.ui import GEN_OUTPUTS, KNOBS  # noqa: E402
 
 SETS = {"four": list(app.DEFAULT_METHODS), "all": list(METHODS)}
 KNOB_VALUES = {k: getattr(RunConfig(), k) for k in KNOBS if k not in ("model", "methods")}   # the app's defaults

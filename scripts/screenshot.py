@@ -2,7 +2,7 @@
 
     python scripts/screenshot.py [--out assets/screenshot.png] [--mid mid.png]
 
-Starts `python app.py` on a free port (specviz.serving.served_app), drives Debian's Chromium with Playwright, clicks
+Starts `python app.py` on a free port (specviz.app.serving.served_app), drives Debian's Chromium with Playwright, clicks
 Generate, optionally captures a mid-run frame, waits for "All done" and saves a full-page screenshot.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from specviz.serving import served_app  # noqa: E402
+from specviz.app.serving import served_app  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 

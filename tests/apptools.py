@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from specviz.session import Backend
+from specviz.app.session import Backend
 from tests.toy import toy
 
 
@@ -32,8 +32,8 @@ def tiny_backend(codes=8, grid=4, delay=0.0):
 
 def knob_args(methods, prompt="a red house on the left", seed=3, **over):
     """Positional /generate arguments in ui.KNOBS order, then the map opacity."""
+    from specviz.app.handlers import KNOBS
     from specviz.engine.config import RunConfig
-    from specviz.ui import KNOBS
     vals = RunConfig().to_dict() | dict(
         prompt=prompt, seed=seed, model="scenes", methods=list(methods), lam=0.3, delta=0.5, tau_pos=0.9,
         tau_seq=0.9, temperature=1.0, top_k=0, cfg=3.0, window=4, tree="dynamic", tree_depth=3, tree_topk=2,
@@ -49,8 +49,8 @@ def fingerprint(outputs) -> tuple:
     import numpy as np
     from PIL import Image
 
+    from specviz.app.handlers import GEN_OUTPUTS
     from specviz.engine.config import METHODS
-    from specviz.ui import GEN_OUTPUTS
     rows = tuple(tuple(r[:-1]) for r in outputs[GEN_OUTPUTS.index("summary")]["data"])    # last column: time s
     pixels = []
     for m in METHODS:

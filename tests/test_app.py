@@ -9,11 +9,11 @@ from gradio_client.utils import Status
 from PIL import Image
 
 import app
+from specviz.app.handlers import GEN_OUTPUTS, KNOBS, Handlers, RunState
+from specviz.app.session import make_configs, race
 from specviz.engine.config import RunConfig
 from specviz.engine.runner import run
 from specviz.render import draw, panels
-from specviz.session import make_configs, race
-from specviz.ui import GEN_OUTPUTS, KNOBS, Handlers, RunState
 from tests.apptools import (
     knob_args,
     module_gradio_tmp,  # noqa: F401 (fixture)
@@ -153,8 +153,8 @@ def test_slider_release_reruns_only_live_models(state):
 
 
 def test_model_allow_list():
+    from specviz.app.session import Backend, check_model
     from specviz.engine.config import ConfigError
-    from specviz.session import Backend, check_model
     closed = Backend(lambda n: None, ("scenes",))
     assert check_model(closed, "scenes") == "scenes"
     with pytest.raises(ConfigError, match="--allow-paths"):
@@ -210,7 +210,7 @@ def test_png_writer_is_lossless():
     """widgets._png (the streamed outputs' encoder) decodes back to the very pixels, in every mode it writes."""
     import io
 
-    from specviz.widgets import _png
+    from specviz.app.widgets import _png
     rng = np.random.default_rng(0)
     for mode, shape in [("RGB", (37, 53, 3)), ("RGBA", (20, 11, 4)), ("L", (9, 13))]:
         a = rng.integers(0, 256, shape, dtype=np.uint8)

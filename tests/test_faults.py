@@ -12,11 +12,11 @@ from gradio_client import Client, handle_file
 from gradio_client.utils import Status
 
 import app
-from specviz import session
+from specviz.app import session
+from specviz.app.handlers import KNOBS
+from specviz.app.session import Backend
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
-from specviz.session import Backend
-from specviz.ui import KNOBS
 from tests.apptools import (
     Slow,
     fingerprint,

@@ -17,9 +17,9 @@ import httpx
 import pytest
 from gradio_client import Client, handle_file
 
+from specviz.app.handlers import KNOBS
 from specviz.engine.config import RunConfig
 from specviz.engine.runner import run
-from specviz.ui import KNOBS
 from tests.apptools import fingerprint, knob_args
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,12 +8,12 @@ import torch
 
 import app
 from specviz import __main__ as cli
-from specviz import sweep_tab
 from specviz.analysis.preview import Knobs, rescore
+from specviz.app import sweep_tab
+from specviz.app.handlers import GEN_OUTPUTS, Handlers
 from specviz.core.knobs import ConfigError
 from specviz.core.trace import Trace
 from specviz.engine import config, families, methods
-from specviz.ui import GEN_OUTPUTS, Handlers
 from tests.apptools import knob_args, tiny_backend
 from tests.toy import run, toy
 

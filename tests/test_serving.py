@@ -3,7 +3,7 @@ import time
 
 import gradio as gr
 
-from specviz import serving
+from specviz.app import serving
 
 IDLE_CORES = 0.02       # the issue asks <= 0.05; Gradio's 1 ms / 10 ms polling measured 0.046-0.051 here, so 0.05
                         # would not catch it coming back. With serving.quiet_when_idle: 0.005-0.006.

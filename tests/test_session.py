@@ -4,10 +4,10 @@ import pytest
 from PIL import Image
 
 from specviz.analysis import views
+from specviz.app.session import make_configs, race
 from specviz.engine.config import ConfigError
 from specviz.engine.decode import decode
 from specviz.render import draw, panels
-from specviz.session import make_configs, race
 from tests.apptools import Slow
 from tests.toy import toy
 

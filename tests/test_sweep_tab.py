@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from specviz import sweep_tab
+from specviz.app import sweep_tab
 
 HAVE_MODEL = (Path(__file__).resolve().parents[1] / "assets" / "target.safetensors").exists()
 

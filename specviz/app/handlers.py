@@ -19,12 +19,7 @@ import torch
 from PIL import Image
 
 from specviz.analysis.preview import Knobs, rescore
-from specviz.engine.config import METHODS, ConfigError
-from specviz.engine.methods import Live, knob, ui_knobs
-from specviz.render import draw, html, panels
-from specviz.render.exports import export_run
-from specviz.render.figures import histogram_image
-from specviz.session import (
+from specviz.app.session import (
     RACE_PX,
     Backend,
     LaneView,
@@ -35,6 +30,11 @@ from specviz.session import (
     race,
     read_traces,
 )
+from specviz.engine.config import METHODS, ConfigError
+from specviz.engine.methods import Live, knob, ui_knobs
+from specviz.render import draw, html, panels
+from specviz.render.exports import export_run
+from specviz.render.figures import histogram_image
 
 log = logging.getLogger("specviz.app")
 # the /generate inputs: the run's identity, then every knob the registry shows as a control (methods.ui_knobs)
@@ -266,7 +266,7 @@ class Handlers:
 
     @friendly
     def sweep(self, method: str, param: str, values: str, prompts, progress=gr.Progress()):  # noqa: B008 (Gradio API)
-        from specviz.sweep_tab import run_sweep
+        from specviz.app.sweep_tab import run_sweep
         return run_sweep(method, param, str(values), int(prompts or 2), self.export_root, progress)
 
 

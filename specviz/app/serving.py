@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 log = logging.getLogger("specviz.app")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Gradio's queue (gradio/queueing.py, Queue.__init__) polls for new events every 1 ms while it is free and checks for
 # progress updates every 10 ms on Linux (50 ms / 100 ms on Windows): two asyncio loops that keep an idle server busy.

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from specviz import widgets as w
 from specviz.analysis import atlas, atlas_run
+from specviz.app import widgets as w
 from specviz.engine.config import METHODS
 from specviz.render.exports import export_dir
 
@@ -63,7 +63,7 @@ def layout(c: dict) -> None:
 
 def wire(h, c: dict) -> None:
     """Wire the tab to the app's handlers `h` (its backend loads the model; files go under its export root)."""
-    from specviz.ui import friendly
+    from specviz.app.handlers import friendly
 
     @friendly
     def build(methods, prompts, seeds, progress=gr.Progress()):  # noqa: B008 (Gradio API)

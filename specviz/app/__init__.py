@@ -1,0 +1,1 @@
+"""specviz.app."""
