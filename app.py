@@ -8,6 +8,7 @@ import argparse
 import os
 
 import gradio as gr
+import torch
 
 from specviz.analysis import views
 from specviz.app import atlas_tab, serving, sweep_tab
@@ -79,7 +80,7 @@ def _control(k):
 
 def _families_line() -> str:
     """'Jacobi: sjd, csd, gsd · draft tree: sd, cascade, lantern' from the registry."""
-    names = {families.Jacobi: "Jacobi", families.Tree: "draft tree"}
+    names = {families.Jacobi: "Jacobi", families.TreeFamily: "draft tree"}
     groups: dict = {}
     for m in METHODS:
         fam = next((n for f, n in names.items() if issubclass(get(m).family, f)), None)
@@ -227,7 +228,6 @@ def main(argv=None) -> None:
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch default)")
     args = p.parse_args(argv)
     if args.threads:
-        import torch
         torch.set_num_threads(args.threads)
     for flag, name in [("--model", args.model)] + [("--draft-model", d) for d in args.draft_model]:
         if name not in ("scenes", *ALLOWED_HUB) and not args.allow_paths:

@@ -4,10 +4,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from dataclasses import fields
+from pathlib import Path
 
+import torch
+from tqdm import tqdm
+
+from specviz.analysis import atlas, atlas_run, bench, sweep
 from specviz.engine.config import METHODS, RunConfig
+from specviz.engine.drafters import drafter_factory
 from specviz.engine.methods import all_knobs
+from specviz.engine.runner import run
+from specviz.models import load_model
+from specviz.render import atlas_fig, figures
+from specviz.scenes import train
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,8 +35,6 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _generate(args) -> int:
-    from specviz.engine.runner import run
-    from specviz.models import load_model
     cfg = RunConfig(**{f.name: getattr(args, f.name) for f in fields(RunConfig)})
     draft = load_model(cfg.draft_model, args.device) if cfg.draft_model else None     # a missing one fails first
     model = load_model(cfg.model, args.device)
@@ -44,28 +53,52 @@ def _generate(args) -> int:
 
 
 def _train(args) -> int:
-    import torch
-
-    from specviz.scenes import train
     torch.set_num_threads(args.threads)
     for stage in list(train.STEPS) if args.stage == "all" else [args.stage]:
         train.run_stage(stage, args.steps)
     return 0
 
 
-def _bench(args) -> int:
-    from specviz.analysis.bench import main as bench_main
-    return bench_main(args)
-
-
 def _sweep(args) -> int:
-    from specviz.analysis.bench import sweep_main
-    return sweep_main(args)
+    if len(args.param) != len(args.values):
+        raise ValueError("give one --values list per --param")
+    points = sweep.sweep_points(args.param, args.values)
+    out = Path(args.out)
+    rows, new = sweep.sweep(args.method, points, bench.prompt_set(args.prompts), args.seeds, out, args.ray)
+    fig = figures.pareto_figure(rows)
+    fig.savefig(out.with_suffix(".png"), dpi=120)
+    fig.savefig(out.with_suffix(".pdf"))
+    print(f"{new} new points, {len(rows)} in {out}; plot: {out.with_suffix('.png')}")
+    return 0
 
 
 def _atlas(args) -> int:
-    from specviz.analysis.atlas_run import main as atlas_main
-    return atlas_main(args)
+    torch.set_num_threads(args.threads)
+    out = Path(args.out)
+    todo = atlas_run.jobs(args.methods, args.prompts, args.seeds)
+    t0, c0 = time.perf_counter(), time.process_time()
+    bar = tqdm(total=len(todo), desc="atlas", mininterval=1)
+
+    def tick(done, total):
+        bar.n = done
+        bar.refresh()
+
+    def load():
+        model = load_model(args.model)
+        return model, drafter_factory(model)
+    if args.traces:
+        Path(args.traces).mkdir(parents=True, exist_ok=True)
+    rows, new = atlas_run.collect(todo, out, load, args.ray, args.model, tick, args.traces)
+    bar.close()
+    result = atlas.aggregate(rows)
+    result["run"] = {"new_runs": new, "wall_seconds": round(time.perf_counter() - t0, 1),
+                     "cpu_seconds_driver": round(time.process_time() - c0, 1), "torch_threads": args.threads,
+                     "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    paths, _ = atlas_fig.export(result, out.with_suffix(""))
+    print(atlas.markdown(result))
+    print(json.dumps({"claims": atlas.claims(result), **result["run"]}))
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
 
 
 def main(argv=None) -> int:
@@ -109,7 +142,7 @@ def main(argv=None) -> int:
     at.add_argument("--traces", default=None, metavar="DIR", help="also save each local run's trace JSON here")
     args = ap.parse_args(argv)
     try:
-        return {"generate": _generate, "train": _train, "bench": _bench, "sweep": _sweep,
+        return {"generate": _generate, "train": _train, "bench": bench.main, "sweep": _sweep,
                 "atlas": _atlas}[args.cmd](args)
     except (ValueError, FileNotFoundError) as e:                    # ConfigError is a ValueError
         sys.stderr.write(f"error: {e}\n")

@@ -9,8 +9,8 @@ import dataclasses
 
 import torch
 
-from specviz.core import sampling, trace
-from specviz.engine import methods, rules, verify
+from specviz.core import sampling
+from specviz.engine import methods, rules, summary, verify
 from tests import test_chain_laws as laws
 from tests import test_oracles as orc
 from tests import test_rules as tr
@@ -178,6 +178,6 @@ VARIANTS = [
     Mutant("verify_chain ignores the rule's residual", lambda mp: mp.setattr(verify, "rules", _NoResidualRules()),
            (laws.test_verify_chain_uses_the_rules_residual,)),
     Mutant("summary mean over every position, not the judged ones",
-           lambda mp: _wrap(mp, trace, "_judged_at_commit", _mean_over_all),
+           lambda mp: _wrap(mp, summary, "judged_at_commit", _mean_over_all),
            (ts.test_summary_costs_and_bound,)),
 ]

@@ -1,9 +1,9 @@
-"""Wrong variants of what the app draws outside the rules: the accepted-length histogram (draw.bar_chart)."""
-from specviz.render import draw
+"""Wrong variants of what the app draws outside the rules: the accepted-length histogram (charts.bar_chart)."""
+from specviz.render import charts
 from tests.mutants import Mutant
 from tests.test_session import test_bar_chart_bars_are_exactly_proportional_to_the_counts as bars_exact
 
-_BAR_CHART = draw.bar_chart
+_BAR_CHART = charts.bar_chart
 
 
 def _shifted(series, *a, **k):
@@ -17,8 +17,8 @@ def _per_series_share(series, *a, **k):
 
 
 VARIANTS = [
-    Mutant("histogram: accepted lengths drawn one slot off", lambda mp: mp.setattr(draw, "bar_chart", _shifted),
+    Mutant("histogram: accepted lengths drawn one slot off", lambda mp: mp.setattr(charts, "bar_chart", _shifted),
            (bars_exact,)),
-    Mutant("histogram: each method scaled to its own total", lambda mp: mp.setattr(draw, "bar_chart",
+    Mutant("histogram: each method scaled to its own total", lambda mp: mp.setattr(charts, "bar_chart",
                                                                                    _per_series_share), (bars_exact,)),
 ]

@@ -10,6 +10,7 @@ import torch
 from PIL import Image
 
 from specviz.analysis import atlas, atlas_run
+from specviz.core.records import Groups
 from specviz.core.trace import Trace
 from specviz.render import atlas_fig
 from tests.toy import toy
@@ -48,7 +49,7 @@ def per_position(trace: Trace, image: np.ndarray, regions) -> list[dict]:
         evs = [(st.step, ev) for st in trace.steps for ev in st.events if ev.pos == pos]
         step, com = [(s, e) for s, e in evs if e.decision in ("exact", "relaxed", "resampled", "bonus", "ar")][0]
         judged = [e for _, e in evs if e.decision in ("exact", "relaxed", "rejected")]
-        group = -1 if not judged else (1 if judged[-1].interchangeable else 0) + (2 if judged[-1].convergent else 0)
+        group = -1 if not judged else (1 if (judged[-1].groups or Groups()).interchangeable else 0) + (2 if (judged[-1].groups or Groups()).convergent else 0)
         i, j = divmod(pos, gw)
         patch = image[i * ph:(i + 1) * ph, j * pw:(j + 1) * pw].astype(float)
         out.append({"fin": step / max(1, len(trace.steps) - 1), "dec": com.decision, "h": com.entropy,
@@ -128,7 +129,7 @@ def assert_same(got, want, where="atlas"):
 
 def check_against_traces(result: dict, trace_dir: Path, model, head=None) -> None:
     """Group the saved traces by method spec (their file names start with the spec's slug) and compare."""
-    from specviz.render.exports import slug
+    from specviz.core.paths import slug
     spec_of = {slug(m, 24): m for m in result["methods"]}
     runs: dict = {}
     for path in sorted(trace_dir.glob("*.json")):
@@ -184,7 +185,7 @@ def test_atlas_numbers_from_saved_traces_tiny(tmp_path):
     check_figures(result)
     again, new = atlas_run.collect(todo, tmp_path / "a.jsonl", lambda: pytest.fail("nothing left to run"))
     assert new == 0 and again == rows                                               # resumable: nothing re-run
-    paths, _ = atlas_run.export(result, tmp_path / "a")
+    paths, _ = atlas_fig.export(result, tmp_path / "a")
     assert sorted(p.suffix for p in paths) == [".json", ".pdf", ".pdf", ".png", ".png"]
     assert json.loads((tmp_path / "a.json").read_text())["headline"] == result["headline"]
 

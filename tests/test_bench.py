@@ -5,7 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from specviz.analysis import bench
+from specviz.analysis import bench, sweep
+from specviz.render import figures
 
 HAVE_MODEL = (Path(__file__).resolve().parents[1] / "assets" / "target.safetensors").exists()
 TIME_KEYS = {"seconds", "speedup_vs_ar"}
@@ -61,21 +62,21 @@ def _strip(rows):
 
 @pytest.mark.skipif(not HAVE_MODEL, reason="assets/target.safetensors not trained yet")
 def test_sweep_local_resumable_and_ray_agree(tmp_path):
-    points = bench.sweep_points(["lam", "delta"], ["0,0.2", "0.9"])
+    points = sweep.sweep_points(["lam", "delta"], ["0,0.2", "0.9"])
     assert points == [{"lam": 0, "delta": 0.9}, {"lam": 0.2, "delta": 0.9}]
     prompts = bench.prompt_set(2)
     local = tmp_path / "local.jsonl"
-    rows, new = bench.sweep("csd", points[:1], prompts, 1, local)
+    rows, new = sweep.sweep("csd", points[:1], prompts, 1, local)
     assert new == 1
-    rows, new = bench.sweep("csd", points, prompts, 1, local)          # resumes: only the missing point runs
+    rows, new = sweep.sweep("csd", points, prompts, 1, local)          # resumes: only the missing point runs
     assert new == 1 and len(rows) == 2
     pytest.importorskip("ray")
     remote = tmp_path / "ray.jsonl"
-    rrows, _ = bench.sweep("csd", points, prompts, 1, remote, ray="auto")
+    rrows, _ = sweep.sweep("csd", points, prompts, 1, remote, ray="auto")
     import ray
     ray.shutdown()
     assert _strip(rows) == _strip(rrows)
-    fig = bench.pareto_figure(rows)
+    fig = figures.pareto_figure(rows)
     fig.savefig(tmp_path / "p.png")
     assert (tmp_path / "p.png").stat().st_size > 1000
 

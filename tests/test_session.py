@@ -5,9 +5,10 @@ from PIL import Image
 
 from specviz.analysis import views
 from specviz.app.session import make_configs, race
+from specviz.core.records import Groups
 from specviz.engine.config import ConfigError
 from specviz.engine.decode import decode
-from specviz.render import draw, panels
+from specviz.render import charts, draw, panels
 from tests.apptools import Slow
 from tests.toy import toy
 
@@ -94,7 +95,7 @@ def test_views_maps_and_groups(setup):
     for c in cells:              # paper reading: I(n) at n's level = n's cell; C(n) one level up or down = next cells
         assert set(c.interchangeable) <= {c.pos} and set(c.convergent) <= {c.pos - 1, c.pos + 1}
         last = [a.event for a in views.attempts(traces["cascade"], c.pos) if a.event.decision in views.JUDGED][-1]
-        assert c.members == len(set(last.interchangeable) | set(last.convergent)) and c.node == last.node
+        assert c.members == len(set((last.groups or Groups()).interchangeable) | set((last.groups or Groups()).convergent)) and c.node == last.node
     assert any(c.interchangeable or c.convergent for c in cells)
 
 
@@ -132,15 +133,14 @@ def test_colorize_and_heatmap_composite(setup):
 
 
 def test_bar_chart_bars_are_exactly_proportional_to_the_counts():
-    """The accepted-length histogram (draw.bar_chart): each bar's pixel height is its count / the largest count of
+    """The accepted-length histogram (charts.bar_chart): each bar's pixel height is its count / the largest count of
     the plot height, at the right x slot, in its method's colour."""
     import numpy as np
 
-    from specviz.render import draw
-    img = np.asarray(draw.bar_chart({"a": [0, 6, 3], "b": [2, 0, 1]}, "t", "x", "y", size=(640, 280)))
+    img = np.asarray(charts.bar_chart({"a": [0, 6, 3], "b": [2, 0, 1]}, "t", "x", "y", size=(640, 280)))
     ph, y0 = 280 - 30 - 40, 280 - 40
     for k, counts in enumerate(([0, 6, 3], [2, 0, 1])):
-        rgb = np.array(draw.BAR_RGB[k])
+        rgb = np.array(charts.BAR_RGB[k])
         for x, c in enumerate(counts):
             slot = (640 - 52 - 120) / 3
             col = int(52 + x * slot + 0.1 * slot + k * 0.8 * slot / 2 + 0.4 * slot / 2)   # the bar's middle

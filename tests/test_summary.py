@@ -2,6 +2,8 @@
 import math
 
 from specviz.core.trace import TokenEvent
+from specviz.engine import methods
+from specviz.engine.summary import summarize
 from specviz.render import html
 from tests.toy import run, toy
 
@@ -23,7 +25,7 @@ def test_summary_costs_and_bound():
     model, factory = toy(codes=6, grid=3, seed=2, sharpen=1.0)
     lam, delta = 0.5, 0.9
     t = run(model, factory, method="csd", window=4, lam=lam, delta=delta, seed=3)
-    s = t.compute_summary(0.0)
+    s = summarize(t, 0.0)
     judged = _judged_positions(t)
     committed = t.committing()
     total = sum(ev.tv_cost for _, ev in committed.values())
@@ -34,9 +36,9 @@ def test_summary_costs_and_bound():
     for pos, evs in judged.items():                     # the rule keeps its promise at every position
         cost = committed[pos][1].tv_cost
         assert cost <= sum(min(e.tv, lam * e.entropy_norm) if e.tv < delta else 0.0 for e in evs) + 1e-6
-    sjd = run(model, factory, method="sjd", window=4, seed=3).compute_summary(0.0)
+    sjd = summarize(run(model, factory, method="sjd", window=4, seed=3), 0.0)
     assert sjd["tv_cost"] == 0 and sjd["tv_bound"] == 0.0
-    gsd = run(model, factory, method="gsd", window=4, gsd_mode="released", seed=3).compute_summary(0.0)
+    gsd = summarize(run(model, factory, method="gsd", window=4, gsd_mode="released", seed=3), 0.0)
     assert gsd["tv_bound"] is None                      # released GSD promises nothing
 
 
@@ -44,7 +46,7 @@ def test_summary_table_names_the_sum_and_reads_old_traces():
     assert "Σ per-token TV cost (bound on the image's TV)" in html.SUMMARY_HEADERS
     model, factory = toy()
     t = run(model, factory, method="csd", window=3)
-    t.compute_summary(0.0)
+    summarize(t, 0.0)
     for k in ("tv_cost_mean", "tv_bound", "judged_positions"):
         del t.summary[k]                                # a trace saved before these numbers existed
     row = html.summary_rows({"csd": t})[0]
@@ -59,7 +61,7 @@ def test_summary_counts_implausible_codes_from_the_target_law(monkeypatch):
     from specviz.core import trace as trace_mod
     model, factory = toy(codes=6, grid=3, seed=2, sharpen=1.0)
     t = run(model, factory, method="csd", window=4, lam=2.0, delta=0.95, seed=3)
-    t.compute_summary(0.0)
+    summarize(t, 0.0)
     q = [e.p_target for st in t.steps for e in st.events if e.commits]
     d = [e.p_draft for st in t.steps for e in st.events if e.commits]
     assert len(q) == 9
@@ -75,10 +77,10 @@ def test_inspector_converts_csd_lambda_to_nats():
     """λ = 4 per unit of H/log|supp q| on 512 codes is 4/log 512 = 0.641 per nat."""
     h = 3.0
     ev = TokenEvent(pos=0, token=1, decision="relaxed", entropy=h, entropy_norm=h / math.log(512), tv=0.5)
-    text = html.csd_units({"lam": 4.0, "h_norm": "support", "delta": 0.95}, ev)
+    text = methods.csd_explain({"lam": 4.0, "h_norm": "support", "delta": 0.95}, ev)
     assert "0.641 per nat" in text and "|supp q| = 512" in text and f"= {4 * h / math.log(512):.4f}" in text
-    assert "per nat (--h-norm raw)" in html.csd_units({"lam": 4.0, "h_norm": "raw"}, ev)
-    assert "gate closed" in html.csd_units({"lam": 4.0, "h_norm": "support", "delta": 0.4}, ev)
+    assert "per nat (--h-norm raw)" in methods.csd_explain({"lam": 4.0, "h_norm": "raw"}, ev)
+    assert "gate closed" in methods.csd_explain({"lam": 4.0, "h_norm": "support", "delta": 0.4}, ev)
 
 
 def test_inspector_says_which_reading_ran():

@@ -13,7 +13,7 @@ import torch
 
 from specviz.core.sampling import safe_norm, tv
 from specviz.engine import events, groups, rules, verify
-from specviz.engine.verify import Tree
+from specviz.engine.verify import DraftTree
 
 V = 6
 
@@ -26,7 +26,7 @@ def laws(n, v=V, seed=0, sharp=1.0):
 def one_level(xs, sib_laws=None):
     """Root 0 with children 1..k carrying tokens xs (point masses unless laws are given)."""
     k = len(xs)
-    return Tree([0] + list(xs), [-1] + [0] * k, [0] + [1] * k, [None] + (sib_laws or [None] * k))
+    return DraftTree([0] + list(xs), [-1] + [0] * k, [0] + [1] * k, [None] + (sib_laws or [None] * k))
 
 
 def walk_law(lvl) -> torch.Tensor:
@@ -134,15 +134,14 @@ def test_sampled_cascade_level_cost_is_its_fixed_law_tv():
 
 def two_levels():
     """Root; level 1: nodes 1-3 (tokens 0, 1, 2); level 2: 4-5 under 1, 6-7 under 2, 8 under 3. Point masses."""
-    return Tree([5, 0, 1, 2, 3, 4, 0, 5, 1], [-1, 0, 0, 0, 1, 1, 2, 2, 3], [0, 1, 1, 1, 2, 2, 2, 2, 2], [None] * 9)
+    return DraftTree([5, 0, 1, 2, 3, 4, 0, 5, 1], [-1, 0, 0, 0, 1, 1, 2, 2, 3], [0, 1, 1, 1, 2, 2, 2, 2, 2], [None] * 9)
 
 
 def run_tree(tree, q, cfg, budget, seed, hidden=None):
     hidden = torch.ones(len(tree.tokens), 3) if hidden is None else hidden
     gen = torch.Generator().manual_seed(seed)
     group_fn = groups.cascade_groups(tree, hidden, cfg) if cfg is not None else None
-    path, new, bonus, steps = verify.verify_tree(tree, q, rules.lossless, gen, group_fn, budget, lambda d: True)
-    return path, new, bonus, steps
+    return verify.verify_tree(tree, q, rules.lossless, gen, group_fn, budget, lambda d: True)
 
 
 def test_cascade_step_budget_bounds_the_sum_of_level_tvs():
@@ -154,7 +153,7 @@ def test_cascade_step_budget_bounds_the_sum_of_level_tvs():
     for seed in range(40):
         q = laws(len(tree.tokens), seed=seed, sharp=1.0)
         for budget in (0.02, 0.1, 0.3, 1.0):
-            _, _, _, steps = run_tree(tree, q, everything(), budget, seed)
+            steps = run_tree(tree, q, everything(), budget, seed).judged
             per_level = {}
             for s in steps:
                 per_level.setdefault(s.level, s)
@@ -180,8 +179,7 @@ def test_resampled_event_costs_the_level_once():
     tree = one_level((0, 1, 2))
     cfg = everything()
     for seed in range(20):
-        path, new, bonus, steps = run_tree(tree, q, cfg, 0.5, seed)
-        evs = events.tree_events(10, tree, q, steps, path, new, bonus, cfg)
+        evs = events.tree_events(10, tree, q, run_tree(tree, q, cfg, 0.5, seed), cfg)
         if evs[-1].decision != "resampled":
             continue
         judged = [e for e in evs if e.decision == "rejected"]
@@ -199,8 +197,8 @@ def test_later_siblings_record_tv_against_q_and_against_the_residual():
     sib = [p[0], safe_norm(p[0] * (torch.arange(V) != 1), p[0])[0]]
     tree = one_level((1, 3), sib)
     for seed in range(30):
-        _, _, _, steps = verify.verify_tree(tree, q, rules.lossless, torch.Generator().manual_seed(seed), None,
-                                            1.0, lambda d: True)
+        steps = verify.verify_tree(tree, q, rules.lossless, torch.Generator().manual_seed(seed), None,
+                                   1.0, lambda d: True).judged
         if len(steps) == 2:
             r1 = safe_norm((q[0] - sib[0] * rules.lossless(q[:1], sib[0][None])[0]).clamp_min(0), q[0])[0]
             assert abs(steps[1].tv - float(tv(sib[1], q[0]))) < 1e-6

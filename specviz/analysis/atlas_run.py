@@ -1,20 +1,25 @@
-"""`python -m specviz atlas`: run every (method, prompt, seed), append one compact row per run to a JSONL file (a
-restart skips the rows already there), locally or as Ray tasks, then aggregate (specviz.analysis.atlas) and export the
-figures (PNG, PDF) and the atlas JSON."""
+"""The atlas runs (`python -m specviz atlas`): every (method, prompt, seed), one compact row per run appended to a JSONL
+file (a restart skips the rows already there), locally or as Ray tasks. Aggregation: atlas.py; figures and the atlas
+JSON: render.atlas_fig.export."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from specviz.analysis import atlas, bench
+from specviz.analysis.fanout import ray_map
+from specviz.core.paths import slug
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
+from specviz.engine.drafters import drafter_factory
+from specviz.models import load_model
+from specviz.scenes import regions as regions_mod
 
 
 def jobs(specs: list[str], prompts: int, seeds: int) -> list[dict]:
@@ -27,8 +32,7 @@ def region_head_for(model):
     """The region head when `model` is the shipped scenes model (48x48 images from a VQ), else None."""
     if getattr(model, "name", "") != "scenes" or getattr(model, "vq", None) is None:
         return None
-    from specviz.scenes import regions
-    return regions.load_head() if regions.HEAD_PATH.exists() else None
+    return regions_mod.load_head() if regions_mod.HEAD_PATH.exists() else None
 
 
 def run_job(model, factory, head, job: dict, model_name: str = "scenes", trace_dir: Path | None = None) -> dict:
@@ -42,8 +46,7 @@ def run_job(model, factory, head, job: dict, model_name: str = "scenes", trace_d
     image = np.asarray(model.decode_image(torch.tensor(trace.tokens)).convert("RGB"))
     regions = None
     if head is not None:
-        from specviz.scenes.regions import predict
-        regions = predict(head, image[None])[0]
+        regions = regions_mod.predict(head, image[None])[0]
     row = atlas.record(trace, image, regions, **job, seconds=seconds)
     if trace_dir is not None:
         trace.save(Path(trace_dir) / f"{trace_name(row)}.json")
@@ -52,9 +55,6 @@ def run_job(model, factory, head, job: dict, model_name: str = "scenes", trace_d
 
 def trace_name(row: dict) -> str:
     """A file name for a row's trace: the method spec's and prompt's slugs, a short hash of the key, the seed."""
-    import hashlib
-
-    from specviz.render.exports import slug
     digest = hashlib.sha1(atlas.key(row).encode()).hexdigest()[:8]
     return f"{slug(row['spec'], 24)}_{slug(row['prompt'], 24)}_{digest}_s{row['seed']}"
 
@@ -76,7 +76,8 @@ def collect(todo: list[dict], out: Path, load, ray: str | None = None, model_nam
     done = {atlas.key(r) for r in read_rows(out)}
     left = [j for j in todo if atlas.key(j) not in done]
     out.parent.mkdir(parents=True, exist_ok=True)                # --out in a folder that does not exist yet
-    rows = _ray_rows(ray, left, model_name) if ray else _local_rows(load, left, model_name, trace_dir)
+    rows = ray_map(ray, functools.partial(_ray_job, model_name), left) if ray else \
+        _local_rows(load, left, model_name, trace_dir)
     n = 0
     for row in rows:
         with out.open("a") as f:
@@ -99,68 +100,9 @@ def _local_rows(load, left, model_name, trace_dir):
 
 @functools.lru_cache(maxsize=2)
 def _worker_model(model_name: str):
-    from specviz.engine.drafters import drafter_factory
-    from specviz.models import load_model
     model = load_model(model_name)
     return model, drafter_factory(model), region_head_for(model)
 
 
-def _ray_rows(address, left, model_name):
-    import ray
-    ray.init(address=None if address == "auto" else address, ignore_reinit_error=True, include_dashboard=False,
-             log_to_driver=False)
-
-    @ray.remote(num_cpus=1)
-    def one(job):
-        torch.set_num_threads(1)
-        return run_job(*_worker_model(model_name), job, model_name)
-
-    pending = [one.remote(j) for j in left]
-    while pending:
-        finished, pending = ray.wait(pending, num_returns=1)
-        yield ray.get(finished[0])
-
-
-def export(result: dict, stem: Path) -> tuple[list[Path], dict]:
-    """Write stem.json (the atlas), stem.png / .pdf (binned small multiples), stem_maps.png / .pdf (mean maps).
-    Returns (paths, {'binned': Figure, 'maps': Figure})."""
-    from specviz.render import atlas_fig, figures
-    stem = Path(stem)
-    stem.with_suffix(".json").write_text(json.dumps(result, indent=1))
-    paths = [stem.with_suffix(".json")]
-    figs = {"binned": atlas_fig.binned_figure(result), "maps": atlas_fig.maps_figure(result)}
-    for kind, fig in figs.items():
-        name = stem.name if kind == "binned" else f"{stem.name}_maps"
-        paths += [figures.save(fig, stem.with_name(name + ext)) for ext in (".png", ".pdf")]
-    return paths, figs
-
-
-def main(args) -> int:
-    from specviz.engine.drafters import drafter_factory
-    from specviz.models import load_model
-    torch.set_num_threads(args.threads)
-    out = Path(args.out)
-    todo = jobs(args.methods, args.prompts, args.seeds)
-    t0, c0 = time.perf_counter(), time.process_time()
-    bar = tqdm(total=len(todo), desc="atlas", mininterval=1)
-
-    def tick(done, total):
-        bar.n = done
-        bar.refresh()
-
-    def load():
-        model = load_model(args.model)
-        return model, drafter_factory(model)
-    if args.traces:
-        Path(args.traces).mkdir(parents=True, exist_ok=True)
-    rows, new = collect(todo, out, load, args.ray, args.model, tick, args.traces)
-    bar.close()
-    result = atlas.aggregate(rows)
-    result["run"] = {"new_runs": new, "wall_seconds": round(time.perf_counter() - t0, 1),
-                     "cpu_seconds_driver": round(time.process_time() - c0, 1), "torch_threads": args.threads,
-                     "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    paths, _ = export(result, out.with_suffix(""))
-    print(atlas.markdown(result))
-    print(json.dumps({"claims": atlas.claims(result), **result["run"]}))
-    print("wrote " + ", ".join(str(p) for p in paths))
-    return 0
+def _ray_job(model_name: str, job: dict) -> dict:
+    return run_job(*_worker_model(model_name), job, model_name)

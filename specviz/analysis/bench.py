@@ -1,4 +1,4 @@
-"""`python -m specviz bench` and `sweep`: the same prompts and seeds for every method in one run; medians.
+"""`python -m specviz bench`: the same prompts and seeds for every method in one run; medians (the sweep: sweep.py).
 
 Quality on the embedded model: scorer fidelity (fraction of caption attributes found), a Fréchet distance on scorer
 features against real scenes of the same captions, the target NLL of the generated codes (from the trace: -log q of
@@ -21,8 +21,12 @@ from tqdm import tqdm
 
 from specviz.core import trace as trace_mod
 from specviz.engine.config import RunConfig
+from specviz.engine.decode import decode
+from specviz.engine.methods import all_knobs
 from specviz.engine.runner import run
-from specviz.scenes import data, world
+from specviz.models import load_model
+from specviz.scenes import ambiguity, data, world
+from specviz.scenes.scorer import fidelity, frechet_distance, load_scorer
 
 IMPLAUSIBLE_Q = trace_mod.IMPLAUSIBLE_Q      # a committed code with target q below this: AR draws it rarely
 
@@ -37,9 +41,8 @@ def prompt_set(n: int) -> list[tuple[str, list[int]]]:
     return out
 
 
-def _cast(name: str, v: str):
+def cast_knob(name: str, v: str):
     """A knob value from text, as the registry types it (an unknown knob is left to RunConfig to refuse)."""
-    from specviz.engine.methods import all_knobs
     k = next((k for k in all_knobs() if k.name == name), None)
     return k.cast(v) if k is not None else v
 
@@ -47,7 +50,7 @@ def _cast(name: str, v: str):
 def parse_spec(spec: str) -> tuple[str, dict]:
     """'csd:lam=0.2,delta=0.8' -> ('csd', {'lam': 0.2, 'delta': 0.8}); a plain method name has no overrides."""
     name, _, rest = spec.partition(":")
-    return name, {k: _cast(k, v) for k, v in (kv.split("=", 1) for kv in rest.split(",") if kv)}
+    return name, {k: cast_knob(k, v) for k, v in (kv.split("=", 1) for kv in rest.split(",") if kv)}
 
 
 def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality: bool = True,
@@ -97,7 +100,6 @@ def _aggregate(r: list, ar: list | None) -> dict:
 
 
 def _add_quality(model, rows: dict, out: dict) -> None:
-    from specviz.scenes.scorer import fidelity, frechet_distance, load_scorer
     scorer = load_scorer()
     any_rows = next(iter(rows.values()))
     rng = np.random.default_rng(77)
@@ -127,7 +129,6 @@ def implausible(q_committed) -> int:
 def relaxed_low_mid(images: np.ndarray, runs: list, grid) -> float | None:
     """Share of the relaxed committed tokens whose decoded patch is low- or mid-detail (pixel std below
     ambiguity.DETAIL_EDGES[1] in the image the run produced); None when nothing was relaxed (issue 13)."""
-    from specviz.scenes import ambiguity
     hits = total = 0
     for img, x in zip(images, runs):
         pos = x.get("relaxed_positions", [])
@@ -140,7 +141,6 @@ def relaxed_low_mid(images: np.ndarray, runs: list, grid) -> float | None:
 
 def low_mid(images: np.ndarray, grid) -> float:
     """Share of all positions whose decoded patch is low- or mid-detail: the base rate relaxed_low_mid compares with."""
-    from specviz.scenes import ambiguity
     cls = np.concatenate([ambiguity.detail_class(ambiguity.patch_std(img, tuple(grid))).reshape(-1) for img in images])
     return round(float((cls < 2).mean()), 4)
 
@@ -152,7 +152,7 @@ def clip_scores(images: list, captions: list[str], model_id: str = CLIP_ID) -> t
     """CLIP score 100 * cos(image, caption) per image, with a locally cached transformers CLIP only (never a
     download). Returns (scores or None, note)."""
     try:
-        from transformers import CLIPModel, CLIPProcessor
+        from transformers import CLIPModel, CLIPProcessor  # optional here: only a locally cached CLIP is used
         model = CLIPModel.from_pretrained(model_id, local_files_only=True, use_safetensors=True).eval()
         proc = CLIPProcessor.from_pretrained(model_id, local_files_only=True)
     except (OSError, ValueError, ImportError) as e:
@@ -177,9 +177,8 @@ def markdown(res: dict) -> str:
 
 
 def main(args) -> int:
-    from specviz.models import load_model
     model = load_model(args.model)
-    base = {k: _cast(k, v) for k, v in (s.split("=", 1) for s in args.set)} | {"model": args.model}
+    base = {k: cast_knob(k, v) for k, v in (s.split("=", 1) for s in args.set)} | {"model": args.model}
     for m in args.methods:                                # validate every spec once, before any work
         name, over = parse_spec(m)
         RunConfig(**(base | over | {"method": name}))
@@ -193,103 +192,8 @@ def main(args) -> int:
     return 0
 
 
-def sweep_points(params: list[str], values: list[str]) -> list[dict]:
-    import itertools
-    grids = [[_cast(p, v) for v in vals.split(",")] for p, vals in zip(params, values)]
-    return [dict(zip(params, combo)) for combo in itertools.product(*grids)]
-
-
-def sweep_main(args) -> int:
-    if len(args.param) != len(args.values):
-        raise ValueError("give one --values list per --param")
-    points = sweep_points(args.param, args.values)
-    out = Path(args.out)
-    rows, new = sweep(args.method, points, prompt_set(args.prompts), args.seeds, out, args.ray)
-    fig = pareto_figure(rows)
-    fig.savefig(out.with_suffix(".png"), dpi=120)
-    fig.savefig(out.with_suffix(".pdf"))
-    print(f"{new} new points, {len(rows)} in {out}; plot: {out.with_suffix('.png')}")
-    return 0
-
-
-def sweep(method: str, points: list[dict], prompts, seeds: int, out: Path, ray: str | None = None,
-          model_name: str = "scenes") -> tuple[list[dict], int]:
-    """Measure every grid point not yet in `out` (JSONL, appended as each point finishes, so a restart skips
-    finished points). Locally by default; with `ray` ('auto' = connect to or start a local Ray; or an address)
-    each point is a Ray task. Returns (all rows of out, number of new points)."""
-    for p in points:
-        RunConfig(method=method, **p)                         # validate the whole grid before any work
-    done = {json.dumps(json.loads(line)["point"], sort_keys=True) for line in out.read_text().splitlines()} \
-        if out.exists() else set()
-    todo = [p for p in points if json.dumps(p, sort_keys=True) not in done]
-    results = _ray_points(ray, method, todo, prompts, seeds, model_name) if ray else \
-        _local_points(method, todo, prompts, seeds, model_name)
-    n = 0
-    for p, agg in results:
-        with out.open("a") as f:
-            f.write(json.dumps({"method": method, "point": p, "result": agg}) + "\n")
-        n += 1
-    return read_rows(out), n
-
-
-def read_rows(out: Path) -> list[dict]:
-    return [json.loads(line) for line in Path(out).read_text().splitlines()]
-
-
-def _point(method, p, prompts, seeds, model_name):
-    from specviz.models import load_model
-    res = measure(load_model(model_name), [method], prompts, seeds, {**p, "model": model_name}, progress=False)
-    return p, res["methods"][method]
-
-
-def _local_points(method, todo, prompts, seeds, model_name):
-    for p in tqdm(todo, desc="sweep"):
-        yield _point(method, p, prompts, seeds, model_name)
-
-
-def _ray_points(address, method, todo, prompts, seeds, model_name):
-    import ray
-    ray.init(address=None if address == "auto" else address, ignore_reinit_error=True,
-             include_dashboard=False, log_to_driver=False)
-
-    @ray.remote(num_cpus=1)
-    def task(p):
-        torch.set_num_threads(1)
-        return _point(method, p, prompts, seeds, model_name)
-
-    pending = [task.remote(p) for p in todo]
-    while pending:
-        ready, pending = ray.wait(pending, num_returns=1)
-        yield ray.get(ready[0])
-
-
-def pareto_figure(rows: list[dict]):
-    """Speed (step compression) vs quality (fidelity, else NLL) of sweep points; the Pareto front joined."""
-    from matplotlib.figure import Figure
-    key = "fidelity" if all("fidelity" in r["result"] for r in rows) else "nll"
-    pts = sorted(((r["result"]["step_compression"], r["result"][key], r["point"]) for r in rows),
-                 key=lambda t: -t[0])
-    fig = Figure(figsize=(6, 4), layout="constrained")
-    ax = fig.add_subplot()
-    ax.scatter([p[0] for p in pts], [p[1] for p in pts], c="tab:blue")
-    for x, y, pt in pts:
-        ax.annotate(",".join(f"{k}={v}" for k, v in pt.items()) or "ar", (x, y), fontsize=7, alpha=0.7)
-    front, best = [], None
-    for x, y, _ in pts:                                     # fastest first; keep points that improve quality
-        better = best is None or (y > best if key == "fidelity" else y < best)
-        if better:
-            front.append((x, y))
-            best = y
-    ax.plot([f[0] for f in front], [f[1] for f in front], "--", c="tab:red", label="Pareto front")
-    ax.set_xlabel("step compression (positions / target forwards)")
-    ax.set_ylabel("scene fidelity" if key == "fidelity" else "target NLL (nats/token, lower is better)")
-    ax.legend()
-    return fig
-
-
 def trace_overhead(model, cfg: RunConfig, images: int = 5) -> dict:
     """Decode time with trace recording on vs off (same seeds, interleaved): medians and the ratio."""
-    from specviz.engine.decode import decode
     on, off = [], []
     for s in range(images):
         for rec, acc in ((True, on), (False, off)):

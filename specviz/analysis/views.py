@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specviz.core.trace import COMMITTING, JUDGED, TokenEvent, Trace
+from specviz.core.trace import COMMITTING, JUDGED, Groups, TokenEvent, Trace
+
+NO_GROUPS = Groups()            # what an event without the `groups` extension reads as
 
 
 @dataclass(frozen=True)
@@ -108,11 +110,12 @@ def group_cells(trace: Trace) -> list[GroupCell]:
         for ev in st.events:
             if ev.decision not in JUDGED:
                 continue
+            g = ev.groups or NO_GROUPS
             cells[ev.pos] = GroupCell(ev.pos, st.step, ev.node,
-                                      tuple(node_pos.get(int(m), ev.pos) for m in ev.interchangeable),
-                                      tuple(node_pos.get(int(m), ev.pos) for m in ev.convergent),
-                                      len(set(ev.interchangeable) | set(ev.convergent)),
-                                      ev.decision == "relaxed", ev.similarity)
+                                      tuple(node_pos.get(int(m), ev.pos) for m in g.interchangeable),
+                                      tuple(node_pos.get(int(m), ev.pos) for m in g.convergent),
+                                      len(set(g.interchangeable) | set(g.convergent)),
+                                      ev.decision == "relaxed", g.similarity)
     return [cells[p] for p in sorted(cells)]
 
 
@@ -130,7 +133,8 @@ def group_category(cells: list[GroupCell], grid) -> np.ndarray:
 class Attempt:
     step: int
     event: TokenEvent
-    members: tuple             # CASCADE candidates: (node, token, q, cos, child_cos, level, in_I, in_C)
+    members: tuple             # group candidates (the `groups` extension):
+    #                            (node, token, q, cos, child_cos, level, in_I, in_C)
 
 
 def attempts(trace: Trace, pos: int) -> list[Attempt]:
@@ -138,9 +142,10 @@ def attempts(trace: Trace, pos: int) -> list[Attempt]:
     out = []
     for step, ev in trace.events():
         if ev.pos == pos:
-            inter, conv = set(ev.interchangeable), set(ev.convergent)
+            g = ev.groups or NO_GROUPS
+            inter, conv = set(g.interchangeable), set(g.convergent)
             members = tuple((r.node, r.token, r.q, r.cos, r.child_cos, r.level, r.node in inter, r.node in conv)
-                            for r in ev.siblings)
+                            for r in g.siblings)
             out.append(Attempt(step, ev, members))
     return out
 

@@ -9,7 +9,9 @@ import gradio as gr
 
 from specviz.analysis import atlas, atlas_run
 from specviz.app import widgets as w
+from specviz.app.handlers import friendly
 from specviz.engine.config import METHODS
+from specviz.render import atlas_fig
 from specviz.render.exports import export_dir
 
 DEFAULT_METHODS = ["ar", "sjd", "csd", "cascade"]
@@ -38,7 +40,7 @@ def run_atlas(load, methods, prompts, seeds, root: str | None = None, progress=N
     tick(0, len(todo))
     rows, _ = atlas_run.collect(todo, out, load, progress=tick)
     result = atlas.aggregate(rows)
-    paths, figs = atlas_run.export(result, out.with_suffix(""))
+    paths, figs = atlas_fig.export(result, out.with_suffix(""))
     return (figs["binned"], figs["maps"], atlas.headline_rows(result), atlas.claims_markdown(result),
             [str(out)] + [str(p) for p in paths])
 
@@ -63,7 +65,6 @@ def layout(c: dict) -> None:
 
 def wire(h, c: dict) -> None:
     """Wire the tab to the app's handlers `h` (its backend loads the model; files go under its export root)."""
-    from specviz.app.handlers import friendly
 
     @friendly
     def build(methods, prompts, seeds, progress=gr.Progress()):  # noqa: B008 (Gradio API)

@@ -30,6 +30,7 @@ from specviz.app.session import (
     race,
     read_traces,
 )
+from specviz.app.sweep_tab import run_sweep
 from specviz.engine.config import METHODS, ConfigError
 from specviz.engine.methods import Live, knob, ui_knobs
 from specviz.render import draw, html, panels
@@ -266,7 +267,6 @@ class Handlers:
 
     @friendly
     def sweep(self, method: str, param: str, values: str, prompts, progress=gr.Progress()):  # noqa: B008 (Gradio API)
-        from specviz.app.sweep_tab import run_sweep
         return run_sweep(method, param, str(values), int(prompts or 2), self.export_root, progress)
 
 

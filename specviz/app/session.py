@@ -13,11 +13,16 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
+from huggingface_hub import try_to_load_from_cache
 
 from specviz.core.trace import Trace
 from specviz.engine import methods
 from specviz.engine.config import METHODS, ConfigError, RunConfig
 from specviz.engine.decode import Progress, decode
+from specviz.engine.drafters import drafter_factory
+from specviz.engine.summary import summarize
+from specviz.engine.validate import read_trace
+from specviz.models import ALLOWED_HUB, load_model
 from specviz.render.panels import race_frame
 
 RACE_PX = 240                                      # side of a race panel
@@ -36,12 +41,7 @@ class Backend:
 
 def available_models() -> tuple:
     """'scenes' always; the allow-listed Janus-Pro checkpoints only when their files are in the local HF cache."""
-    from specviz.models import ALLOWED_HUB
     out = ["scenes"]
-    try:
-        from huggingface_hub import try_to_load_from_cache
-    except ImportError:
-        return tuple(out)
     for repo in ALLOWED_HUB:
         if isinstance(try_to_load_from_cache(repo, "config.json"), str):
             out.append(repo)
@@ -68,8 +68,6 @@ def load(backend: Backend, name: str, draft: str = ""):
 def default_backend(device: str = "auto", allow_paths: bool = False, drafters: tuple = ()) -> Backend:
     """Models from assets / the local HF cache. Draft models offered: `drafters` (e.g. app.py --draft-model) and
     the allow-listed Janus-Pro-1B when it is cached."""
-    from specviz.engine.drafters import drafter_factory
-    from specviz.models import ALLOWED_HUB, load_model
 
     def load(name: str, draft: str = ""):
         model = load_model(name, device)
@@ -108,7 +106,7 @@ def read_traces(backend: Backend, paths) -> tuple[dict, dict, str]:
     for p in paths:
         name = Path(str(p)).name
         try:
-            t = Trace.load(p)
+            t = read_trace(p)
         except (ValueError, OSError) as e:
             raise ConfigError(f"{name}: {e}") from None
         if t.method in traces:
@@ -116,7 +114,7 @@ def read_traces(backend: Backend, paths) -> tuple[dict, dict, str]:
         grids = {tuple(o.grid) for o in traces.values()}
         if grids and tuple(t.grid) not in grids:
             raise ConfigError(f"{name}: grid {t.grid} differs from the other traces' {list(grids.pop())}")
-        t.compute_summary(sum(s.seconds for s in t.steps))          # never trust a file's own summary
+        summarize(t, sum(s.seconds for s in t.steps))          # never trust a file's own summary
         traces[t.method] = t
     traces = {m: traces[m] for m in METHODS if m in traces}
     return traces, *_decode_all(backend, traces)

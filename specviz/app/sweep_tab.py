@@ -5,7 +5,11 @@ Same engine and files as `python -m specviz sweep`; each run writes a fresh JSON
 """
 from __future__ import annotations
 
-from specviz.analysis import bench
+import gradio as gr
+
+from specviz.analysis import bench, sweep
+from specviz.engine.methods import REGISTRY, knob
+from specviz.render import figures
 from specviz.render.exports import export_dir
 
 MAX_POINTS, MAX_PROMPTS = 6, 6
@@ -14,7 +18,6 @@ COLUMNS = ["point", "step compression", "fidelity", "scorer FD", "Σ per-token T
 
 def params() -> dict:
     """method -> the numeric knobs its rule reads (from the registry), for every method that has any."""
-    from specviz.engine.methods import REGISTRY, knob
     out = {}
     for m in REGISTRY.values():
         nums = tuple(k for k in m.knobs if knob(k).kind in (int, float))
@@ -25,7 +28,6 @@ def params() -> dict:
 
 def param_choices(method: str):
     """The parameter dropdown for a newly picked method (an unknown one falls back to csd)."""
-    import gradio as gr
     table = params()
     ps = table.get(method, table["csd"])
     return gr.Dropdown(choices=list(ps), value=ps[0])
@@ -37,7 +39,7 @@ def run_sweep(method: str, param: str, values: str, prompts: int, root: str | No
     table = params()
     if method not in table or param not in table[method]:
         raise ValueError(f"choose a parameter of {method}: {', '.join(table.get(method, ()))}")
-    points = bench.sweep_points([param], [values.replace(" ", "")])
+    points = sweep.sweep_points([param], [values.replace(" ", "")])
     if not 1 <= len(points) <= MAX_POINTS:
         raise ValueError(f"give 1 to {MAX_POINTS} comma-separated values, e.g. 0.5,1,2,4")
     prompts = int(max(2, min(MAX_PROMPTS, prompts)))
@@ -47,12 +49,12 @@ def run_sweep(method: str, param: str, values: str, prompts: int, root: str | No
     for i, (m, p) in enumerate(steps):
         if progress is not None:
             progress((i, len(steps)), desc=f"{m} " + ", ".join(f"{k}={v}" for k, v in p.items()))
-        bench.sweep(m, [p], caps, 1, out)
-    rows = bench.read_rows(out)
+        sweep.sweep(m, [p], caps, 1, out)
+    rows = sweep.read_rows(out)
     table = [[f"{r['method']} {', '.join(f'{k}={_fmt(v)}' for k, v in r['point'].items())}".strip(),
               r["result"]["step_compression"], r["result"].get("fidelity"), r["result"].get("fid_scorer"),
               r["result"]["tv_cost"], r["result"]["seconds"]] for r in rows]
-    return bench.pareto_figure(rows), table
+    return figures.pareto_figure(rows), table
 
 
 def _fmt(v) -> str:

@@ -3,9 +3,10 @@ bench's spec parser and the sweep tab all read these records, so a knob is decla
 method shares, in its method's record in methods.py for a rule's own knobs)."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
+
+from specviz.core.numbers import finite_number
 
 
 class ConfigError(ValueError):
@@ -45,7 +46,7 @@ class Knob:
             if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
                 raise ConfigError(f"{self.flag} must be an integer in [{lo}, {hi}], got {v!r}")
             return
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+        if not finite_number(v):
             raise ConfigError(f"{self.flag} must be a finite number, got {v!r}")
         low_bad = self.lo is not None and (v <= self.lo if self.open_lo else v < self.lo)
         high_bad = self.hi is not None and v > self.hi

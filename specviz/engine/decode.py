@@ -18,6 +18,7 @@ from specviz.engine import methods
 from specviz.engine.config import ConfigError, RunConfig
 from specviz.engine.events import simple_event
 from specviz.engine.families import Ctx, host
+from specviz.engine.summary import summarize
 
 
 @dataclass
@@ -65,7 +66,7 @@ def _decode(model, cfg: RunConfig, method, drafter_factory, record: bool) -> Ite
         done = len(committed) >= n_pos
         if done:
             trace.tokens = committed[:n_pos]
-            trace.compute_summary(time.perf_counter() - t_start)
+            summarize(trace, time.perf_counter() - t_start)
         yield Progress(trace.steps[-1], committed, trace, done)
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import torch
 
+from specviz.core.records import Groups, Sibling, TokenEvent
 from specviz.core.sampling import entropies, entropy, tv
-from specviz.core.trace import Sibling, TokenEvent
 
 
 def simple_event(pos: int, token: int, decision: str, q: torch.Tensor, cfg) -> TokenEvent:
@@ -48,9 +48,10 @@ def chain_events(n: int, x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res,
     return out
 
 
-def tree_events(root_pos: int, tree, q: torch.Tensor, judged: list, path: list, new_tok: int, bonus: bool,
-                cfg) -> list:
-    """Events of a tree step rooted at root_pos: every judged candidate, then the resampled or bonus token."""
+def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg) -> list:
+    """Events of a tree step rooted at root_pos (walk: verify.TreeWalk): every judged candidate, then the resampled
+    or bonus token. A candidate judged with groups (CASCADE) carries the `groups` extension."""
+    judged, path, new_tok, bonus = walk.judged, walk.path, walk.new_token, walk.bonus
     out = []
     ent = {}                                  # node -> entropies of q at its children's position, once per node
     for s in judged:
@@ -63,14 +64,15 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, judged: list, path: list, 
         sib = [Sibling(m, tree.tokens[m], float(q[par, tree.tokens[m]]), info["cos"].get(m, 0.0),
                        info["child_cos"].get(m, -1.0), tree.depths[m], tree.parents[m])
                for m in info.get("cos", {})] if info else []
+        groups = Groups.unless_default(
+            similarity=max(info["cos"].values(), default=0.0) if info else 0.0,
+            interchangeable=list(info.get("inter", [])), convergent=list(info.get("conv", [])), siblings=sib,
+            budget_left=s.budget_left, scale=s.scale)
         out.append(TokenEvent(pos=root_pos + s.level, token=tree.tokens[s.node], decision=dec, level=s.level,
                               node=s.node, p_draft=s.p_x, p_target=s.q_x, accept_prob=s.b, exact_prob=s.exact,
                               u=s.u, entropy=h, entropy_norm=hn, tv=s.tv, tv_cost=s.tv_cost,
-                              point_mass=s.point_mass, moved=s.extra,
-                              similarity=max(info["cos"].values(), default=0.0) if info else 0.0,
-                              interchangeable=list(info.get("inter", [])), convergent=list(info.get("conv", [])),
-                              siblings=sib, tv_residual=s.tv_residual, budget_left=s.budget_left, scale=s.scale,
-                              parent=par))
+                              point_mass=s.point_mass, moved=s.extra, tv_residual=s.tv_residual, parent=par,
+                              groups=groups))
     if new_tok >= 0:
         last = path[-1]
         pos = root_pos + len(path)

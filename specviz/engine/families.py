@@ -45,6 +45,7 @@ class Family:
     """The interface. `start` sees the first committed token and the prefill's hidden state; `step` does one
     verification step for the committed prefix (len(committed) < n_pos)."""
     needs_drafter = False
+    drafts = True                    # proposes drafts a rule judges (AR: no, so its runs make only ar decisions)
 
     def __init__(self, ctx: Ctx, drafter_factory=None):
         self.ctx = ctx
@@ -62,6 +63,7 @@ class Family:
 
 class AR(Family):
     """Plain autoregressive sampling: one token per forward."""
+    drafts = False
 
     def step(self, state, committed):
         c, n = self.ctx, len(committed)
@@ -99,7 +101,7 @@ class Jacobi(Family):
         return out
 
 
-class Tree(Family):
+class TreeFamily(Family):
     """A draft tree (EAGLE head or draft model, docs/algorithms.md §4), verified level by level; CASCADE adds groups."""
     needs_drafter = True
 
@@ -118,20 +120,19 @@ class Tree(Family):
         hidden = host(hidden)
         q = self.laws(logits)                                                       # (N, V)
         group_fn = c.method.groups(tree, hidden, c.cfg) if c.method.groups is not None else None
-        path, new_tok, bonus, judged = verify_tree(tree, q, c.accept_fn, c.gen, group_fn, c.cfg.cascade_budget,
-                                                   lambda d: n - 1 + d + 1 < c.n_pos)
-        c.model.commit(state, torch.tensor(path))
-        new = [tree.tokens[i] for i in path[1:]] + ([new_tok] if new_tok >= 0 else [])
-        self.drafter.observe(new, list(range(n, n + len(new))), hidden[path][:len(new)])
-        return tree_step_out(c, n, tree, q, (path, new_tok, bonus, judged), new)
+        walk = verify_tree(tree, q, c.accept_fn, c.gen, group_fn, c.cfg.cascade_budget,
+                           lambda d: n - 1 + d + 1 < c.n_pos)
+        c.model.commit(state, torch.tensor(walk.path))
+        new = [tree.tokens[i] for i in walk.path[1:]] + ([walk.new_token] if walk.new_token >= 0 else [])
+        self.drafter.observe(new, list(range(n, n + len(new))), hidden[walk.path][:len(new)])
+        return tree_step_out(c, n, tree, q, walk, new)
 
 
-def tree_step_out(c: Ctx, n: int, tree, q: torch.Tensor, walk: tuple, new: list) -> StepOut:
-    """A tree step's result and, when recording, its events and Drafted records (walk = verify_tree's result)."""
+def tree_step_out(c: Ctx, n: int, tree, q: torch.Tensor, walk, new: list) -> StepOut:
+    """A tree step's result and, when recording, its events and Drafted records (walk: verify.TreeWalk)."""
     out = StepOut(new)
     if c.record:
-        path, new_tok, bonus, judged = walk
-        out.events = tree_events(n - 1, tree, q, judged, path, new_tok, bonus, c.cfg)
+        out.events = tree_events(n - 1, tree, q, walk, c.cfg)
         out.drafted = [Drafted(i, tree.parents[i], n - 1 + tree.depths[i], tree.tokens[i])
                        for i in range(1, len(tree.tokens))]
     return out

@@ -37,16 +37,24 @@ def cascade_groups(tree, hidden: torch.Tensor, cfg):
     def group_fn(node: int, kids: list) -> tuple[list, dict]:
         d = depth[node]
         if cfg.cascade_sets == "paper":
-            same = [m for m in nodes if depth[m] == d and m != node]
-            near = [m for m in nodes if abs(depth[m] - d) == 1]
-            inter = [m for m in same if cos[node][m] >= cfg.tau_pos]
-            conv = [m for m in near if cos[node][m] >= cfg.tau_seq]
-            cands, child = same + near, {m: -1.0 for m in same + near}
+            cands = [m for m in nodes if depth[m] == d and m != node] + [m for m in nodes if abs(depth[m] - d) == 1]
+            child = {m: -1.0 for m in cands}
         else:
             cands = [m for m in kids if m != node]
             child = {m: child_cos(node, m) for m in cands}
-            inter = [m for m in cands if cos[node][m] >= cfg.tau_pos]
-            conv = [m for m in cands if child[m] >= cfg.tau_seq]
+        inter, conv = cascade_sets(cfg.cascade_sets, d, [(m, depth[m], cos[node][m], child[m]) for m in cands],
+                                   cfg.tau_pos, cfg.tau_seq)
         sims = {m: cos[node][m] for m in cands}
         return sorted(set(inter) | set(conv)), {"inter": inter, "conv": conv, "cos": sims, "child_cos": child}
     return group_fn
+
+
+def cascade_sets(sets: str, level: int, cands, tau_pos: float, tau_seq: float) -> tuple[list, list]:
+    """CASCADE's sets of a node at tree `level` among its candidates (node, level, cos, child cos), in their order:
+    (I(n), C(n)). paper: I = candidates at the node's level with cos >= τ_pos, C = candidates one level up or down
+    with cos >= τ_seq; siblings: I = cos >= τ_pos, C = largest child cosine >= τ_seq (-1: a branch without children,
+    which converges with nothing). The engine (cascade_groups) and the preview (rescore.cascade_group) both ask this."""
+    if sets == "paper":
+        return ([m for m, lv, c, _ in cands if lv == level and c >= tau_pos],
+                [m for m, lv, c, _ in cands if abs(lv - level) == 1 and c >= tau_seq])
+    return ([m for m, _, c, _ in cands if c >= tau_pos], [m for m, _, _, cc in cands if cc > -1.0 and cc >= tau_seq])

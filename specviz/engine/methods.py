@@ -1,115 +1,30 @@
-"""The method registry: one declarative record per decoding method.
+"""The catalogue of decoding methods: one registered record each (registry.py), with its hooks (rule builder, bound,
+re-scoring, group builder, what it adds to the inspector).
 
-A method is a drafter family (none, Jacobi window, draft tree — families.py), an acceptance rule (rules.py), and for
-CASCADE a group builder (groups.py). Its record also carries its own knobs, a one-line description, whether it is
-lossless, and how the instant preview re-scores its recorded drafts. Everything else derives from here: RunConfig's
-fields and validation, the CLI flags, the app's method list, controls and lane headers, the sweep tab, the preview,
-the trace checks and the bench's spec parser. Adding a method = a rule function (and/or a family) + one `register`.
+Importing this module registers every method, and re-exports the registry's API (`get`, `REGISTRY`, `all_knobs`, ...),
+so `methods.get(name)` always sees the whole catalogue. This is the one place that knows methods by name.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Callable
+import math
 
-from specviz.analysis import preview
-from specviz.core.knobs import COMMON, Knob
+from specviz.core.knobs import Knob
 from specviz.core.sampling import entropy, tv
-from specviz.engine import families, rules
+from specviz.engine import families, rescore, rules
 from specviz.engine.codebook import embedding_table, neighbour_table
+from specviz.engine.drafters.pac import SJDPAC, tree_nodes
 from specviz.engine.groups import READINGS, cascade_groups
-
-DECISIONS = ("exact", "relaxed", "rejected", "resampled", "bonus", "ar")
-
-
-@dataclass(frozen=True)
-class Method:
-    name: str
-    label: str                                   # lane title in the app
-    family: type                                 # families.AR | families.Jacobi | families.Tree | another Family
-    summary: str                                 # one line under the lane title
-    lossless: bool
-    knobs: tuple = ()                            # knob names the rule reads (sweep tab, preview, lane header)
-    declares: tuple = ()                         # Knob records this method introduces
-    rule: Callable | None = None                 # (cfg, model) -> accept_fn(q (L,V), p (L,V)) -> a (L,V)
-    groups: Callable | None = None               # (tree, hidden (N,h), cfg) -> group_fn (CASCADE)
-    rescore: Callable | None = None              # (judged events of one step, knob values) -> [b'] (preview)
-    check: Callable | None = None                # (cfg) -> error text or None, for combinations of knobs
-    reading: str = ""                            # which reading of the paper runs, in which units
-    bound: Callable | None = None                # (judged TokenEvent, cfg) -> the rule's promised per-draft TV cost
-    forces: dict = field(default_factory=dict)   # knob -> value this method always runs with (set in the config)
-
-    @property
-    def decisions(self) -> frozenset:
-        """Decisions a run of this method may record after the prefill."""
-        if self.family is families.AR:
-            return frozenset({"ar"})
-        return frozenset(DECISIONS) - {"ar"} - ({"relaxed"} if self.lossless else set())
-
-    def accept_fn(self, cfg, model):
-        return rules.lossless if self.rule is None else self.rule(cfg, model)
-
-
-REGISTRY: dict[str, Method] = {}
-
-
-def register(m: Method) -> Method:
-    """Add (or replace) a method; its knobs join RunConfig's (a new knob needs a new RunConfig: config.build())."""
-    taken = {k.name: k for k in all_knobs()}
-    for k in m.declares:
-        if k.name in taken and taken[k.name] != k and not (m.name in REGISTRY and k in REGISTRY[m.name].declares):
-            raise ValueError(f"knob {k.name!r} of {m.name} is already declared differently")
-    REGISTRY[m.name] = m
-    return m
-
-
-def get(name: str) -> Method:
-    return REGISTRY[name]
-
-
-def all_knobs() -> tuple[Knob, ...]:
-    """Common knobs, then each registered method's own, each once, in declaration order."""
-    out, seen = [], set()
-    for k in COMMON + tuple(k for m in REGISTRY.values() for k in m.declares):
-        if k.name not in seen:
-            out.append(k)
-            seen.add(k.name)
-    return tuple(out)
-
-
-def knob(name: str) -> Knob:
-    return next(k for k in all_knobs() if k.name == name)
-
-
-class Live(Sequence):
-    """A tuple recomputed on every use from the registry (so names registered later, e.g. by a test, appear in
-    every list derived from it)."""
-
-    def __init__(self, make: Callable[[], tuple]):
-        self.make = make
-
-    def __getitem__(self, i):
-        return self.make()[i]
-
-    def __len__(self):
-        return len(self.make())
-
-    def __iter__(self):                     # one make() per pass (Sequence's default indexes item by item)
-        return iter(self.make())
-
-    def index(self, value, *args):
-        return self.make().index(value, *args)
-
-    def __repr__(self):
-        return repr(self.make())
-
-
-def ui_knobs(where: str | None = None) -> tuple[Knob, ...]:
-    """Knobs the app shows as controls ("main": beside the methods, previewed; "advanced": the accordion)."""
-    return tuple(k for k in all_knobs() if k.ui and (where is None or k.ui == where))
-
-
-METHODS = Live(lambda: tuple(REGISTRY))
+from specviz.engine.registry import (  # noqa: F401  (re-exported: the registry's API)
+    METHODS,
+    REGISTRY,
+    Live,
+    Method,
+    all_knobs,
+    get,
+    knob,
+    register,
+    ui_knobs,
+)
 
 
 # ---------------------------------------------------------------------------------------------------- rule builders
@@ -118,20 +33,15 @@ def _with_residual(fn, residual):
     return fn
 
 
-def _csd_g(cfg, h_norm_value):
-    return (1 - h_norm_value).clamp_min(0) if cfg.g == "one_minus_h" else h_norm_value
-
-
 def _csd_rule(cfg, model):
     def csd(q, p):
-        return rules.csd(q, p, cfg.lam * _csd_g(cfg, entropy(q, cfg.h_norm)), tv(p, q), cfg.delta)
+        return rules.csd(q, p, cfg.lam * rules.csd_g(entropy(q, cfg.h_norm), cfg.g), tv(p, q), cfg.delta)
     return csd
 
 
 def _csd_bound(ev, cfg) -> float:
     """docs/methods.md §3.3: min(TV(p, q), λ·g(H)) where TV(p, q) < δ, else 0."""
-    gh = max(0.0, 1.0 - ev.entropy_norm) if cfg.g == "one_minus_h" else ev.entropy_norm
-    return min(ev.tv, cfg.lam * gh) if ev.tv < cfg.delta else 0.0
+    return min(ev.tv, cfg.lam * rules.csd_g(ev.entropy_norm, cfg.g)) if ev.tv < cfg.delta else 0.0
 
 
 def _lantern_builder(plus: bool):
@@ -186,8 +96,38 @@ def _gsd_bound(ev, cfg) -> float | None:
     return ev.tv if cfg.gsd_mode == "ours" else None
 
 
-def _zero_bound(ev, cfg) -> float:
-    return 0.0
+# ---------------------------------------------------------------------------------------------------- inspector lines
+def csd_explain(config: dict, e) -> str:
+    """CSD's λ in the units it runs in and per nat at this slot (docs/methods.md §3.2): the relaxation is
+    λ·g(H/N) with N = log|supp q| (support), log V (vocab) or 1 (raw), so λ per normalised unit = λ/N per nat."""
+    lam, norm, shape = float(config.get("lam", 0.0)), config.get("h_norm", "support"), config.get("g", "h")
+    gh = rules.csd_g(e.entropy_norm, shape)
+    gate = e.tv < float(config.get("delta", 1.0))
+    if norm == "raw":
+        conv = f"λ = {lam:.3g} per nat (--h-norm raw)"
+    elif e.entropy > 0 and e.entropy_norm > 0:
+        n = e.entropy / e.entropy_norm                                  # N = log|supp q| or log V at this slot
+        what = f"log|supp q| = {n:.3f} (|supp q| = {math.exp(n):.0f})" if norm == "support" else f"log V = {n:.3f}"
+        conv = f"λ = {lam:.3g} per unit of H/N ≙ λ/N = {lam / n:.3g} per nat here, N = {what}"
+    else:
+        conv = f"λ = {lam:.3g} per unit of normalised entropy (H = 0 here: no relaxation)"
+    form = "1 − H/N" if shape == "one_minus_h" else "H/N"
+    return (f"CSD units: {conv}. Relaxation λ·g = λ·({form}) = {lam * gh:.4f}"
+            f"{'' if gate else f' — gate closed, TV(p, q) = {e.tv:.3f} ≥ δ'}.")
+
+
+def cascade_explain(config: dict, e) -> str:
+    """CASCADE's level budget at the deciding candidate (its `groups` extension)."""
+    g = e.groups
+    if g is None:
+        return ""
+    return (f"CASCADE budget left for this level δ = {g.budget_left:.4f}; relaxation scale s = {g.scale:.4f}; "
+            f"moved to x: {e.moved:.4f}")
+
+
+def cascade_reading(config: dict) -> str:
+    sets = config.get("cascade_sets", "paper")
+    return f"{sets} — {READINGS.get(sets, '')}"
 
 
 # ---------------------------------------------------------------------------------------------------- the methods
@@ -209,7 +149,7 @@ register(Method(
                   "top-k), vocab (H / log V)"),
         Knob("g", str, "h", choices=("h", "one_minus_h"), help="CSD relaxation shape g(H): H or 1 - H"),
     ),
-    rule=_csd_rule, rescore=preview.csd_rescore, bound=_csd_bound,
+    rule=_csd_rule, rescore=rescore.csd_rescore, bound=_csd_bound, explain=csd_explain,
     reading="CSD (content-aware SD, Wang et al. 2026; not continuous SD for MAR): b = min(1, q/p + λ·g(H)) where "
             "TV(p, q) < δ; H normalised as --h-norm says; TV-optimal residual; cost <= min(TV(p, q), λ·g(H))"))
 register(Method(
@@ -228,11 +168,11 @@ register(Method(
     rule=_gsd_rule, bound=_gsd_bound,
     reading="GSD (So et al. 2025): a = min(1, Σ_group q / Σ_group p) over a window of the target ranking; "
             "--gsd-mode says whose window, distance and residual"))
-register(Method("sd", "SD", families.Tree, "draft tree · lossless", True,
+register(Method("sd", "SD", families.TreeFamily, "draft tree · lossless", True,
                 reading="EAGLE-1/2 verification (docs/methods_trees.md): siblings in order against the running "
                         "residual (P3); sampled siblings are pruned by draw order only, so the tree stays lossless"))
 register(Method(
-    "cascade", "CASCADE", families.Tree, "draft tree · CASCADE groups", False,
+    "cascade", "CASCADE", families.TreeFamily, "draft tree · CASCADE groups", False,
     ("tau_pos", "tau_seq", "cascade_budget"),
     declares=(
         Knob("tau_pos", float, 0.8, label="τ_pos  CASCADE I(n)", ui="main", ui_lo=0.5, ui_hi=1, step=0.005,
@@ -245,7 +185,8 @@ register(Method(
         Knob("cascade_budget", float, 1.0, 0, label="δ  CASCADE TV budget per step", ui="advanced", ui_hi=2,
              step=0.05, help="CASCADE: Σ over a step's judged levels of TV(level output law, q) stays <= δ"),
     ),
-    groups=cascade_groups, rescore=preview.cascade_rescore,
+    groups=cascade_groups, rescore=rescore.cascade_rescore, explain=cascade_explain,
+    group_reading=cascade_reading,
     reading="paper reading by default (--cascade-sets paper): " + READINGS["paper"] + "; the step's levels share "
             "a TV budget δ, each level's relaxation scaled by one factor so its exact TV fits before deciding"))
 _RESIDUAL = Knob("lantern_residual", str, "tv_optimal", choices=("tv_optimal", "lumina", "llamagen"),
@@ -253,7 +194,7 @@ _RESIDUAL = Knob("lantern_residual", str, "tv_optimal", choices=("tv_optimal", "
                  help="after a rejection: tv_optimal = norm([q - p·a]+); lumina / llamagen = the released code's "
                       "zeroing of the draft's k+1 nearest codes (in the target / in the draft law)")
 register(Method(
-    "lantern", "LANTERN", families.Tree, "draft tree · latent neighbours", False,
+    "lantern", "LANTERN", families.TreeFamily, "draft tree · latent neighbours", False,
     ("lantern_delta", "lantern_k", "lantern_residual"),
     declares=(
         Knob("lantern_k", int, 8, 1, 64, help="LANTERN / LANTERN++ neighbour cap k"),
@@ -265,7 +206,7 @@ register(Method(
     reading="LANTERN (Jang et al. 2025): q~(x) = q(x) + Σ of q over x's m* nearest codes, m* = max{m <= k : "
             "s_m <= δ}; a = min(1, q~/p); cost <= δ per point-mass draft with the TV-optimal residual"))
 register(Method(
-    "lanternpp", "LANTERN++", families.Tree, "draft tree · latent neighbours, multiplicative budget", False,
+    "lanternpp", "LANTERN++", families.TreeFamily, "draft tree · latent neighbours, multiplicative budget", False,
     ("lanternpp_lambda", "lantern_k", "lantern_residual"),
     declares=(
         Knob("lanternpp_lambda", float, 10.0, 1, label="λ  LANTERN++ multiplier", ui_hi=20, step=0.5,
@@ -276,10 +217,6 @@ register(Method(
     rule=_lantern_builder(plus=True), bound=_lanternpp_bound,
     reading="LANTERN++ (Park et al. 2025): LANTERN with the budget (λ - 1)·q(x); the paper and released runs use a "
             "static tree (--tree static), not forced here"))
-
-
-# ---------------------------------------------------------------------------------------------------- issue 15 methods
-from specviz.engine.drafters.pac import SJDPAC, tree_nodes  # noqa: E402  (kept inside the issue-15 block)
 
 
 def _pac_check(cfg):

@@ -39,6 +39,15 @@ def csd(p_target: torch.Tensor, p_draft: torch.Tensor, relax: torch.Tensor, tv_p
     return torch.where(p_draft > 0, a, torch.ones_like(a))
 
 
+def csd_g(h_norm, shape: str):
+    """CSD's relaxation shape g(H) on the normalised entropy (a float, or a tensor of them): H, or 1 - H floored
+    at 0 (knob `g`: "h" | "one_minus_h"). The rule, its promised bound, the preview and the inspector all use this."""
+    if shape != "one_minus_h":
+        return h_norm
+    rest = 1 - h_norm
+    return rest.clamp_min(0) if isinstance(rest, torch.Tensor) else max(0.0, rest)
+
+
 def csd_promise(p_target: torch.Tensor, p_draft: torch.Tensor, relax: torch.Tensor, delta: float) -> torch.Tensor:
     """CSD's per-token bound (§3.3): min(TV(p, q), relax) where TV(p, q) < delta, else 0. (L,)."""
     d = tv(p_draft, p_target)
@@ -258,16 +267,6 @@ def rejected_mass(q, p, a, x, residual: Residual, res: torch.Tensor) -> torch.Te
             w = p[row, z] * (1 - a[row, z])
             out[row] += (w[:, None] * law).sum(0)
     return out
-
-
-def output_law(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x: torch.Tensor,
-               residual: Residual | None = None) -> torch.Tensor:
-    """The exact law (L, V) of the token a slot commits: o = p·a + (1 - Σ p·a)·norm(residual) (§1.2)."""
-    j = judge(p_target, p_draft, accept, x, torch.zeros(len(x)), residual)
-    pa = p_draft * accept
-    if residual is None:
-        return pa + (1 - pa.sum(-1, keepdim=True)).clamp_min(0) * j.residual
-    return pa + rejected_mass(p_target, p_draft, accept, x, residual, j.residual)
 
 
 def point_mass(x: torch.Tensor, vocab: int) -> torch.Tensor:

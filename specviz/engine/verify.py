@@ -47,8 +47,9 @@ def verify_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn: A
 
 
 @dataclass
-class Tree:
-    """A draft tree. Node 0 is the root (the newest committed token, no KV yet); parents precede children."""
+class DraftTree:
+    """A draft tree: the data structure a tree drafter builds (families.TreeFamily is the drafter family).
+    Node 0 is the root (the newest committed token, no KV yet); parents precede children."""
     tokens: list[int]
     parents: list[int]
     depths: list[int]
@@ -97,6 +98,15 @@ class TreeStep:
     info: dict = field(default_factory=dict)
     budget_left: float = 0.0          # CASCADE: budget the level could use, before deciding
     scale: float = 1.0                # CASCADE: factor s on every sibling's extra mass at this level
+
+
+@dataclass
+class TreeWalk:
+    """The result of one tree walk (verify_tree)."""
+    path: list                        # accepted node ids from the root (node 0)
+    new_token: int                    # the resampled or bonus token, -1 when none
+    bonus: bool                       # new_token is a bonus token after an accepted leaf
+    judged: list                      # list[TreeStep]: every judged candidate, in judge order
 
 
 @dataclass
@@ -175,14 +185,14 @@ def fit_level(build: Callable[[float], Level], left: float, iters: int = 16) -> 
 GroupFn = Callable[[int, list], tuple[list, dict]]    # (node, sibling order) -> (member nodes, info)
 
 
-def kid_laws(tree: Tree, kids: list, vocab: int) -> list:
+def kid_laws(tree: DraftTree, kids: list, vocab: int) -> list:
     """The draft law (V,) of each kid: its recorded law, or a point mass at its token (one one-hot for all)."""
     pm = [c for c in kids if tree.laws[c] is None]
     rows = dict(zip(pm, rules.point_mass(torch.tensor([tree.tokens[c] for c in pm], dtype=torch.long), vocab)))
     return [tree.laws[c] if tree.laws[c] is not None else rows[c] for c in kids]
 
 
-def judge_level(tree: Tree, kids: list, q_node: torch.Tensor, accept_fn: AcceptFn, group_fn: GroupFn | None,
+def judge_level(tree: DraftTree, kids: list, q_node: torch.Tensor, accept_fn: AcceptFn, group_fn: GroupFn | None,
                 left: float, laws: list | None = None) -> tuple[Level, list]:
     """The level law of `kids` (children of one node, in order) under the method's rule; CASCADE (group_fn) fits
     the level into `left`. laws: the kids' draft laws (kid_laws) when the caller has them. Returns (Level, per-kid
@@ -210,12 +220,11 @@ def sibling_tvs(p: torch.Tensor, q: torch.Tensor, r: torch.Tensor) -> tuple[floa
     return d, d if r is q else float(tv(p, r))
 
 
-def verify_tree(tree: Tree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Generator, group_fn: GroupFn | None,
-                budget: float, bonus_ok: Callable[[int], bool]) -> tuple[list[int], int, bool, list[TreeStep]]:
+def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Generator, group_fn: GroupFn | None,
+                budget: float, bonus_ok: Callable[[int], bool]) -> TreeWalk:
     """Walk the tree from the root. q (N, V): target law at each node's children position.
     group_fn (CASCADE) gives the relaxation group of a candidate; `budget` bounds Σ over the step's judged levels of
-    TV(o_level, q_level) (CASCADE only). Returns (accepted path of node ids from the root, new token or -1, bonus?,
-    judged candidates)."""
+    TV(o_level, q_level) (CASCADE only)."""
     path, steps, used = [0], [], 0.0
     while True:
         cur = path[-1]
@@ -235,17 +244,19 @@ def verify_tree(tree: Tree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Gen
             extra = 0.0
             if relaxed:
                 extra = lvl.extras[j] if group_fn is not None else max(0.0, float(p_c[x] * lvl.b[j] - r[x]))
-            steps.append(TreeStep(c, tree.depths[c], ok, relaxed, lvl.b[j], lvl.exact[j], u, p_x, r_x,
-                                  *sibling_tvs(p_c, q_cur, r), lvl.cost, tree.laws[c] is None, extra,
-                                  groups[j][0], groups[j][1],
-                                  max(0.0, left) if group_fn is not None else 0.0, lvl.scale))
+            tv_q, tv_r = sibling_tvs(p_c, q_cur, r)
+            steps.append(TreeStep(node=c, level=tree.depths[c], accepted=ok, relaxed=relaxed, b=lvl.b[j],
+                                  exact=lvl.exact[j], u=u, p_x=p_x, q_x=r_x, tv=tv_q, tv_residual=tv_r,
+                                  tv_cost=lvl.cost, point_mass=tree.laws[c] is None, extra=extra,
+                                  group=groups[j][0], info=groups[j][1],
+                                  budget_left=max(0.0, left) if group_fn is not None else 0.0, scale=lvl.scale))
             if ok:
                 chosen = c
                 break
         if chosen is None:
-            return path, int(sample(lvl.end, gen)), False, steps
+            return TreeWalk(path, int(sample(lvl.end, gen)), False, steps)
         path.append(chosen)
         if not tree.children[chosen]:
             if bonus_ok(len(path) - 1):
-                return path, int(sample(q[chosen], gen)), True, steps
-            return path, -1, False, steps
+                return TreeWalk(path, int(sample(q[chosen], gen)), True, steps)
+            return TreeWalk(path, -1, False, steps)

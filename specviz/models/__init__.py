@@ -11,7 +11,7 @@ def load_model(name: str = "scenes", device: str = "auto"):
     """'scenes' -> the embedded model from assets/; anything else -> a Janus checkpoint (hub id or directory).
     Loaded models are cached per (name, device) and never mutated by a run."""
     if name == "scenes":
-        from specviz.models.scenes import ScenesModel
+        from specviz.models.scenes import ScenesModel  # a backend loads when asked for (its weights, its deps)
         return ScenesModel.load()
-    from specviz.models.janus import load_janus
+    from specviz.models.janus import load_janus  # a backend loads when asked for (janus: transformers)
     return load_janus(name, device=device)

@@ -92,7 +92,7 @@ class JanusModel:
     @torch.inference_mode()
     def prefill(self, prompt: str | list[int], cfg_scale: float) -> Prefilled:
         """Encode the prompt (cond row, plus the uncond row when cfg_scale > 1); return the law of position 0."""
-        from transformers import DynamicCache
+        from transformers import DynamicCache  # transformers: needed only by this backend
         ids = self.encode_prompt(prompt)
         rows = torch.stack([ids, self._uncond(ids)]) if cfg_scale > 1 else ids[None]      # (rows, P)
         cache = DynamicCache(config=self.model.config.text_config)
@@ -219,7 +219,7 @@ def load_janus(model: str, device: str | torch.device = "auto", dtype=None) -> J
 
     Never trusts remote code and reads safetensors only. Original `deepseek-ai/Janus*` repos (remote code) are not
     loadable; use their `deepseek-community/*` conversions."""
-    from transformers import AutoProcessor, JanusForConditionalGeneration
+    from transformers import AutoProcessor, JanusForConditionalGeneration  # needed only by this backend
     dev, dt = _pick(device, dtype)
     offline = _offline()
     local = _looks_local(model)

@@ -12,6 +12,8 @@ from specviz.core.paths import assets_dir
 from specviz.models.base import Prefilled
 from specviz.scenes import data
 from specviz.scenes.target import Target, TargetConfig
+from specviz.scenes.train import load_target, load_vq
+from specviz.scenes.vq import to_uint8
 
 ASSETS = assets_dir()
 
@@ -39,7 +41,6 @@ class ScenesModel:
 
     @classmethod
     def load(cls, assets: Path | str = ASSETS) -> "ScenesModel":
-        from specviz.scenes.train import load_target, load_vq
         assets = Path(assets)
         missing = [n for n in ("target.safetensors", "vq.safetensors") if not (assets / n).exists()]
         if missing:
@@ -108,7 +109,6 @@ class ScenesModel:
         if self.vq is None:                                    # tiny test models: a fixed palette per code
             pal = np.random.default_rng(0).integers(0, 256, (self.codebook_size, 3), dtype=np.uint8)
             return Image.fromarray(pal[tokens[0].numpy()]).resize((gw * 4, gh * 4), Image.NEAREST)
-        from specviz.scenes.vq import to_uint8
         return Image.fromarray(to_uint8(self.vq.decode(tokens))[0].numpy())
 
 

@@ -2,13 +2,16 @@
 method. Every value drawn is read from the atlas dict unchanged (tests compare the drawn data with it)."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from specviz.analysis.atlas import MAP_KEYS, METRICS
-from specviz.render import draw
+from specviz.render import draw, figures
 
 METRIC_LABEL = {"acceptance": "accepted share", "relaxation": "relaxed share", "tv_cost": "mean TV cost"}
 BIN_LABEL = {"entropy": "H(q) at commit, pooled deciles", "detail": "patch detail (pixel std: <3, 3-6, ≥6)",
@@ -79,3 +82,16 @@ def maps_figure(atlas: dict, dpi: int = 110) -> Figure:
         cb.ax.tick_params(labelsize=7)
     fig.suptitle(f"Mean maps over {atlas['images'][methods[0]]} runs per method", fontsize=10)
     return fig
+
+
+def export(result: dict, stem: Path) -> tuple[list[Path], dict]:
+    """Write stem.json (the atlas), stem.png / .pdf (binned small multiples), stem_maps.png / .pdf (mean maps).
+    Returns (paths, {'binned': Figure, 'maps': Figure})."""
+    stem = Path(stem)
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    paths = [stem.with_suffix(".json")]
+    figs = {"binned": binned_figure(result), "maps": maps_figure(result)}
+    for kind, fig in figs.items():
+        name = stem.name if kind == "binned" else f"{stem.name}_maps"
+        paths += [figures.save(fig, stem.with_name(name + ext)) for ext in (".png", ".pdf")]
+    return paths, figs

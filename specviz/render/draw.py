@@ -7,6 +7,7 @@ import math
 import os
 from functools import lru_cache
 
+import matplotlib
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
@@ -24,7 +25,6 @@ GROUP_LABEL = ("judged, no group", "interchangeable I(n)", "convergent C(n)", "b
 
 @lru_cache(maxsize=4)
 def font(size: int = 13, bold: bool = False) -> ImageFont.FreeTypeFont:
-    import matplotlib
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
     return ImageFont.truetype(os.path.join(matplotlib.get_data_path(), "fonts", "ttf", name), size)
 
@@ -32,7 +32,6 @@ def font(size: int = 13, bold: bool = False) -> ImageFont.FreeTypeFont:
 @lru_cache(maxsize=16)
 def lut(name: str) -> np.ndarray:
     """(256, 3) uint8 colour table of a matplotlib colormap (no pyplot)."""
-    import matplotlib
     return (matplotlib.colormaps[name](np.linspace(0, 1, 256))[:, :3] * 255).round().astype(np.uint8)
 
 
@@ -168,7 +167,7 @@ def colorbar(cmap: str, vmin: float, vmax: float, label: str, height: int = PANE
     for t in (0.0, 0.5, 1.0):
         y = top + (1 - t) * (height - 1)
         d.line((18, y, 23, y), fill=(60, 60, 60))
-        d.text((27, y), _fmt(vmin + t * (vmax - vmin), vmax), fill=(40, 40, 40), font=font(12), anchor="lm")
+        d.text((27, y), tick_label(vmin + t * (vmax - vmin), vmax), fill=(40, 40, 40), font=font(12), anchor="lm")
     return img
 
 
@@ -218,7 +217,8 @@ def _wrap(text: str, width: int) -> list[str]:
     return out + ([cur] if cur else [])
 
 
-def _fmt(v: float, top: float) -> str:
+def tick_label(v: float, top: float) -> str:
+    """An axis label: whole numbers on a scale whose top is >= 10, else two decimals."""
     return f"{v:.0f}" if abs(top) >= 10 else f"{v:.2f}"
 
 
@@ -264,44 +264,4 @@ def message(text: str, px: int = PANEL) -> Image.Image:
     d = ImageDraw.Draw(img)
     for i, line in enumerate(_wrap(text, 26)):
         d.text((px / 2, px / 2 - 20 + 18 * i), line, fill=(90, 90, 90), font=font(13), anchor="mm")
-    return img
-
-
-BAR_RGB = ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189), (140, 86, 75),
-           (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207))      # matplotlib's tab10
-
-
-def bar_chart(series: dict, title: str, xlabel: str, ylabel: str, size=(640, 280)) -> Image.Image:
-    """Grouped bars: series = {name: counts per x = 0, 1, 2, ...}. Bar heights are exactly proportional to the
-    counts (the top of the axis is the largest count), so a bar of count c is round(c / top * plot height) px."""
-    w, h = size
-    left, right, top_m, bottom = 52, 120, 30, 40
-    pw, ph = w - left - right, h - top_m - bottom
-    img = Image.new("RGB", size, "white")
-    d = ImageDraw.Draw(img)
-    d.text((left, 8), title, fill=(30, 30, 30), font=font(13, bold=True))
-    n_x = max((len(c) for c in series.values()), default=1)
-    peak = max((max(c) for c in series.values() if len(c)), default=0) or 1
-    slot = pw / max(1, n_x)
-    width = 0.8 * slot / max(1, len(series))
-    y0 = top_m + ph
-    for k, (name, counts) in enumerate(series.items()):
-        rgb = BAR_RGB[k % len(BAR_RGB)]
-        for x, c in enumerate(counts):
-            if c <= 0:
-                continue
-            x0 = left + x * slot + 0.1 * slot + k * width
-            d.rectangle((round(x0), y0 - round(c / peak * ph), round(x0 + width) - 1, y0 - 1), fill=rgb)
-        d.rectangle((w - right + 12, top_m + 18 * k + 2, w - right + 24, top_m + 18 * k + 14), fill=rgb)
-        d.text((w - right + 30, top_m + 18 * k + 8), name, fill=(40, 40, 40), font=font(11), anchor="lm")
-    d.line((left, y0, left + pw, y0), fill=(90, 90, 90))
-    d.line((left, top_m, left, y0), fill=(90, 90, 90))
-    for x in range(n_x):
-        d.text((left + (x + 0.5) * slot, y0 + 4), str(x), fill=(60, 60, 60), font=font(11), anchor="ma")
-    for frac in (0.0, 0.5, 1.0):
-        y = y0 - round(frac * ph)
-        d.line((left - 4, y, left, y), fill=(90, 90, 90))
-        d.text((left - 6, y), _fmt(frac * peak, peak), fill=(60, 60, 60), font=font(11), anchor="rm")
-    d.text((left + pw / 2, h - 6), xlabel, fill=(40, 40, 40), font=font(11), anchor="md")
-    d.text((4, top_m - 14), ylabel, fill=(40, 40, 40), font=font(11))
     return img

@@ -3,13 +3,13 @@ slide figure (PNG and PDF), written into a fresh, uniquely named folder under th
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
+from specviz.core.paths import slug
 from specviz.render import draw, figures, panels
 
 MAX_AGE_S = 3600                    # export folders older than this are deleted when a new one is made
@@ -33,10 +33,6 @@ def prune(base: Path, max_age: float = MAX_AGE_S) -> None:
                 shutil.rmtree(old, ignore_errors=True)
         except OSError:                                 # another worker removed it first
             pass
-
-
-def slug(text: str, n: int = 32) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:n] or "run"
 
 
 def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None = None) -> list[Path]:

@@ -1,5 +1,6 @@
 """Matplotlib figures through the Figure API only (no pyplot in a server, docs/design.md §8.5): the accepted-length
-histogram and a slide figure laying out each method's image and maps, exportable as PNG and PDF."""
+histogram, a slide figure laying out each method's image and maps, exportable as PNG and PDF, and the sweep's
+Pareto plot."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,16 +13,16 @@ from matplotlib.patches import Patch
 
 from specviz.analysis import views
 from specviz.core.trace import DECISIONS
-from specviz.render import draw
+from specviz.render import charts, draw
 
 SLIDE_MAPS = ("entropy", "tv", "decision", "finalize", "tv_cost")
 
 
 def histogram_image(traces: dict):
     """Grouped bars: how many verification steps committed k tokens, per method (summary['accepted_hist']).
-    Drawn with PIL (draw.bar_chart): a matplotlib figure cost ~0.3 s per run to draw and encode in the server."""
+    Drawn with PIL (charts.bar_chart): a matplotlib figure cost ~0.3 s per run to draw and encode in the server."""
     hists = {m: list(t.summary.get("accepted_hist", [0])) for m, t in traces.items()}
-    return draw.bar_chart(hists, "Accepted length per target forward", "tokens committed by one verification step",
+    return charts.bar_chart(hists, "Accepted length per target forward", "tokens committed by one verification step",
                             "steps")
 
 
@@ -79,3 +80,26 @@ def save(fig: Figure, path: str | Path) -> Path:
     """Write a figure (format from the suffix: .png, .pdf, .svg)."""
     fig.savefig(path, bbox_inches="tight")
     return Path(path)
+
+
+def pareto_figure(rows: list[dict]):
+    """Speed (step compression) vs quality (fidelity, else NLL) of sweep points; the Pareto front joined."""
+    key = "fidelity" if all("fidelity" in r["result"] for r in rows) else "nll"
+    pts = sorted(((r["result"]["step_compression"], r["result"][key], r["point"]) for r in rows),
+                 key=lambda t: -t[0])
+    fig = Figure(figsize=(6, 4), layout="constrained")
+    ax = fig.add_subplot()
+    ax.scatter([p[0] for p in pts], [p[1] for p in pts], c="tab:blue")
+    for x, y, pt in pts:
+        ax.annotate(",".join(f"{k}={v}" for k, v in pt.items()) or "ar", (x, y), fontsize=7, alpha=0.7)
+    front, best = [], None
+    for x, y, _ in pts:                                     # fastest first; keep points that improve quality
+        better = best is None or (y > best if key == "fidelity" else y < best)
+        if better:
+            front.append((x, y))
+            best = y
+    ax.plot([f[0] for f in front], [f[1] for f in front], "--", c="tab:red", label="Pareto front")
+    ax.set_xlabel("step compression (positions / target forwards)")
+    ax.set_ylabel("scene fidelity" if key == "fidelity" else "target NLL (nats/token, lower is better)")
+    ax.legend()
+    return fig

@@ -2,11 +2,11 @@
 Pure string building over trace views; no Gradio."""
 from __future__ import annotations
 
-import math
 from html import escape
 
 from specviz.analysis import views
 from specviz.analysis.preview import Preview
+from specviz.engine import methods
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
 
 SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",
@@ -14,9 +14,14 @@ SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accept
                    "rule's promised Σ", "implausible codes (target q < 0.001)", "time s"]
 
 
+def _record(method: str):
+    """The method's record, or None for a name no longer registered (an old trace)."""
+    return methods.REGISTRY.get(method)
+
+
 def _summary(method: str) -> str:
-    from specviz.engine import methods
-    return escape(methods.get(method).summary) if method in methods.REGISTRY else ""
+    m = _record(method)
+    return escape(m.summary) if m is not None else ""
 
 
 def lane_stats(v) -> str:
@@ -84,42 +89,34 @@ def inspector(trace, pos: int) -> str:
         return head + "<p>Nothing was decided here yet.</p></div>"
     judged = [a for a in hist if a.event.decision in views.JUDGED]
     key = judged[-1] if judged else hist[-1]
-    right = _history(hist) + (_members(key, trace.config.get("cascade_sets", "paper")) if key.members else "")
-    left = (_numbers(hist, key, len(judged)) + (csd_units(trace.config, key.event) if trace.method == "csd" else "")
-            + reading(trace.method, trace.config))
+    right = _history(hist) + (_members(key, group_reading(trace.method, trace.config)) if key.members else "")
+    left = _numbers(hist, key, len(judged)) + explain(trace.method, trace.config, key.event) + reading(trace.method,
+                                                                                                    trace.config)
     return f"{head}<div class='sv-cols'><div>{left}</div><div>{right}</div></div></div>"
 
 
 def reading(method: str, config: dict) -> str:
     """Which reading of the paper this trace ran: the method's text-valued knobs (GSD mode, LANTERN residual)."""
-    from specviz.engine import methods
-    if method not in methods.REGISTRY:
+    m = _record(method)
+    if m is None:
         return ""
-    m = methods.get(method)
     modes = [f"{k.flag} {config.get(k.name, k.default)}" for k in methods.all_knobs()
              if k.name in m.knobs and k.kind is str]
     return (f"<p class='sv-sub'>Reading: {escape(m.reading)}" + (f" — ran with {escape(', '.join(modes))}" if modes
                                                                  else "") + "</p>") if m.reading else ""
 
 
-def csd_units(config: dict, e) -> str:
-    """CSD's λ in the units it runs in and per nat at this slot (docs/methods.md §3.2): the relaxation is
-    λ·g(H/N) with N = log|supp q| (support), log V (vocab) or 1 (raw), so λ per normalised unit = λ/N per nat."""
-    lam, norm = float(config.get("lam", 0.0)), config.get("h_norm", "support")
-    one_minus = config.get("g", "h") == "one_minus_h"
-    gh = max(0.0, 1.0 - e.entropy_norm) if one_minus else e.entropy_norm
-    gate = e.tv < float(config.get("delta", 1.0))
-    if norm == "raw":
-        conv = f"λ = {lam:.3g} per nat (--h-norm raw)"
-    elif e.entropy > 0 and e.entropy_norm > 0:
-        n = e.entropy / e.entropy_norm                                  # N = log|supp q| or log V at this slot
-        what = f"log|supp q| = {n:.3f} (|supp q| = {math.exp(n):.0f})" if norm == "support" else f"log V = {n:.3f}"
-        conv = (f"λ = {lam:.3g} per unit of H/N ≙ λ/N = <b>{lam / n:.3g} per nat</b> here, N = {what}")
-    else:
-        conv = f"λ = {lam:.3g} per unit of normalised entropy (H = 0 here: no relaxation)"
-    shape = "1 − H/N" if one_minus else "H/N"
-    return (f"<p class='sv-sub'>CSD units: {conv}. Relaxation λ·g = λ·({shape}) = {lam * gh:.4f}"
-            f"{'' if gate else f' — gate closed, TV(p, q) = {e.tv:.3f} ≥ δ'}.</p>")
+def explain(method: str, config: dict, event) -> str:
+    """The line the method's record adds under the numbers (its `explain` hook: CSD's units, CASCADE's budget)."""
+    m = _record(method)
+    text = m.explain(config, event) if m is not None and m.explain is not None else ""
+    return f"<p class='sv-sub'>{escape(text)}</p>" if text else ""
+
+
+def group_reading(method: str, config: dict) -> str:
+    """How the run formed its groups (the record's `group_reading` hook), for the candidates table."""
+    m = _record(method)
+    return m.group_reading(config) if m is not None and m.group_reading is not None else ""
 
 
 def _numbers(hist, key, n_judged: int) -> str:
@@ -138,9 +135,6 @@ def _numbers(hist, key, n_judged: int) -> str:
     lines.append("<p class='sv-sub'>TV(p, q): draft law against the target law q; TV(p, r): against the law the draft "
                  "was judged with (later tree siblings: the running residual r; otherwise r = q). TV cost: TV(o, q) of "
                  "the output law" + (" of the level's whole sibling walk" if e.parent >= 0 else "") + ".</p>")
-    if e.siblings or e.budget_left > 0 or e.scale < 1:
-        lines.append(f"<p class='sv-sub'>CASCADE budget left for this level δ = {e.budget_left:.4f}; relaxation "
-                     f"scale s = {e.scale:.4f}; moved to x: {e.moved:.4f}</p>")
     lines.append(f"<p class='sv-sub'>H(q) = {e.entropy:.3f} nats (normalised {e.entropy_norm:.3f})"
                  + (f"; uniform u = {e.u:.3f}" if e.u >= 0 else "") + "</p>")
     return "\n".join(lines)
@@ -156,13 +150,12 @@ def _history(hist) -> str:
             f"<th>TV(p,r)</th><th>cost</th></tr>{rows}</table>")
 
 
-def _members(a, sets: str) -> str:
-    from specviz.engine.groups import READINGS
+def _members(a, how: str) -> str:
     rows = "".join(f"<tr><td>{n}</td><td>{'?' if lv < 0 else lv}</td><td>{tok}</td><td>{q:.4f}</td><td>{cos:.3f}</td>"
                    f"<td>{'—' if cc <= -1 else f'{cc:.3f}'}</td><td>{'I' if i else ''}{'C' if cv else ''}</td></tr>"
                    for n, tok, q, cos, cc, lv, i, cv in a.members)
-    return (f"<p class='sv-sub'>CASCADE candidates for node {a.event.node} (level {a.event.level}; I = interchangeable,"
-            f" C = convergent). Sets: <b>{escape(sets)}</b> — {escape(READINGS.get(sets, ''))}</p>"
+    return (f"<p class='sv-sub'>Group candidates for node {a.event.node} (level {a.event.level}; I = interchangeable,"
+            f" C = convergent). Sets: {escape(how)}</p>"
             "<table class='sv-t'><tr><th>node</th><th>level</th><th>token</th><th>q(token) here</th><th>cos</th>"
             f"<th>child cos</th><th>group</th></tr>{rows}</table>")
 

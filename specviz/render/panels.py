@@ -77,7 +77,7 @@ def _group_panels(traces: dict):
     panels = []
     for m, t in traces.items():
         if methods.get(m).groups is None:
-            panels.append((m, draw.message(f"{m} forms no CASCADE groups")))
+            panels.append((m, draw.message(f"{m} forms no groups")))
             continue
         cells = views.group_cells(t)
         im = draw.upscale(draw.categorical(views.group_category(cells, t.grid), draw.GROUP_RGB), t.grid)

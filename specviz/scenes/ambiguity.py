@@ -22,7 +22,9 @@ from specviz.core.paths import assets_dir
 from specviz.core.sampling import entropy, sample, target_probs
 from specviz.engine.codebook import neighbour_table
 from specviz.engine.config import RunConfig
+from specviz.models.scenes import ScenesModel
 from specviz.scenes import data
+from specviz.scenes.vq import to_tensor
 
 DETAIL_EDGES = (4.0, 10.0)            # uint8 levels: std < 4 low (skies, snow), 4-10 mid (textured ground), >= 10 high
 CLASSES = ("low", "mid", "high")
@@ -125,7 +127,6 @@ def texture_entropy(vq, render, n: int = 8, k: int = 96, seed: int = 5) -> dict:
     and estimate each position's code entropy (Miller-Madow). A target that knew the caption and the layout
     could not do better than this on texture; its own entropy adds layout and model uncertainty.
     Returned per detail class of the first drawing, as `summarise` does."""
-    from specviz.scenes.vq import to_tensor
     rng = np.random.default_rng(seed)
     ents, classes = [], []
     for _ in range(n):
@@ -139,7 +140,6 @@ def texture_entropy(vq, render, n: int = 8, k: int = 96, seed: int = 5) -> dict:
 
 
 def main(argv=None) -> int:
-    from specviz.models.scenes import ScenesModel
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--assets", default=str(assets_dir()))
     ap.add_argument("--n", type=int, default=12)

@@ -7,6 +7,7 @@ is held out of training (`is_held_out`) so that evaluation can use captions the 
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -105,7 +106,6 @@ def is_held_out(s: Scene) -> bool:
 
 
 def all_scenes() -> list[Scene]:
-    import itertools
     return [Scene(*c) for c in itertools.product(*(range(len(v)) for v in FIELDS.values()))]
 
 

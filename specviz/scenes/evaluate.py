@@ -16,7 +16,8 @@ from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
 from specviz.models.scenes import ScenesModel
 from specviz.scenes import ambiguity, data
-from specviz.scenes.train import SCENES, Stack
+from specviz.scenes.scorer import fidelity, load_scorer
+from specviz.scenes.train import SCENES, Stack, vq_psnr
 
 
 def _sample(model, caption_tokens, seed: int) -> np.ndarray:
@@ -39,8 +40,6 @@ class Prompted:
 
 
 def evaluate(n: int = 100, seed: int = 0, stack: Stack = SCENES, n_ambiguity: int = 12) -> dict:
-    from specviz.scenes.scorer import fidelity, load_scorer
-    from specviz.scenes.train import vq_psnr
     torch.set_num_threads(max(1, torch.get_num_threads()))
     model = ScenesModel.load(stack.assets)
     scorer = load_scorer(stack.assets / "scorer.safetensors")

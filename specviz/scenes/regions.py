@@ -21,6 +21,8 @@ import torch.nn.functional as F
 from specviz.core import ckpt
 from specviz.core.paths import assets_dir
 from specviz.scenes import data, world
+from specviz.scenes.train import load_vq
+from specviz.scenes.vq import to_tensor, to_uint8
 
 REGIONS = world.REGIONS
 SKY, GROUND, OBJECT = range(3)
@@ -60,7 +62,6 @@ class RegionHead(nn.Module):
 
 
 def _as_input(images_uint8: np.ndarray) -> torch.Tensor:
-    from specviz.scenes.vq import to_tensor
     return to_tensor(np.ascontiguousarray(images_uint8))
 
 
@@ -73,7 +74,6 @@ def predict(head: RegionHead, images_uint8: np.ndarray) -> np.ndarray:
 @torch.no_grad()
 def real_set(vq, n: int, seed: int, held_out: bool, batch: int = 64) -> tuple[np.ndarray, np.ndarray]:
     """n rendered scenes through the VQ (encode, decode: what generated images look like) and their token regions."""
-    from specviz.scenes.vq import to_uint8
     rng = np.random.default_rng(seed)
     pairs = [render_with_regions(data.random_scene(rng, held_out), rng) for _ in range(n)]
     imgs = np.stack([p[0] for p in pairs])
@@ -94,7 +94,6 @@ def train_head(n_train: int = 1200, n_test: int = 400, steps: int = 1500, seed: 
                out: Path = HEAD_PATH, vq=None) -> dict:
     """Train the head on VQ round-trips of training scenes; measure it on held-out combinations (another seed);
     write the weights (safetensors) and the accuracy JSON beside them. Returns the JSON."""
-    from specviz.scenes.train import load_vq
     t0, t_cpu = time.perf_counter(), time.process_time()
     torch.manual_seed(seed)
     vq = vq or load_vq()

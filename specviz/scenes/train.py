@@ -20,6 +20,7 @@ from typing import Callable
 import numpy as np
 import torch
 import torch.nn.functional as F
+from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 
 from specviz.core import ckpt
@@ -27,6 +28,7 @@ from specviz.core.paths import assets_dir
 from specviz.scenes import data, loop, world
 from specviz.scenes.drafter import agreement, train_drafter_heads
 from specviz.scenes.loop import BF16, caption_batch
+from specviz.scenes.scorer import Scorer
 from specviz.scenes.target import Target, TargetConfig
 from specviz.scenes.vq import VQVAE, to_tensor
 
@@ -131,7 +133,6 @@ def code_pool(vq: VQVAE, n: int, seed: int, stack: Stack = SCENES) -> tuple[torc
     """n training scenes encoded once: captions (n, 5) and codes (n, G*G); cached in the work directory."""
     path = stack.work / f"pool_{n}_{seed}.safetensors"
     if path.exists():
-        from safetensors.torch import load_file
         t = load_file(str(path))
         return t["caps"], t["codes"]
     rng = np.random.default_rng(seed)
@@ -142,7 +143,6 @@ def code_pool(vq: VQVAE, n: int, seed: int, stack: Stack = SCENES) -> tuple[torc
             codes.append(vq.encode(to_tensor(imgs))[0].flatten(1).short())
             caps.append(torch.tensor([s.tokens() for s in sc], dtype=torch.int16))
     caps, codes = torch.cat(caps)[:n], torch.cat(codes)[:n]
-    from safetensors.torch import save_file
     stack.work.mkdir(parents=True, exist_ok=True)
     save_file({"caps": caps, "codes": codes}, str(path))
     return caps, codes
@@ -225,7 +225,6 @@ def scorer_accuracy(model, n: int = 1000, seed: int = 12345, batch_fn=world.batc
 
 
 def train_scorer(steps: int = STEPS["scorer"], batch: int = 32, seed: int = 0, stack: Stack = SCENES):
-    from specviz.scenes.scorer import Scorer
     torch.manual_seed(seed)
     model = Scorer(size=stack.size)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import weakref
-from pathlib import Path
+
+from specviz.core.paths import assets_dir
+from specviz.engine.drafters.model import ModelDrafter
+from specviz.engine.drafters.tree import HeadDrafter, load_head
 
 
 def drafter_factory(model, draft_model=None):
     """The tree drafter of a model: a draft model when given, else the trained EAGLE head shipped with `scenes`.
     Returns factory(model, cfg, gen) or None when the model has no drafter (tree methods then fail clearly)."""
     if draft_model is not None:
-        from specviz.engine.drafters.model import ModelDrafter
         same = (draft_model.codebook_size == model.codebook_size and tuple(draft_model.grid) == tuple(model.grid))
         if not same:
             raise ValueError(
@@ -23,7 +25,6 @@ def drafter_factory(model, draft_model=None):
     head = _scenes_head(model) if getattr(model, "name", "") == "scenes" else None
     if head is None:
         return None
-    from specviz.engine.drafters.tree import HeadDrafter
     return Factory(lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen), "EAGLE head (assets/drafter.safetensors)")
 
 
@@ -42,8 +43,6 @@ _HEADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # model -> i
 
 def _scenes_head(model):
     if model not in _HEADS:
-        from specviz.engine.drafters.tree import load_head
-        from specviz.models.scenes import ASSETS
-        path = Path(ASSETS) / "drafter.safetensors"
+        path = assets_dir() / "drafter.safetensors"
         _HEADS[model] = load_head(model.target, path) if path.exists() else None
     return _HEADS[model]

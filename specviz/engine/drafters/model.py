@@ -11,7 +11,7 @@ import torch
 
 from specviz.core.sampling import target_probs
 from specviz.engine.drafters.tree import pick_children
-from specviz.engine.verify import Tree
+from specviz.engine.verify import DraftTree
 
 
 class ModelDrafter:
@@ -32,7 +32,7 @@ class ModelDrafter:
         return pick_children(law, law, width, self.cfg, self.gen)
 
     @torch.inference_mode()
-    def build(self, root_token: int, root_pos: int) -> Tree:
+    def build(self, root_token: int, root_pos: int) -> DraftTree:
         c = self.cfg
         if self.state is None:
             self.state = self.draft.prefill(c.prompt, c.cfg).state
@@ -61,4 +61,4 @@ class ModelDrafter:
                                            torch.arange(root_pos + 1, root_pos + 1 + len(spine)))
             self.draft.commit(self.state, torch.arange(0))
             law = self._law(logits[-1])
-        return Tree(tokens, parents, depths, laws)
+        return DraftTree(tokens, parents, depths, laws)

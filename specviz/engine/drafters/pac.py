@@ -23,7 +23,7 @@ import torch
 from specviz.core.sampling import sample
 from specviz.engine.drafters import jacobi
 from specviz.engine.families import Family, tree_step_out
-from specviz.engine.verify import Tree, verify_tree
+from specviz.engine.verify import DraftTree, verify_tree
 
 
 def tree_nodes(width: int, depth: int) -> int:
@@ -77,7 +77,7 @@ def first_candidate(c: Carry | None, uniform: torch.Tensor, gen: torch.Generator
     return int(jacobi.coupled_draw(x, c.pi[None], c.law[None], gen)[0]), c.law
 
 
-def build_tree(root: int, levels: list[tuple[list[int], list[torch.Tensor]]]) -> tuple[Tree, list[int]]:
+def build_tree(root: int, levels: list[tuple[list[int], list[torch.Tensor]]]) -> tuple[DraftTree, list[int]]:
     """levels[d-1] = (tokens, laws) of the candidates at depth d. The first min(D-1, ...) levels that hold several
     candidates branch under every node of the level above; single-candidate levels extend the first-candidate path.
     Returns the tree and its main path (node ids of the first candidates, root first)."""
@@ -96,10 +96,10 @@ def build_tree(root: int, levels: list[tuple[list[int], list[torch.Tensor]]]) ->
                 depths.append(d)
                 laws.append(law)
         frontier = nxt if len(toks) > 1 else [main[-1]]
-    return Tree(tokens, parents, depths, laws), main
+    return DraftTree(tokens, parents, depths, laws), main
 
 
-def continuation(tree: Tree, main: list[int], path: list[int], q: torch.Tensor) -> list[Carry]:
+def continuation(tree: DraftTree, main: list[int], path: list[int], q: torch.Tensor) -> list[Carry]:
     """Carries for the positions after the new token, from this step's tree and laws q (N, V).
     The walk starts at the last accepted node v and follows first children (v's first child is the rejected or
     untested candidate 0 at the new token's position), jumping to the main path when a branch ends; position i
@@ -151,9 +151,8 @@ class SJDPAC(Family):
         pos = n - 1 + torch.tensor(tree.depths)
         logits, _ = c.model.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
         q = self.laws(logits)                                                       # (N, V)
-        path, new_tok, bonus, judged = verify_tree(tree, q, c.accept_fn, c.gen, None, 0.0,
-                                                   lambda d: n - 1 + d + 1 < c.n_pos)
-        c.model.commit(state, torch.tensor(path))
-        new = [tree.tokens[i] for i in path[1:]] + ([new_tok] if new_tok >= 0 else [])
-        self.carry = continuation(tree, main, path, q)
-        return tree_step_out(c, n, tree, q, (path, new_tok, bonus, judged), new)
+        walk = verify_tree(tree, q, c.accept_fn, c.gen, None, 0.0, lambda d: n - 1 + d + 1 < c.n_pos)
+        c.model.commit(state, torch.tensor(walk.path))
+        new = [tree.tokens[i] for i in walk.path[1:]] + ([walk.new_token] if walk.new_token >= 0 else [])
+        self.carry = continuation(tree, main, walk.path, q)
+        return tree_step_out(c, n, tree, q, walk, new)

@@ -15,7 +15,7 @@ import torch.nn as nn
 
 from specviz.core import ckpt
 from specviz.core.sampling import target_probs
-from specviz.engine.verify import Tree
+from specviz.engine.verify import DraftTree
 from specviz.scenes.target import Block
 
 
@@ -81,7 +81,7 @@ class HeadDrafter:
         return target_probs(logits, c.temperature, c.top_k, c.top_p), logits
 
     @torch.inference_mode()
-    def build(self, root_token: int, root_pos: int) -> Tree:
+    def build(self, root_token: int, root_pos: int) -> DraftTree:
         c = self.cfg
         # 1. commit the pending pairs (the last one is the root) into the head's cache (causal over them)
         n, t = len(self.pending), self.length
@@ -190,9 +190,9 @@ def pick_children(probs: torch.Tensor, ranking: torch.Tensor, width: int, cfg,
     return [(int(t), None) for t in ranking.topk(min(width, ranking.shape[-1])).indices]
 
 
-def _subtree(keep, tokens, parents, depths, laws) -> Tree:
+def _subtree(keep, tokens, parents, depths, laws) -> DraftTree:
     """Re-index kept nodes breadth-first (parents precede children)."""
     keep = sorted(keep, key=lambda i: (depths[i], i))
     new = {old: k for k, old in enumerate(keep)}
-    return Tree([tokens[i] for i in keep], [new.get(parents[i], -1) for i in keep], [depths[i] for i in keep],
+    return DraftTree([tokens[i] for i in keep], [new.get(parents[i], -1) for i in keep], [depths[i] for i in keep],
                 [laws[i] for i in keep])

@@ -1,0 +1,113 @@
+"""The method registry: the Method record, `register`, `get`, and the knob lists derived from the records.
+
+A method is a drafter family (none, Jacobi window, draft tree — families.py), an acceptance rule (rules.py), and for
+CASCADE a group builder (groups.py). Its record also carries its own knobs, a one-line description, whether it is
+lossless, how the instant preview re-scores its recorded drafts, and what it adds to the views (its inspector line,
+its groups). Everything else derives from the records: RunConfig's fields and validation, the CLI flags, the app's
+method list, controls and lane headers, the sweep tab, the preview, the trace checks and the bench's spec parser.
+The records themselves are the catalogue (methods.py): adding a method = a rule function (and/or a family) + one
+`register`, and nothing outside the catalogue asks for a method by name.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Callable
+
+from specviz.core.knobs import COMMON, Knob
+from specviz.core.records import DECISIONS
+from specviz.engine import rules
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    label: str                                   # lane title in the app
+    family: type                                 # families.AR | families.Jacobi | families.TreeDrafter | a Family
+    summary: str                                 # one line under the lane title
+    lossless: bool
+    knobs: tuple = ()                            # knob names the rule reads (sweep tab, preview, lane header)
+    declares: tuple = ()                         # Knob records this method introduces
+    rule: Callable | None = None                 # (cfg, model) -> accept_fn(q (L,V), p (L,V)) -> a (L,V)
+    groups: Callable | None = None               # (tree, hidden (N,h), cfg) -> group_fn (CASCADE): the method forms
+    #                                              groups, its events carry the `groups` extension, the maps draw them
+    rescore: Callable | None = None              # (judged events of one step, knob values) -> [b'] (preview)
+    check: Callable | None = None                # (cfg) -> error text or None, for combinations of knobs
+    reading: str = ""                            # which reading of the paper runs, in which units
+    bound: Callable | None = None                # (judged TokenEvent, cfg) -> the rule's promised per-draft TV cost
+    forces: dict = field(default_factory=dict)   # knob -> value this method always runs with (set in the config)
+    explain: Callable | None = None              # (config dict, deciding TokenEvent) -> a line of plain text the
+    #                                              inspector shows under the numbers (CSD: its units; CASCADE: budget)
+    group_reading: Callable | None = None        # (config dict) -> how this run formed its groups (inspector, maps)
+
+    @property
+    def decisions(self) -> frozenset:
+        """Decisions a run of this method may record after the prefill."""
+        if not self.family.drafts:
+            return frozenset({"ar"})
+        return frozenset(DECISIONS) - {"ar"} - ({"relaxed"} if self.lossless else set())
+
+    def accept_fn(self, cfg, model):
+        return rules.lossless if self.rule is None else self.rule(cfg, model)
+
+
+REGISTRY: dict[str, Method] = {}
+
+
+def register(m: Method) -> Method:
+    """Add (or replace) a method; its knobs join RunConfig's (a new knob needs a new RunConfig: config.build())."""
+    taken = {k.name: k for k in all_knobs()}
+    for k in m.declares:
+        if k.name in taken and taken[k.name] != k and not (m.name in REGISTRY and k in REGISTRY[m.name].declares):
+            raise ValueError(f"knob {k.name!r} of {m.name} is already declared differently")
+    REGISTRY[m.name] = m
+    return m
+
+
+def get(name: str) -> Method:
+    return REGISTRY[name]
+
+
+def all_knobs() -> tuple[Knob, ...]:
+    """Common knobs, then each registered method's own, each once, in declaration order."""
+    out, seen = [], set()
+    for k in COMMON + tuple(k for m in REGISTRY.values() for k in m.declares):
+        if k.name not in seen:
+            out.append(k)
+            seen.add(k.name)
+    return tuple(out)
+
+
+def knob(name: str) -> Knob:
+    return next(k for k in all_knobs() if k.name == name)
+
+
+def ui_knobs(where: str | None = None) -> tuple[Knob, ...]:
+    """Knobs the app shows as controls ("main": beside the methods, previewed; "advanced": the accordion)."""
+    return tuple(k for k in all_knobs() if k.ui and (where is None or k.ui == where))
+
+
+class Live(Sequence):
+    """A tuple recomputed on every use from the registry (so names registered later, e.g. by a test, appear in
+    every list derived from it)."""
+
+    def __init__(self, make: Callable[[], tuple]):
+        self.make = make
+
+    def __getitem__(self, i):
+        return self.make()[i]
+
+    def __len__(self):
+        return len(self.make())
+
+    def __iter__(self):                     # one make() per pass (Sequence's default indexes item by item)
+        return iter(self.make())
+
+    def index(self, value, *args):
+        return self.make().index(value, *args)
+
+    def __repr__(self):
+        return repr(self.make())
+
+
+METHODS = Live(lambda: tuple(REGISTRY))
