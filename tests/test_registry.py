@@ -14,6 +14,7 @@ from specviz.app.handlers import GEN_OUTPUTS, Handlers
 from specviz.core.knobs import ConfigError
 from specviz.core.trace import Trace
 from specviz.engine import config, families, methods
+from specviz.render import draw, html, panels
 from tests.apptools import knob_args, tiny_backend
 from tests.toy import run, toy
 
@@ -88,3 +89,47 @@ def test_knob_ranges_are_enforced(k):
     for v in bad:
         with pytest.raises(ConfigError, match=k.flag):
             config.RunConfig(**{k.name: v})
+
+
+def _toy_groups(tree, hidden, cfg):
+    """Every other child of the same parent is a member (interchangeable), at cosine 1."""
+    def group_fn(node, kids):
+        members = [m for m in kids if m != node]
+        return members, {"inter": members, "conv": [], "cos": {m: 1.0 for m in members},
+                         "child_cos": {m: -1.0 for m in members}}
+    return group_fn
+
+
+@pytest.fixture
+def toy_grouped():
+    rec = methods.Method("toygroups", "TOYG", families.TreeFamily, "draft tree · toy groups", False,
+                         groups=_toy_groups, explain=lambda config, ev: f"TOY LINE at level {ev.level}",
+                         group_reading=lambda config: "toy sets: every sibling")
+    methods.register(rec)
+    yield rec
+    del methods.REGISTRY["toygroups"]
+
+
+def test_one_record_with_groups_and_an_inspector_line_reaches_app_maps_and_inspector(toy_grouped, monkeypatch):
+    """Groups and an inspector line are hooks on the record: nothing outside it names the method."""
+    model, factory = toy(codes=8, grid=4)
+    trace = run(model, factory, method="toygroups", seed=0, tree_depth=2, tree_topk=3, tree_nodes=6)
+    Trace.from_json(json.loads(json.dumps(trace.to_json())))
+    grouped = [ev for _, ev in trace.events() if ev.groups is not None and ev.groups.interchangeable]
+    assert grouped, "the toy's group builder should put siblings in the events' groups extension"
+    # app: a method choice and a lane
+    assert "img_toygroups" in GEN_OUTPUTS
+    demo = app.build_demo(tiny_backend()[0])
+    choices = next(c for c in demo.config["components"] if c.get("props", {}).get("elem_id") == "methods")
+    assert ("TOYG", "toygroups") in [tuple(c) for c in choices["props"]["choices"]]
+    # maps: the groups map draws its groups (not the "forms no groups" placeholder)
+    drawn, notes = [], []
+    monkeypatch.setattr(draw, "draw_groups", lambda im, cells, grid, _f=draw.draw_groups: drawn.append(cells)
+                        or _f(im, cells, grid))
+    monkeypatch.setattr(draw, "message", lambda text, *a, _f=draw.message: notes.append(text) or _f(text, *a))
+    panels.heatmap("groups", {"toygroups": trace, "sjd": run(model, factory, method="sjd", window=4)}, {})
+    assert len(drawn) == 1 and any(c.members for c in drawn[0])
+    assert notes == ["sjd forms no groups"]
+    # inspector: the record's line under the numbers, and its reading over the candidates table
+    out = html.inspector(trace, grouped[0].pos)
+    assert "TOY LINE at level" in out and "toy sets: every sibling" in out

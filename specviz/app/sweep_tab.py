@@ -27,9 +27,9 @@ def params() -> dict:
 
 
 def param_choices(method: str):
-    """The parameter dropdown for a newly picked method (an unknown one falls back to csd)."""
+    """The parameter dropdown for a newly picked method (an unknown one falls back to the first sweepable)."""
     table = params()
-    ps = table.get(method, table["csd"])
+    ps = table.get(method) or next(iter(table.values()))
     return gr.Dropdown(choices=list(ps), value=ps[0])
 
 

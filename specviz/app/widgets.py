@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import io
-import math
 import struct
 import zlib
 from pathlib import Path
@@ -19,6 +18,8 @@ import numpy as np
 from gradio.data_classes import ImageData
 from gradio.processing_utils import hash_bytes
 from PIL import Image as PILImage
+
+from specviz.core.numbers import finite_number
 
 _API_INFO: dict = {}
 
@@ -59,15 +60,11 @@ class _Checked(_Info):
             raise gr.Error(f"{self.label or 'input'}: cannot use {_short(payload)}") from None
 
 
-def _finite_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
 class Slider(_Checked, gr.Slider):
     expect = "a finite number"
 
     def accepts(self, payload) -> bool:
-        return _finite_number(payload)
+        return finite_number(payload)
 
 
 class Number(_Checked, gr.Number):
@@ -78,7 +75,7 @@ class Number(_Checked, gr.Number):
         return "a whole number" if self.precision == 0 else "a finite number"
 
     def accepts(self, payload) -> bool:                 # precision 0 would round 0.5 silently: refuse it instead
-        return _finite_number(payload) and (self.precision != 0 or float(payload).is_integer())
+        return finite_number(payload) and (self.precision != 0 or float(payload).is_integer())
 
 
 class _Name(_Checked):

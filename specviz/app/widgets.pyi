@@ -68,7 +68,7 @@ class Slider(_Checked, gr.Slider):
     expect = "a finite number"
 
     def accepts(self, payload) -> bool:
-        return _finite_number(payload)
+        return finite_number(payload)
     from typing import Callable, Literal, Sequence, Any, TYPE_CHECKING
     from gradio.blocks import Block
     if TYPE_CHECKING:
@@ -84,7 +84,7 @@ class Number(_Checked, gr.Number):
         return "a whole number" if self.precision == 0 else "a finite number"
 
     def accepts(self, payload) -> bool:                 # precision 0 would round 0.5 silently: refuse it instead
-        return _finite_number(payload) and (self.precision != 0 or float(payload).is_integer())
+        return finite_number(payload) and (self.precision != 0 or float(payload).is_integer())
     from typing import Callable, Literal, Sequence, Any, TYPE_CHECKING
     from gradio.blocks import Block
     if TYPE_CHECKING:
