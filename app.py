@@ -13,7 +13,7 @@ import torch
 from specviz.analysis import views
 from specviz.app import atlas_tab, serving, sweep_tab
 from specviz.app import widgets as w
-from specviz.app.handlers import GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, api_params, slot_visibility
+from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, api_params, slot_visibility
 from specviz.app.session import Backend, default_backend
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
@@ -155,10 +155,10 @@ def _tabs(c: dict) -> None:
 
 
 def _wire(h: Handlers, c: dict, cols: list) -> None:
-    gen_in = [c[k] for k in KNOBS] + [c["opacity"]]
+    gen_in = [c[k] for k in GEN_INPUTS] + [c["opacity"]]
     outs = [c[n] for n in GEN_OUTPUTS]
     model = dict(concurrency_id="model", concurrency_limit=1, show_progress="minimal", show_progress_on=[c["status"]])
-    named = api_params(h.generate, [*KNOBS, "opacity"], _api_defaults())
+    named = api_params(h.generate, [*GEN_INPUTS, "opacity"], _api_defaults())
     runs = [c["go"].click(named, gen_in, outs, api_name="generate", **model),
             c["prompt"].submit(h.generate, gen_in, outs, api_visibility="private", **model)]
     quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")

@@ -30,13 +30,13 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import app  # noqa: E402
-from specviz.app.handlers import GEN_OUTPUTS, KNOBS  # noqa: E402
+from specviz.app.handlers import GEN_OUTPUTS, GEN_INPUTS  # noqa: E402
 from specviz.app.serving import cpu_seconds, served_app  # noqa: E402
 from specviz.app.session import default_backend, make_configs, race  # noqa: E402
 from specviz.engine.config import METHODS, RunConfig  # noqa: E402
 
 SETS = {"four": list(app.DEFAULT_METHODS), "all": list(METHODS)}
-KNOB_VALUES = {k: getattr(RunConfig(), k) for k in KNOBS if k not in ("model", "methods")}   # the app's defaults
+KNOB_VALUES = {k: getattr(RunConfig(), k) for k in GEN_INPUTS if k not in ("model", "methods")}   # the app's defaults
 FPS = inspect.signature(app.build_demo).parameters["fps"].default
 BARE_FPS = 1e-9                     # race() then renders only its first and final frame: the engine's own time
 CHROMIUM = "/usr/bin/chromium"
@@ -44,8 +44,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu"]
 
 
 def api_args(methods: list) -> list:
-    """/generate's positional inputs: KNOBS in order, then the map opacity."""
-    return [{**KNOB_VALUES, "model": "scenes", "methods": methods}[k] for k in KNOBS] + [1.0]
+    """/generate's positional inputs: GEN_INPUTS in order, then the map opacity."""
+    return [{**KNOB_VALUES, "model": "scenes", "methods": methods}[k] for k in GEN_INPUTS] + [1.0]
 
 
 def timed(stream) -> tuple[float, float, int, object]:

@@ -31,15 +31,15 @@ def tiny_backend(codes=8, grid=4, delay=0.0):
 
 
 def knob_args(methods, prompt="a red house on the left", seed=3, **over):
-    """Positional /generate arguments in ui.KNOBS order, then the map opacity."""
-    from specviz.app.handlers import KNOBS
+    """Positional /generate arguments in ui.GEN_INPUTS order, then the map opacity."""
+    from specviz.app.handlers import GEN_INPUTS
     from specviz.engine.config import RunConfig
     vals = RunConfig().to_dict() | dict(
         prompt=prompt, seed=seed, model="scenes", methods=list(methods), lam=0.3, delta=0.5, tau_pos=0.9,
         tau_seq=0.9, temperature=1.0, top_k=0, cfg=3.0, window=4, tree="dynamic", tree_depth=3, tree_topk=2,
         cascade_budget=0.5)
     vals.update(over)
-    return [vals[k] for k in KNOBS] + [1.0]
+    return [vals[k] for k in GEN_INPUTS] + [1.0]
 
 
 def fingerprint(outputs) -> tuple:

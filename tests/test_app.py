@@ -9,7 +9,7 @@ from gradio_client.utils import Status
 from PIL import Image
 
 import app
-from specviz.app.handlers import GEN_OUTPUTS, KNOBS, Handlers, RunState
+from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, Handlers, RunState
 from specviz.app.session import make_configs, race
 from specviz.engine.config import RunConfig
 from specviz.engine.runner import run
@@ -44,7 +44,7 @@ def test_generate_streams_and_matches_the_engine(served):
     assert job.status().code == Status.FINISHED
     assert len(updates) >= 5                                             # streamed, not one final answer
     final = job.outputs()[-1]
-    knobs = dict(zip(KNOBS, args, strict=False))
+    knobs = dict(zip(GEN_INPUTS, args, strict=False))
     table = out(final, "summary")
     rows = {r[0]: r for r in table["data"]}
     assert list(rows) == ["ar", "csd"]

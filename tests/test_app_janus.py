@@ -10,7 +10,7 @@ import torch
 from gradio_client import Client
 
 import app
-from specviz.app.handlers import GEN_OUTPUTS, KNOBS
+from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS
 from specviz.app.session import Backend, default_backend
 from specviz.core.trace import Trace
 from specviz.engine.config import METHODS, RunConfig
@@ -46,7 +46,7 @@ def _rows(result) -> dict:
 
 def test_api_parameters_have_names(served):
     info = served.view_api(return_format="dict", print_info=False)["named_endpoints"]["/generate"]
-    assert [p["parameter_name"] for p in info["parameters"]] == [*KNOBS, "opacity"]
+    assert [p["parameter_name"] for p in info["parameters"]] == [*GEN_INPUTS, "opacity"]
     assert {p["parameter_name"] for p in info["parameters"]} >= {"prompt", "seed", "lam", "delta", "tau_pos",
                                                                  "tau_seq", "draft_model"}
     files = served.view_api(return_format="dict", print_info=False)["named_endpoints"]["/open_traces"]

@@ -13,7 +13,7 @@ from gradio_client.utils import Status
 
 import app
 from specviz.app import session
-from specviz.app.handlers import KNOBS
+from specviz.app.handlers import GEN_INPUTS
 from specviz.app.session import Backend
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
@@ -132,7 +132,7 @@ def test_broken_trace_files_are_one_message_and_good_ones_open(served, tmp_path)
     with pytest.raises(Exception, match="broken.json: not a specviz trace") as info:
         client.predict([handle_file(str(bad))], 1.0, api_name="/open_traces")
     assert "Traceback" not in str(info.value)
-    knobs = {k: v for k, v in zip(KNOBS, ARGS, strict=False) if k != "methods"}
+    knobs = {k: v for k, v in zip(GEN_INPUTS, ARGS, strict=False) if k != "methods"}
     paths = []
     for m in ("ar", "csd", "cascade"):                      # the same runs, written by the engine, then opened
         p = tmp_path / f"{m}.json"

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from gradio_client import Client, handle_file
 
-from specviz.app.handlers import KNOBS
+from specviz.app.handlers import GEN_INPUTS
 from specviz.engine.config import RunConfig
 from specviz.engine.runner import run
 from tests.apptools import fingerprint, knob_args
@@ -165,7 +165,7 @@ def text_batch(knob: str, values: list) -> list:
     for v in values:
         a = args(**{knob: v}) if knob != "methods" else args()
         if knob == "methods":
-            a[KNOBS.index("methods")] = v
+            a[GEN_INPUTS.index("methods")] = v
         batch.append((f"{knob}={v!r}"[:60], ("/generate", a)))
     return batch
 
@@ -180,7 +180,7 @@ def test_equivalent_spellings_give_the_same_answer(server):
     """Not hostile, just unusual: duplicates, padding and float seeds are normalised, not errors."""
     url, proc, client, ref = server
     a = args(seed=5.0, prompt="  " + VALID["prompt"] + "  ")
-    a[KNOBS.index("methods")] = ["csd", "ar", "ar", "csd"]
+    a[GEN_INPUTS.index("methods")] = ["csd", "ar", "ar", "csd"]
     assert fingerprint(client.predict(*a, api_name="/generate")) == ref
 
 

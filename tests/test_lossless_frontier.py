@@ -210,7 +210,7 @@ def test_mutants_are_killed():
 def test_views_replay_and_preview_read_the_new_methods():
     """The heatmaps, step replay and instant preview read mcsjd / sjdpac / csd+couple traces like any other."""
     from specviz.analysis import views
-    from specviz.analysis.preview import Knobs, rescore
+    from specviz.analysis.preview import KnobValues, rescore
     from specviz.app.session import make_configs, race
     model = tiny(codes=8, grid=4, seed=1)
     cfgs = make_configs(["mcsjd", "sjdpac", "csd"], prompt="red house", seed=2, window=14, couple=1)
@@ -226,7 +226,7 @@ def test_views_replay_and_preview_read_the_new_methods():
             assert v.committed_before == total
             total = v.committed_after
         assert total == 16
-        pv = rescore(t, Knobs.from_config(t.config))
+        pv = rescore(t, KnobValues.from_config(t.config))
         assert pv.tunable == (name == "csd")
         judged = np.isfinite(pv.accept)
         assert np.allclose(pv.accept[judged], pv.recorded[judged], atol=1e-5)

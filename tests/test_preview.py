@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from specviz.analysis.preview import Knobs, expected_length, rescore, step_scores
+from specviz.analysis.preview import KnobValues, expected_length, rescore, step_scores
 from specviz.core.records import Groups
 from specviz.core.trace import TokenEvent
 from specviz.engine.rescore import cascade_group, cascade_level, cascade_rescore, csd_accept, exact_prob
@@ -44,7 +44,7 @@ def test_csd_recorded_knobs_reproduce_recorded_b(traces):
     for (m, _), t in traces.items():
         if not m.startswith("csd"):
             continue
-        k = Knobs.from_config(t.config)
+        k = KnobValues.from_config(t.config)
         for ev in judged(t):
             assert csd_accept(ev, k.lam, k.delta, k.g) == pytest.approx(ev.accept_prob, abs=1e-5)
 
@@ -87,7 +87,7 @@ def test_cascade_recorded_knobs_reproduce_recorded_b_and_level_tv(traces, name):
     for (m, _), t in traces.items():
         if m != name:
             continue
-        k = Knobs.from_config(t.config)
+        k = KnobValues.from_config(t.config)
         for evs, st in levels(t):
             lvl = cascade_level(evs, k, (evs[0].groups or Groups()).budget_left)         # the engine's own budget_left of the level
             grouped += any((ev.groups or Groups()).interchangeable or (ev.groups or Groups()).convergent for ev in evs)
@@ -107,11 +107,11 @@ def test_cascade_tight_taus_are_lossless_and_loose_taus_monotone(traces):
         if not m.startswith("cascade"):
             continue
         for evs, _ in levels(t):
-            tight = Knobs.from_config(t.config, tau_pos=1.01, tau_seq=1.01)
+            tight = KnobValues.from_config(t.config, tau_pos=1.01, tau_seq=1.01)
             assert cascade_level(evs, tight, math.inf).cost < 1e-6
             for ev, b in zip(evs, cascade_level(evs, tight, math.inf).b):
                 assert b == pytest.approx(ev.exact_prob, abs=1e-6)       # lossless against the running residual
-            bs = [cascade_level(evs, Knobs.from_config(t.config, tau_pos=tau, tau_seq=tau), math.inf).b[0]
+            bs = [cascade_level(evs, KnobValues.from_config(t.config, tau_pos=tau, tau_seq=tau), math.inf).b[0]
                   for tau in (1.0, 0.9, 0.6, 0.3, 0.0)]
             assert all(b2 >= b1 - 1e-6 for b1, b2 in zip(bs, bs[1:], strict=False))
 
@@ -122,7 +122,7 @@ def test_cascade_preview_spends_at_most_the_budget(traces):
         if not m.startswith("cascade"):
             continue
         for budget in (0.0, 0.05, 0.3):
-            k = Knobs.from_config(t.config, cascade_budget=budget)
+            k = KnobValues.from_config(t.config, cascade_budget=budget)
             for st in t.steps:
                 evs = [ev for ev in st.events if ev.decision in JUDGED]
                 spent = 0.0
@@ -147,9 +147,9 @@ def test_expected_length_closed_form():
 
 def test_rescore_maps_and_compression(traces):
     t = traces[("csd", 0)]
-    k0 = Knobs.from_config(t.config)
-    same, more, none = rescore(t, k0), rescore(t, Knobs.from_config(t.config, lam=3.0, delta=1.01)), \
-        rescore(t, Knobs.from_config(t.config, lam=0.0))
+    k0 = KnobValues.from_config(t.config)
+    same, more, none = rescore(t, k0), rescore(t, KnobValues.from_config(t.config, lam=3.0, delta=1.01)), \
+        rescore(t, KnobValues.from_config(t.config, lam=0.0))
     assert same.tunable and same.accept.shape == tuple(t.grid)
     judged_cells = np.isfinite(same.accept)
     assert judged_cells.any() and np.allclose(same.accept[judged_cells], same.recorded[judged_cells], atol=1e-5)
@@ -162,10 +162,10 @@ def test_rescore_maps_and_compression(traces):
 def test_untunable_methods_keep_recorded_b():
     model, factory = toy(codes=8, grid=4)
     t = run(model, factory, method="sjd", seed=0, window=4)
-    pv = rescore(t, Knobs(lam=5.0, delta=1.0, tau_pos=0.0, tau_seq=0.0))
+    pv = rescore(t, KnobValues(lam=5.0, delta=1.0, tau_pos=0.0, tau_seq=0.0))
     assert not pv.tunable
-    for row in step_scores(t, Knobs(lam=5.0, delta=1.0, tau_pos=0.0, tau_seq=0.0)):
+    for row in step_scores(t, KnobValues(lam=5.0, delta=1.0, tau_pos=0.0, tau_seq=0.0)):
         for ev, b in row:
             assert b == ev.accept_prob
-    ar = rescore(run(model, factory, method="ar", seed=0), Knobs(lam=0.1, delta=0.5, tau_pos=0.9, tau_seq=0.9))
+    ar = rescore(run(model, factory, method="ar", seed=0), KnobValues(lam=0.1, delta=0.5, tau_pos=0.9, tau_seq=0.9))
     assert ar.expected_compression == pytest.approx(1.0) and np.isnan(ar.accept).all()

@@ -8,7 +8,7 @@ import torch
 
 import app
 from specviz import __main__ as cli
-from specviz.analysis.preview import Knobs, rescore
+from specviz.analysis.preview import KnobValues, rescore
 from specviz.app import sweep_tab
 from specviz.app.handlers import GEN_OUTPUTS, Handlers
 from specviz.core.knobs import ConfigError
@@ -48,7 +48,7 @@ def test_toy_method_runs_everywhere(toy_method, tmp_path, capsys):
     again = Trace.from_json(json.loads(json.dumps(trace.to_json())))            # checks every field
     assert again.tokens == trace.tokens
     # preview: tunable, and at the recorded knobs it reproduces the recorded b
-    pv = rescore(trace, Knobs.from_config(trace.config))
+    pv = rescore(trace, KnobValues.from_config(trace.config))
     assert pv.tunable and pv.expected_compression == pytest.approx(pv.baseline_compression)
     # sweep tab
     assert sweep_tab.params()["toyrelax"] == ("lam",)

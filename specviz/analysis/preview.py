@@ -17,7 +17,7 @@ import numpy as np
 
 from specviz.core.trace import JUDGED, TokenEvent, Trace
 from specviz.engine import methods
-from specviz.engine.rescore import Knobs  # noqa: F401  (re-exported: the knob values a preview runs with)
+from specviz.engine.rescore import KnobValues  # noqa: F401  (re-exported: the knob values a preview runs with)
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def tunable(method: str) -> bool:
     return method in methods.REGISTRY and methods.get(method).rescore is not None
 
 
-def step_scores(trace: Trace, knobs: Knobs) -> list[list[tuple[TokenEvent, float]]]:
+def step_scores(trace: Trace, knobs: KnobValues) -> list[list[tuple[TokenEvent, float]]]:
     """Per step: (judged event, b') in judge order; methods without a re-scoring keep the recorded b."""
     rescore_fn = methods.get(trace.method).rescore if tunable(trace.method) else None
     out = []
@@ -63,7 +63,7 @@ def expected_length(scored: list[tuple[TokenEvent, float]]) -> float:
     return total
 
 
-def rescore(trace: Trace, knobs: Knobs) -> Preview:
+def rescore(trace: Trace, knobs: KnobValues) -> Preview:
     """Re-score every recorded draft of `trace` under `knobs`."""
     h, w = trace.grid
     n = h * w

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from specviz.analysis.preview import Knobs, rescore
+from specviz.analysis.preview import KnobValues, rescore
 from specviz.app.session import (
     RACE_PX,
     Backend,
@@ -39,7 +39,7 @@ from specviz.render.figures import histogram_image
 
 log = logging.getLogger("specviz.app")
 # the /generate inputs: the run's identity, then every knob the registry shows as a control (methods.ui_knobs)
-KNOBS = Live(lambda: ("prompt", "seed", "model", "methods", *(k.name for k in ui_knobs())))
+GEN_INPUTS = Live(lambda: ("prompt", "seed", "model", "methods", *(k.name for k in ui_knobs())))
 PREVIEWED = Live(lambda: tuple(k.name for k in ui_knobs("main")))     # the sliders the instant preview moves
 GEN_OUTPUTS = Live(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m in METHODS),
                             *(f"map_{k}" for k in panels.KINDS), "summary", "hist", "status", "state",
@@ -111,13 +111,13 @@ class Handlers:
 
     # ------------------------------------------------------------------------------------------------ generate
     def generate(self, *args):
-        """Stream the race: (KNOBS..., opacity) -> GEN_OUTPUTS tuples."""
-        for upd in self._race(dict(zip(KNOBS, args[:len(KNOBS)], strict=False)), float(args[len(KNOBS)])):
+        """Stream the race: (GEN_INPUTS..., opacity) -> GEN_OUTPUTS tuples."""
+        for upd in self._race(dict(zip(GEN_INPUTS, args[:len(GEN_INPUTS)], strict=False)), float(args[len(GEN_INPUTS)])):
             yield as_tuple(GEN_OUTPUTS, upd)
 
     def rerun(self, *args):
         """Slider released: re-run only on the embedded (fast) models; elsewhere the preview must do."""
-        model = args[KNOBS.index("model")]
+        model = args[GEN_INPUTS.index("model")]
         if model not in self.backend.live:
             yield as_tuple(GEN_OUTPUTS, {})
             return
@@ -200,8 +200,8 @@ class Handlers:
             return panels.preview_map([], {}, {}), "<i>Generate first; then the sliders preview here.</i>", gr.skip()
         moved = {name: float(v) for name, v in zip(PREVIEWED, args[:-1], strict=True)}
         first = next(iter(st.traces.values()))
-        knobs = Knobs.from_config(first.config, **moved)
-        pv = [rescore(t, Knobs.from_config(t.config, **moved)) for t in st.traces.values()]
+        knobs = KnobValues.from_config(first.config, **moved)
+        pv = [rescore(t, KnobValues.from_config(t.config, **moved)) for t in st.traces.values()]
         return (panels.preview_map(pv, st.traces, st.images, float(args[-1])), html.preview_table(pv, knobs),
                 gr.Tabs(selected="preview"))
 

@@ -20,7 +20,7 @@ def params() -> dict:
     """method -> the numeric knobs its rule reads (from the registry), for every method that has any."""
     out = {}
     for m in REGISTRY.values():
-        nums = tuple(k for k in m.knobs if knob(k).kind in (int, float))
+        nums = tuple(k for k in m.rule_knobs if knob(k).kind in (int, float))
         if nums:
             out[m.name] = nums
     return out

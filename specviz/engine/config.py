@@ -28,6 +28,12 @@ def _validate(self) -> None:
             raise ConfigError(problem)
 
 
+def _cfg_scale(self) -> float:
+    """The classifier-free guidance scale (the knob keeps its public name `cfg`: --cfg, the API's cfg=, the trace's
+    config key)."""
+    return self.cfg
+
+
 def _to_dict(self) -> dict:
     return asdict(self)
 
@@ -42,6 +48,7 @@ def build() -> type:
     return make_dataclass(
         "RunConfig", [(k.name, k.kind, field(default=k.default)) for k in methods.all_knobs()], frozen=True,
         namespace={"__post_init__": _validate, "to_dict": _to_dict, "from_dict": classmethod(_from_dict),
+                   "cfg_scale": property(_cfg_scale),
                    "__module__": __name__,
                    "__doc__": "Every knob of a run (see knobs.py / methods.py for ranges, labels and help)."})
 

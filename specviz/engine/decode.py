@@ -48,7 +48,7 @@ def _decode(model, cfg: RunConfig, method, drafter_factory, record: bool) -> Ite
     n_pos = model.grid[0] * model.grid[1]
     trace = Trace(cfg.method, model.name, list(model.grid), cfg.to_dict())
     t_start = t0 = time.perf_counter()
-    pf = model.prefill(cfg.prompt, cfg.cfg)
+    pf = model.prefill(cfg.prompt, cfg.cfg_scale)
     q0 = target_probs(host(pf.logits), cfg.temperature, cfg.top_k, cfg.top_p)
     committed = [int(sample(q0, gen))]
     ev = [simple_event(0, committed[0], "ar", q0, cfg)] if record else []

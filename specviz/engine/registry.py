@@ -26,7 +26,7 @@ class Method:
     family: type                                 # families.AR | families.Jacobi | families.TreeDrafter | a Family
     summary: str                                 # one line under the lane title
     lossless: bool
-    knobs: tuple = ()                            # knob names the rule reads (sweep tab, preview, lane header)
+    rule_knobs: tuple = ()                       # names of the knobs its rule reads (sweep tab, inspector reading)
     declares: tuple = ()                         # Knob records this method introduces
     rule: Callable | None = None                 # (cfg, model) -> accept_fn(q (L,V), p (L,V)) -> a (L,V)
     groups: Callable | None = None               # (tree, hidden (N,h), cfg) -> group_fn (CASCADE): the method forms

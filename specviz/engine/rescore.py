@@ -18,7 +18,7 @@ from specviz.engine.groups import cascade_sets
 from specviz.engine.registry import all_knobs
 
 
-class Knobs(dict):
+class KnobValues(dict):
     """Knob values for a re-scoring: the run's config with some knobs moved (attribute access: knobs.lam)."""
 
     def __getattr__(self, name):
@@ -32,7 +32,7 @@ class Knobs(dict):
         return self.get("cascade_budget", math.inf)
 
     @classmethod
-    def from_config(cls, config: dict, **over) -> "Knobs":
+    def from_config(cls, config: dict, **over) -> "KnobValues":
         """Registry defaults, then the run's config, then the moved knobs (None = not moved)."""
         base = {k.name: k.default for k in all_knobs()} | dict(config)
         return cls(base | {k: v for k, v in over.items() if v is not None})
@@ -63,7 +63,7 @@ def _sibs(ev: TokenEvent) -> list:
     return ev.groups.siblings if ev.groups is not None else []
 
 
-def cascade_level(evs: list[TokenEvent], knobs: Knobs, left: float):
+def cascade_level(evs: list[TokenEvent], knobs: KnobValues, left: float):
     """One level's CASCADE walk re-built from its judged events (in judge order) and their Sibling records, on a
     reduced vocabulary (every token whose q is recorded, plus one cell for the rest of q's mass), then fitted into
     `left` exactly as the engine does (verify.level_law, verify.fit_level). For point-mass siblings this is the
@@ -104,11 +104,11 @@ def cascade_level(evs: list[TokenEvent], knobs: Knobs, left: float):
     return verify.fit_level(build, left)
 
 
-def csd_rescore(judged: list[TokenEvent], knobs: Knobs) -> list[float]:
+def csd_rescore(judged: list[TokenEvent], knobs: KnobValues) -> list[float]:
     return [csd_accept(ev, knobs.lam, knobs.delta, knobs.g) for ev in judged]
 
 
-def cascade_rescore(judged: list[TokenEvent], knobs: Knobs) -> list[float]:
+def cascade_rescore(judged: list[TokenEvent], knobs: KnobValues) -> list[float]:
     """One step's candidates in judge order, level by level (cascade_level): each level gets what the earlier
     levels' TVs left of the step's budget."""
     used, out, start = 0.0, [], 0

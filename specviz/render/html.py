@@ -101,7 +101,7 @@ def reading(method: str, config: dict) -> str:
     if m is None:
         return ""
     modes = [f"{k.flag} {config.get(k.name, k.default)}" for k in methods.all_knobs()
-             if k.name in m.knobs and k.kind is str]
+             if k.name in m.rule_knobs and k.kind is str]
     return (f"<p class='sv-sub'>Reading: {escape(m.reading)}" + (f" — ran with {escape(', '.join(modes))}" if modes
                                                                  else "") + "</p>") if m.reading else ""
 

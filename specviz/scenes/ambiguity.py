@@ -35,7 +35,7 @@ def ar_laws(model, caption: list[int], cfg: RunConfig) -> tuple[torch.Tensor, to
     """One AR sample for fixed caption tokens: (tokens (N,), target laws (N, V)) under cfg's sampling settings."""
     gen = torch.Generator().manual_seed(cfg.seed)
     n = model.grid[0] * model.grid[1]
-    pf = model.prefill(caption, cfg.cfg)
+    pf = model.prefill(caption, cfg.cfg_scale)
     logits, state = pf.logits, pf.state
     tokens, laws = [], []
     for t in range(n):
@@ -105,7 +105,7 @@ def measure(model, n: int = 12, seed: int = 0, cfg: RunConfig | None = None, k: 
     cat = {key: np.concatenate([s[key] for s in stats]) for key in stats[0]}
     return {"samples": n, "positions": int(len(cat["entropy"])), "neighbours": k, "log_vocab": round(
         float(np.log(model.codebook_size)), 3), "detail_edges": list(DETAIL_EDGES),
-        "temperature": cfg.temperature, "top_k": cfg.top_k, "top_p": cfg.top_p, "cfg": cfg.cfg,
+        "temperature": cfg.temperature, "top_k": cfg.top_k, "top_p": cfg.top_p, "cfg": cfg.cfg_scale,
         **summarise(cat, np.concatenate(classes))}
 
 

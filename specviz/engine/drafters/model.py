@@ -35,7 +35,7 @@ class ModelDrafter:
     def build(self, root_token: int, root_pos: int) -> DraftTree:
         c = self.cfg
         if self.state is None:
-            self.state = self.draft.prefill(c.prompt, c.cfg).state
+            self.state = self.draft.prefill(c.prompt, c.cfg_scale).state
         n_pos = self.draft.grid[0] * self.draft.grid[1]
         toks = torch.tensor([t for t, _ in self.pending])
         pos = torch.tensor([p for _, p in self.pending])
