@@ -68,7 +68,7 @@ def _offline_build_backend() -> str | None:
 
 
 def test_dev_requirements_install_the_build_backend():
-    """The offline install below needs pyproject's build requirements in the venv: the README's set-up (requirements-dev)
+    """The offline install below needs pyproject's build requirements in the venv: the README set-up (requirements-dev)
     must name each of them with a range inside the build's, so a fresh venv (setuptools 65 from Python 3.11, no
     `wheel`) can build."""
     lines = [raw.split("#")[0].strip() for raw in (ROOT / "requirements-dev.txt").read_text().splitlines()]
