@@ -140,7 +140,7 @@ def _tabs(c: dict) -> None:
         with gr.Tab("Atlas", id="atlas", elem_id="tab_atlas"):
             atlas_tab.layout(c)
         with gr.Tab("Export / open", id="export", elem_id="tab_export"):
-            c["export"] = gr.Button("Write everything (one zip): images, maps, traces, 16:9 slide figure, race video (GIF + MP4)", elem_id="export")
+            c["export"] = gr.Button("Export all (zip): images, maps, traces, slide, race video", elem_id="export")
             c["files"] = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="files")
             w.Markdown("Open trace JSON files (from Export above or `specviz generate --trace`) to see their maps, "
                         "summary and replay again; images are decoded when their model is offered here.")

@@ -131,7 +131,7 @@ def write_videos(traces: dict, images: dict, stem: Path, labels: dict | None = N
                  fps: int = FPS) -> tuple[Path, Path]:
     """Write stem.gif and stem.mp4; returns their paths. The GIF's palette is each frame's own (fast octree, no
     dithering: flat token cells stay flat); the MP4 is H.264 yuv420p, which every slide program plays."""
-    import imageio.v3 as iio   # the PyAV plugin pulls in av (ffmpeg): loaded only when a video is asked for
+    import imageio.v3 as iio  # the PyAV plugin pulls in av (ffmpeg): loaded only when a video is asked for
     film = list(frames(traces, images, labels))
     gif, mp4 = stem.parent / f"{stem.name}.gif", stem.parent / f"{stem.name}.mp4"   # stems hold dots (λ 0.5)
     pal = [Image.fromarray(f).quantize(255, Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE) for f in film]
