@@ -9,7 +9,7 @@ import os
 
 import gradio as gr
 
-from specviz import atlas_tab, families, html, panels, serving, sweep_tab, views
+from specviz import atlas_tab, families, html, panels, pareto, serving, sweep_tab, views
 from specviz import widgets as w
 from specviz.config import METHODS, RunConfig
 from specviz.methods import get, ui_knobs
@@ -126,7 +126,9 @@ def _tabs(c: dict) -> None:
                                 show_label=False, elem_id="hist")
         with gr.Tab("Sweep", id="sweep", elem_id="tab_sweep"):
             w.Markdown("A small grid over one rule parameter on the embedded model (same captions and seed for "
-                        "every point, plus AR): speed vs scene fidelity, Pareto front dashed.")
+                        "every point; AR and lossless SJD as references): step compression against a quality cost "
+                        "that moves with relaxation, the Pareto front as a red line. A measure that does not move "
+                        "is stated in the plot's title instead.")
             with gr.Row():
                 c["sw_method"] = w.Radio(list(sweep_tab.params()), value="csd", label="Method", elem_id="sw_method")
                 c["sw_param"] = w.Dropdown(list(sweep_tab.params()["csd"]), value="lam", label="Parameter",
@@ -134,6 +136,8 @@ def _tabs(c: dict) -> None:
                 c["sw_values"] = w.Textbox("0.5,1,2,4", label="Values (comma-separated)", elem_id="sw_values")
                 c["sw_prompts"] = w.Slider(2, sweep_tab.MAX_PROMPTS, 4, step=1, label="Captions",
                                             elem_id="sw_prompts")
+                c["sw_measure"] = w.Dropdown([(v.split(" (")[0], k) for k, v in pareto.MEASURES.items()],
+                                             value="implausible", label="Quality cost (y)", elem_id="sw_measure")
             c["sw_go"] = gr.Button("Run sweep", elem_id="sw_go")
             c["sw_plot"] = w.Plot(label="Pareto", elem_id="sw_plot")
             c["sw_table"] = w.Dataframe(headers=sweep_tab.COLUMNS, interactive=False, elem_id="sw_table")
@@ -178,7 +182,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
                           api_visibility="private")
-    c["sw_go"].click(h.sweep, [c["sw_method"], c["sw_param"], c["sw_values"], c["sw_prompts"]],
+    c["sw_go"].click(h.sweep, [c["sw_method"], c["sw_param"], c["sw_values"], c["sw_prompts"], c["sw_measure"]],
                      [c["sw_plot"], c["sw_table"]], concurrency_id="model", concurrency_limit=1,
                      api_visibility="private")
     c["methods"].change(slot_visibility, [c["methods"]], cols, queue=False, api_visibility="private")

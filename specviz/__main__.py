@@ -98,6 +98,8 @@ def main(argv=None) -> int:
     sw.add_argument("--seeds", type=int, default=1)
     sw.add_argument("--out", default="sweep.jsonl")
     sw.add_argument("--ray", default=None)
+    sw.add_argument("--measure", default="implausible", choices=["implausible", "nll", "tv_cost"],
+                    help="the plot's quality cost (y axis, lower is better)")
     at = sub.add_parser("atlas", help="where acceleration concentrates over many images -> JSONL, JSON, PNG/PDF")
     at.add_argument("--model", default="scenes")
     at.add_argument("--methods", nargs="+", default=["ar", "sjd", "csd", "cascade"], help="method specs, as bench")

@@ -19,6 +19,7 @@ import torch
 from PIL import Image
 from tqdm import tqdm
 
+from specviz import pareto
 from specviz import trace as trace_mod
 from specviz.config import RunConfig
 from specviz.runner import run
@@ -193,6 +194,12 @@ def main(args) -> int:
     return 0
 
 
+def lossless_methods() -> frozenset:
+    """The registered lossless methods besides AR (the sweep plot's reference points)."""
+    from specviz.methods import REGISTRY
+    return frozenset(m.name for m in REGISTRY.values() if m.lossless and m.name != "ar")
+
+
 def sweep_points(params: list[str], values: list[str]) -> list[dict]:
     import itertools
     grids = [[_cast(p, v) for v in vals.split(",")] for p, vals in zip(params, values)]
@@ -205,7 +212,7 @@ def sweep_main(args) -> int:
     points = sweep_points(args.param, args.values)
     out = Path(args.out)
     rows, new = sweep(args.method, points, prompt_set(args.prompts), args.seeds, out, args.ray)
-    fig = pareto_figure(rows)
+    fig = pareto.figure(rows, args.measure, lossless_methods())
     fig.savefig(out.with_suffix(".png"), dpi=120)
     fig.savefig(out.with_suffix(".pdf"))
     print(f"{new} new points, {len(rows)} in {out}; plot: {out.with_suffix('.png')}")
@@ -219,9 +226,9 @@ def sweep(method: str, points: list[dict], prompts, seeds: int, out: Path, ray: 
     each point is a Ray task. Returns (all rows of out, number of new points)."""
     for p in points:
         RunConfig(method=method, **p)                         # validate the whole grid before any work
-    done = {json.dumps(json.loads(line)["point"], sort_keys=True) for line in out.read_text().splitlines()} \
-        if out.exists() else set()
-    todo = [p for p in points if json.dumps(p, sort_keys=True) not in done]
+    key = lambda m, p: json.dumps([m, p], sort_keys=True)                # one file may hold several methods
+    done = {key(r.get("method", method), r["point"]) for r in read_rows(out)} if out.exists() else set()
+    todo = [p for p in points if key(method, p) not in done]
     results = _ray_points(ray, method, todo, prompts, seeds, model_name) if ray else \
         _local_points(method, todo, prompts, seeds, model_name)
     n = 0
@@ -261,30 +268,6 @@ def _ray_points(address, method, todo, prompts, seeds, model_name):
     while pending:
         ready, pending = ray.wait(pending, num_returns=1)
         yield ray.get(ready[0])
-
-
-def pareto_figure(rows: list[dict]):
-    """Speed (step compression) vs quality (fidelity, else NLL) of sweep points; the Pareto front joined."""
-    from matplotlib.figure import Figure
-    key = "fidelity" if all("fidelity" in r["result"] for r in rows) else "nll"
-    pts = sorted(((r["result"]["step_compression"], r["result"][key], r["point"]) for r in rows),
-                 key=lambda t: -t[0])
-    fig = Figure(figsize=(6, 4), layout="constrained")
-    ax = fig.add_subplot()
-    ax.scatter([p[0] for p in pts], [p[1] for p in pts], c="tab:blue")
-    for x, y, pt in pts:
-        ax.annotate(",".join(f"{k}={v}" for k, v in pt.items()) or "ar", (x, y), fontsize=7, alpha=0.7)
-    front, best = [], None
-    for x, y, _ in pts:                                     # fastest first; keep points that improve quality
-        better = best is None or (y > best if key == "fidelity" else y < best)
-        if better:
-            front.append((x, y))
-            best = y
-    ax.plot([f[0] for f in front], [f[1] for f in front], "--", c="tab:red", label="Pareto front")
-    ax.set_xlabel("step compression (positions / target forwards)")
-    ax.set_ylabel("scene fidelity" if key == "fidelity" else "target NLL (nats/token, lower is better)")
-    ax.legend()
-    return fig
 
 
 def trace_overhead(model, cfg: RunConfig, images: int = 5) -> dict:
