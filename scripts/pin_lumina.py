@@ -7,8 +7,9 @@
 The reference needs transformers 4.4x (its `model/chameleon` copy imports 4.x internals), so it runs in a child
 process with `--ref-site` first on sys.path; this process runs ours on transformers 5.x. Both read the very same
 files: tests/lumina_tiny.py writes a tiny checkpoint in the released layout (config.json as Lumina writes it,
-model.safetensors with per-shard qk-norm rows, vqgan.ckpt + vqgan.yaml), which the reference loads with
-`ChameleonXLLMXForConditionalGeneration.from_pretrained` and its own `chameleon_vae_ori.ImageTokenizer`, and ours
+model.safetensors with per-shard qk-norm rows, vqgan.ckpt + vqgan.yaml), which the reference loads with the class
+its FlexARInferenceSolver loads (`model.chameleon.ChameleonForConditionalGeneration`, Lumina's copy of the 4.4x
+Chameleon modeling) and its own `chameleon_vae_ori.ImageTokenizer`, and ours
 with `specviz.models.lumina_load.load_lumina` (VQGAN converted by our converter).
 
 Compared (fp32): the guided prefill law of image position 0 (reference: its CFG logits processor
@@ -53,7 +54,7 @@ def _child(job_path: str) -> None:
     torch.Tensor.cuda = lambda self, *a, **k: self
     import inference_solver as ref
     from data.item_processor import FlexARItemProcessor
-    from model.chameleon import ChameleonForConditionalGeneration     # what FlexARInferenceSolver loads
+    from model.chameleon import ChameleonForConditionalGeneration  # what FlexARInferenceSolver loads
     from model.chameleon_vae_ori import ImageTokenizer, VocabInfo, VocabTranslation
     from transformers import DynamicCache, GenerationConfig, LogitsProcessorList
     torch.set_grad_enabled(False)
@@ -128,13 +129,13 @@ def _child(job_path: str) -> None:
     net.save_pretrained(job["saved"], safe_serialization=True)
 
 
-# -- our side -----------------------------------------------------------------------------------------------------------
-def _ours(model, greedy_codes, chunks_meta):
+# -- our side --------------------------------------------------------------------------------------------------------
+def _ours(model, codes):
     pf = model.prefill(PROMPT, CFG)
     st = pf.state
     rows_l, rows_h = [], []
     for a, b in CHUNKS:
-        lg, hd = model.forward(st, torch.tensor(greedy_codes[a:b]), torch.arange(a, b))
+        lg, hd = model.forward(st, torch.tensor(codes[a:b]), torch.arange(a, b))
         model.commit(st, torch.arange(b - a))
         rows_l.append(lg), rows_h.append(hd)
     return {"prefill_logits": pf.logits, "prefill_hidden": pf.hidden, "chunk_logits": torch.cat(rows_l),
@@ -168,7 +169,7 @@ def main(argv=None) -> int:
     from safetensors.torch import load_file, save_file
 
     from specviz.models.lumina_load import load_lumina
-    from tests.lumina_tiny import HW, TINY, VQ, make_tiny_lumina, released_shapes, chameleon_config
+    from tests.lumina_tiny import HW, TINY, VQ, chameleon_config, make_tiny_lumina, released_shapes
     torch.manual_seed(0)
     tmp = Path(tempfile.mkdtemp(prefix="pin_lumina_"))
     ck = make_tiny_lumina(tmp / "tiny", seed=SEED)
@@ -201,7 +202,7 @@ def main(argv=None) -> int:
     assert all(row[-1] == ours.ids["eol"] for row in grid_rows) and seq[-1] == ours.ids["eoi"], seq
     greedy = [bpe2code[t] for row in grid_rows for t in row[:-1]]
 
-    mine = _ours(ours, probe, None)
+    mine = _ours(ours, probe)
     mine["pixels"] = ours.decode_pixels(torch.tensor(probe))
     deltas = {}
     for k, v in mine.items():

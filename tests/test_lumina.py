@@ -51,7 +51,7 @@ def close(ours: torch.Tensor, theirs: torch.Tensor, rel: float = 1e-4) -> None:
     assert (ours.float() - theirs.float()).abs().max() <= rel * theirs.abs().max()
 
 
-# -- pinned to the reference ---------------------------------------------------------------------------------------------
+# -- pinned to the reference -----------------------------------------------------------------------------------------
 def test_prefill_chunks_hidden_and_pixels_match_the_reference(model, ref):
     assert model.encode_prompt(PROMPT) == REF["prompt_ids"] and model.header() == REF["header"]
     pf = model.prefill(PROMPT, REF["cfg"])
@@ -120,7 +120,7 @@ def test_tree_forward_with_row_ends_equals_each_root_path(model):
             close(nxt[0], model.forward(st, torch.tensor([16]), torch.tensor([7]))[0][0], 1e-5)
 
 
-# -- every method through the CLI, on the released layout ----------------------------------------------------------------
+# -- every method through the CLI, on the released layout ------------------------------------------------------------
 def check_trace(t: Trace, method: str, path: str) -> None:
     commits = [e.pos for s in t.steps for e in s.events if e.decision in COMMITTING]
     assert sorted(commits) == list(range(N_POS))
@@ -185,7 +185,7 @@ def test_the_raster_draws_in_the_race_the_maps_and_an_export(paths, model, tmp_p
         assert np.array_equal(np.asarray(im.convert("RGB")), np.asarray(want))
 
 
-# -- loading the release, and one clear error line for bad input -----------------------------------------------------------
+# -- loading the release, and one clear error line for bad input -----------------------------------------------------
 def _variant(src: str, dst: Path, edit) -> str:
     from safetensors.torch import load_file, save_file
     shutil.copytree(src, dst)
