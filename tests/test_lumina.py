@@ -268,3 +268,14 @@ def test_vqgan_converter_refuses_code_and_writes_nothing_half(paths, tmp_path):
     with pytest.raises(ValueError, match="'decoder.conv_in.weight' has shape"):
         convert_vqgan(tmp_path / "shape.ckpt", src / "vqgan.yaml", tmp_path / "shape")
     assert not (tmp_path / "shape").exists()
+
+
+def test_the_app_backend_loads_a_lumina_directory_with_allow_paths(paths):
+    """The app's own path rules (session.py): a typed-in directory needs --allow-paths; the draft model must match."""
+    from specviz.session import ConfigError, check_draft, check_model, default_backend, load
+    closed = default_backend("cpu")
+    with pytest.raises(ConfigError, match="--allow-paths"):
+        check_model(closed, paths[0])
+    backend = default_backend("cpu", allow_paths=True, drafters=(paths[1],))
+    model, factory = load(backend, check_model(backend, paths[0]), check_draft(backend, paths[1]))
+    assert model.grid == GRID and model.codebook_size == 8192 and "draft model" in factory.label
