@@ -241,6 +241,11 @@ def test_wrong_family_missing_vqgan_and_unknown_resolution(paths, tmp_path, caps
     _one_line_error(capsys, ["--model", str(nores)], "resolution is unknown", "specviz.json")
     assert cli(["generate", "--model", paths[0], "--draft-model", "scenes", "--method", "sd", "--device", "cpu"]) == 2
     assert "does not match" in capsys.readouterr().err
+    _one_line_error(capsys, ["--model", "Alpha-VLLM/Lumina-mGPT-7B-768"], "hf download", "specviz.models.chameleon_vq")
+    from specviz.models.lumina_load import grids_of
+    for name, grids in (("Lumina-mGPT-7B-768-Omni", (24, 24)), ("Lumina-mGPT-34B-512", (16, 16))):
+        (tmp_path / name).mkdir()
+        assert grids_of(tmp_path / name) == grids
 
 
 class _Code:

@@ -29,6 +29,7 @@ from pathlib import Path
 import torch
 
 IGNORED = ("model.vqmodel.",)
+HUB_PREFIX = "Alpha-VLLM/Lumina-mGPT"
 SPECIAL = {"bos": "<s>", "boi": "<racm3:break>", "eoi": "<eoss>", "eol": "<reserved08799>",
            "res0": "<reserved08800>", "sep": "<reserved08706>"}
 
@@ -42,7 +43,9 @@ def config_of(folder) -> dict | None:
 
 
 def is_lumina(name: str) -> bool:
-    """A local directory whose config.json says model_type 'chameleon'."""
+    """A local directory whose config.json says model_type 'chameleon', or a Lumina-mGPT hub id (refused clearly)."""
+    if name.startswith(HUB_PREFIX):
+        return True
     cfg = config_of(Path(name).expanduser()) if Path(name).expanduser().is_dir() else None
     return bool(cfg) and cfg.get("model_type") == "chameleon"
 
@@ -66,7 +69,7 @@ def grids_of(folder: Path) -> tuple[int, int]:
         s = json.loads(side.read_text())
         hw = (s.get("height", s.get("resolution")), s.get("width", s.get("resolution")))
     else:
-        m = re.search(r"(\d{3,4})/?$", folder.name)
+        m = re.search(r"-(\d{3,4})(?=-|$)", folder.name)          # Lumina-mGPT-7B-768, …-768-Omni
         hw = (int(m.group(1)),) * 2 if m else (None, None)
     if not all(isinstance(v, int) and v > 0 and v % 32 == 0 for v in hw):
         raise ValueError(f"{folder}: the output resolution is unknown; write specviz.json with {{\"resolution\": 768}} "
@@ -126,7 +129,10 @@ def load_lumina(model: str, device="auto", dtype=None):
     dev, dt = _pick(device, dtype)
     folder = Path(model).expanduser()
     if not folder.is_dir():
-        raise FileNotFoundError(f"Lumina-mGPT checkpoint {model!r} is not available: there is no directory {folder}")
+        how = (f"download it (hf download {model} --local-dir DIR), convert Meta's VQGAN into DIR "
+               "(python -m specviz.models.chameleon_vq vqgan.ckpt vqgan.yaml DIR) and pass --model DIR"
+               if model.startswith(HUB_PREFIX) else f"there is no directory {folder}")
+        raise FileNotFoundError(f"Lumina-mGPT checkpoint {model!r} is not available: {how}")
     raw = config_of(folder)
     if raw is None:
         raise FileNotFoundError(f"{folder} has no readable config.json")
@@ -136,10 +142,13 @@ def load_lumina(model: str, device="auto", dtype=None):
     grids = grids_of(folder)
     vq = load_vqgan(folder, dev)
     vocab = raw.get("vocabulary_map") or {}
-    missing = [n for n in SPECIAL.values() if n not in vocab]
+    missing = [n for k, n in SPECIAL.items() if n not in vocab and k != "bos"]
     if missing:
         raise ValueError(f"{folder}: config.vocabulary_map lacks {missing[0]!r} (needed for Lumina-mGPT's layout)")
-    ids = {k: int(vocab[n]) for k, n in SPECIAL.items()}
+    ids = {k: int(vocab[n]) for k, n in SPECIAL.items() if n in vocab}
+    tok = _tokenizer(folder)
+    bos = None if tok is None else (tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id)
+    ids["bos"] = bos if bos is not None else ids.get("bos")               # Lumina's Tokenizer: bos, else eos
     ids["sep_text"] = SPECIAL["sep"]
     if max(grids) > 99 or f"<reserved{8800 + max(grids):05d}>" not in vocab:
         raise ValueError(f"{folder}: no resolution token for {max(grids)} grids")
@@ -161,4 +170,4 @@ def load_lumina(model: str, device="auto", dtype=None):
     left = [n for n, t in list(net.named_parameters()) + list(net.named_buffers()) if t.is_meta]
     if left:
         raise ValueError(f"{folder}: {left[0]!r} was not loaded")
-    return LuminaModel(net.eval(), vq, ids, img_bpe, grids, _tokenizer(folder), name=model)
+    return LuminaModel(net.eval(), vq, ids, img_bpe, grids, tok, name=model)
