@@ -59,6 +59,7 @@ class LuminaModel:
         self.device = next(net.parameters()).device
         self.dtype = next(net.parameters()).dtype
         self.img_bpe = img_bpe.to(self.device)                               # (V,) code -> BPE id
+        self._bpe = img_bpe.tolist()                                         # host copy: no device sync per token
         self.img_head = net.lm_head.weight.detach()[self.img_bpe]            # (V, h) image rows, code order
         if net.config._attn_implementation not in ("sdpa", "eager"):
             raise ValueError("tree verification needs a 4-D attention mask: use attn_implementation='sdpa'")
@@ -117,7 +118,7 @@ class LuminaModel:
             if not 0 <= p < h * w:
                 raise IndexError(f"image position {p} outside the {h}x{w} grid")
             rows_i = [len(orig)]
-            orig.append(i), eol.append(False), offs.append(p + p // w), ids.append(int(self.img_bpe[t]))
+            orig.append(i), eol.append(False), offs.append(p + p // w), ids.append(self._bpe[t])
             if p % w == w - 1 and p < h * w - 1:                              # row end: the EOL follows
                 rows_i.append(len(orig))
                 orig.append(i), eol.append(True), offs.append(p + p // w + 1), ids.append(self.ids["eol"])
