@@ -1,4 +1,5 @@
-"""Model loading: `scenes` (embedded, offline) or a Janus-Pro checkpoint (hub id or local directory)."""
+"""Model loading: `scenes` (embedded, offline), a Lumina-mGPT directory (config.json model_type 'chameleon',
+models/lumina_load.py) or a Janus-Pro checkpoint (hub id or local directory)."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -13,5 +14,8 @@ def load_model(name: str = "scenes", device: str = "auto"):
     if name == "scenes":
         from specviz.models.scenes import ScenesModel
         return ScenesModel.load()
+    from specviz.models.lumina_load import is_lumina, load_lumina
+    if is_lumina(name):
+        return load_lumina(name, device=device)
     from specviz.models.janus import load_janus
     return load_janus(name, device=device)
