@@ -36,7 +36,8 @@ BG, INK, SUB = (255, 255, 255), (24, 26, 31), (88, 92, 102)
 
 @dataclass(frozen=True)
 class LaneBox:
-    """Where one lane's image sits in a frame (top-left corner, side in px)."""
+    """Where one lane's image sits in a frame (top-left corner; px: the image's width, the panel size
+    render.upscale is given)."""
     x: int
     y: int
     px: int
@@ -48,12 +49,11 @@ def lane_boxes(n: int, grid, size=SIZE) -> list[LaneBox]:
     best = (0, 1)
     for cols in range(1, n + 1):
         rows = math.ceil(n / cols)
-        side = min((w - (cols + 1) * GAP) // cols, (h - HEADER - rows * (LABEL + GAP)) // rows)
-        px = render.cell_px(grid, side) * grid[1]
-        best = max(best, (px, -cols))
-    px, cols = best[0], -best[1]
+        cell = min((w - (cols + 1) * GAP) // cols // grid[1], (h - HEADER - rows * (LABEL + GAP)) // rows // grid[0])
+        best = max(best, (cell, -cols))
+    cell, cols = max(1, best[0]), -best[1]
     rows = math.ceil(n / cols)
-    ph = render.cell_px(grid, px) * grid[0]
+    px, ph = cell * grid[1], cell * grid[0]
     x0 = (w - cols * px - (cols - 1) * GAP) // 2
     y0 = HEADER + (h - HEADER - rows * (ph + LABEL + GAP)) // 2           # the lane block centred below the header
     boxes = []

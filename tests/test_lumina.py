@@ -179,7 +179,7 @@ def test_the_raster_draws_in_the_race_the_maps_and_an_export(paths, model, tmp_p
         assert panels.heatmap(kind, traces, images).size[0] > 0
     paths_out = exports.export_run(traces, images, PROMPT, root=tmp_path)
     from PIL import Image
-    with Image.open(next(p for p in paths_out if p.name.endswith("_csd.png"))) as im:
+    with Image.open(next(p for p in paths_out if "_csd" in p.name and p.suffix == ".png")) as im:
         assert im.size == (480, 320)
         want = Image.fromarray(images["csd"]).resize((480, 320), Image.NEAREST)
         assert np.array_equal(np.asarray(im.convert("RGB")), np.asarray(want))

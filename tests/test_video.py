@@ -1,6 +1,7 @@
 """The race as a video and the slide-ready export: frames drawn from the traces (clock, hatching, last frame = the
 final images), the GIF and MP4 files (frame counts as designed), the same film from opened trace files, the zip and
 the file names, the 16:9 slide figure."""
+import itertools
 import zipfile
 
 import imageio.v3 as iio
@@ -59,14 +60,19 @@ def test_a_lane_shows_exactly_the_cells_committed_by_each_forward(run):
         assert set(np.flatnonzero(video.committed_after(t, k))) == want
 
 
-def test_lanes_are_a_regular_grid_inside_the_frame():
+@pytest.mark.parametrize("grid", [(16, 16), (24, 24), (32, 32), (4, 6), (6, 4)])
+def test_lanes_are_a_regular_grid_inside_the_frame(grid):
     for n in range(1, 11):
-        boxes = video.lane_boxes(n, (16, 16))
+        boxes = video.lane_boxes(n, grid)
         assert len({b.px for b in boxes}) == 1                     # no method emphasised by size
+        c = render.cell_px(grid, boxes[0].px)
+        w, h = c * grid[1], c * grid[0]
+        assert w == boxes[0].px and c >= 2
         for b in boxes:
-            assert b.x >= 0 and b.y - video.LABEL >= video.HEADER and b.x + b.px <= video.SIZE[0]
-            assert b.y + b.px <= video.SIZE[1]
-        assert len({(b.x, b.y) for b in boxes}) == n                # no overlap of lane corners
+            assert b.x >= 0 and b.y - video.LABEL >= video.HEADER and b.x + w <= video.SIZE[0]
+            assert b.y + h <= video.SIZE[1]
+        for a, b in itertools.combinations(boxes, 2):              # no two lanes overlap
+            assert a.x + w <= b.x or b.x + w <= a.x or a.y + h <= b.y or b.y + h <= a.y
 
 
 def test_export_writes_a_zip_named_videos_and_a_16_9_figure(run, tmp_path):
