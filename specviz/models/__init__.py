@@ -1,4 +1,5 @@
-"""Model loading: `scenes` (embedded, offline) or a Janus-Pro checkpoint (hub id or local directory)."""
+"""Model loading: `scenes` (embedded, offline), a converted LlamaGen directory, or a Janus-Pro checkpoint (hub id or
+local directory)."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -13,5 +14,8 @@ def load_model(name: str = "scenes", device: str = "auto"):
     if name == "scenes":
         from specviz.models.scenes import ScenesModel
         return ScenesModel.load()
+    from specviz.models.llamagen import is_llamagen_dir, load_llamagen
+    if is_llamagen_dir(name):                      # a converted LlamaGen directory (config.json family "llamagen")
+        return load_llamagen(name, device=device)
     from specviz.models.janus import load_janus
     return load_janus(name, device=device)
