@@ -14,7 +14,7 @@ from specviz.models.llamagen_vq import VQConfig, VQDecoder
 PEAK = 4.0           # output-head scale: random laws far from uniform (and argmax far from ties)
 
 
-def tiny_gpt(grid: int = 4, dim: int = 64, n_layer: int = 2, n_head: int = 4, vocab: int = 64, tokens: int = 8,
+def tiny_gpt(grid: int = 4, dim: int = 64, n_layer: int = 2, n_head: int = 4, vocab: int = 64, tokens: int = 120,
              caption_dim: int = 32) -> GPTConfig:
     return GPTConfig(dim=dim, n_layer=n_layer, n_head=n_head, ffn_hidden=ffn_hidden(dim), vocab_size=vocab,
                      cls_token_num=tokens, caption_dim=caption_dim, grid=grid)

@@ -3,7 +3,8 @@
 Each pickle is read once with `torch.load(weights_only=True)` (tensors, containers and plain values only; the
 training scripts' `argparse.Namespace` under "args" is the one class allowed in addition: it holds settings, not
 code). Anything else in the pickle is refused. The state dict is taken from "model" (DDP), "module" (DeepSpeed) or
-"state_dict", or the object itself; "module." / "_orig_mod." prefixes are stripped. Every key and shape is checked
+"state_dict", or the object itself; "module." / "_orig_mod." prefixes are stripped, and so are the reference's KV
+cache buffers (`layers.*.attention.kv_cache.*`, present only if a model was saved after sampling). Every key and shape is checked
 against our modules before anything is written; the output appears in one rename at the end, so a failure leaves
 nothing half-written. Output: config.json (family "llamagen"), gpt.safetensors, vq.safetensors (decoder, codebook
 and post_quant_conv only: the encoder is not needed to draw), text_encoder/ when --t5 is a local directory.
@@ -25,6 +26,7 @@ from specviz.models.llamagen_net import GPT_SHAPES, GPTConfig, LlamaGenGPT
 from specviz.models.llamagen_vq import VQConfig, VQDecoder
 
 VQ_DROPPED = ("encoder.", "quant_conv.", "quantize.codebook_used")     # released VQ keys not needed to decode
+GPT_DROPPED = r"\.attention\.kv_cache\.[kv]_cache$"     # the reference's inference KV buffers, if ever saved
 T5_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "spiece.model")
 
 
@@ -163,7 +165,7 @@ def convert_llamagen(gpt: str, vq: str, out: str, image_size: int | None = None,
     vq_sd = read_pickle(vq, "--vq")
     vcfg, vq_sd = vq_config(vq_sd, f"--vq {Path(vq).name}")
     check_state(VQDecoder(vcfg), vq_sd, f"--vq {Path(vq).name}")
-    gpt_sd = read_pickle(gpt, "--gpt")
+    gpt_sd = {k: v for k, v in read_pickle(gpt, "--gpt").items() if not re.search(GPT_DROPPED, k)}
     gcfg = gpt_config(gpt_sd, f"--gpt {Path(gpt).name}", image_size, vcfg.downsample, n_head, gpt_model)
     with torch.device("meta"):
         check_state(LlamaGenGPT(gcfg), gpt_sd, f"--gpt {Path(gpt).name}")
