@@ -38,11 +38,12 @@ def reference(ref_root: Path, gcfg: GPTConfig, vcfg):
     sys.path.insert(0, str(ref_root))
     from autoregressive.models import gpt as rg
     from tokenizer.tokenizer_image import vq_model as rv
-    net = rg.Transformer(rg.ModelArgs(dim=gcfg.dim, n_layer=gcfg.n_layer, n_head=gcfg.n_head, vocab_size=gcfg.vocab_size,
-                                      cls_token_num=gcfg.cls_token_num, caption_dim=gcfg.caption_dim,
-                                      block_size=gcfg.grid ** 2, model_type="t2i")).eval()
+    net = rg.Transformer(rg.ModelArgs(dim=gcfg.dim, n_layer=gcfg.n_layer, n_head=gcfg.n_head,
+                                      vocab_size=gcfg.vocab_size, cls_token_num=gcfg.cls_token_num,
+                                      caption_dim=gcfg.caption_dim, block_size=gcfg.grid ** 2, model_type="t2i")).eval()
     vq = rv.VQModel(rv.ModelArgs(codebook_size=vcfg.codebook_size, codebook_embed_dim=vcfg.embed_dim,
-                                 z_channels=vcfg.z_channels, encoder_ch_mult=vcfg.ch_mult, decoder_ch_mult=vcfg.ch_mult))
+                                 z_channels=vcfg.z_channels, encoder_ch_mult=vcfg.ch_mult,
+                                 decoder_ch_mult=vcfg.ch_mult))
     vq.encoder = rv.Encoder(ch=vcfg.ch, ch_mult=vcfg.ch_mult, z_channels=vcfg.z_channels)     # VQModel fixes ch=128
     vq.decoder = rv.Decoder(ch=vcfg.ch, ch_mult=vcfg.ch_mult, z_channels=vcfg.z_channels)
     return rg, rv, net, vq.eval()

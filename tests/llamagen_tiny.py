@@ -70,7 +70,8 @@ def save_release(sd: dict, path, **extra) -> None:
 def vq_release_extras(cfg: VQConfig, seed: int) -> dict:
     """Stand-ins for the released VQ keys the converter drops (encoder, quant_conv, codebook usage counter)."""
     return random_state({"encoder.conv_in.weight": (cfg.ch, 3, 3, 3), "encoder.conv_in.bias": (cfg.ch,),
-                         "quant_conv.weight": (cfg.embed_dim, cfg.z_channels, 1, 1), "quant_conv.bias": (cfg.embed_dim,),
+                         "quant_conv.weight": (cfg.embed_dim, cfg.z_channels, 1, 1),
+                         "quant_conv.bias": (cfg.embed_dim,),
                          "quantize.codebook_used": (65536,)}, seed + 1000)
 
 

@@ -110,7 +110,8 @@ def test_tree_forward_equals_paths_and_commit_compacts(ref):
             path.insert(0, j)
             j = parents[j]
         q = model.prefill(PROMPT, 3.0)
-        want, want_h = model.forward(q.state, torch.tensor([toks[i] for i in path]), torch.tensor([pos[i] for i in path]))
+        want, want_h = model.forward(q.state, torch.tensor([toks[i] for i in path]),
+                                     torch.tensor([pos[i] for i in path]))
         torch.testing.assert_close(lg[node], want[-1], atol=1e-4, rtol=1e-5)
         torch.testing.assert_close(h[node], want_h[-1], atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(nxt[0], lg[5], atol=1e-4, rtol=1e-5)                 # 3 after path 0-2-4 = node 5

@@ -4,10 +4,11 @@ Each pickle is read once with `torch.load(weights_only=True)` (tensors, containe
 training scripts' `argparse.Namespace` under "args" is the one class allowed in addition: it holds settings, not
 code). Anything else in the pickle is refused. The state dict is taken from "model" (DDP), "module" (DeepSpeed) or
 "state_dict", or the object itself; "module." / "_orig_mod." prefixes are stripped, and so are the reference's KV
-cache buffers (`layers.*.attention.kv_cache.*`, present only if a model was saved after sampling). Every key and shape is checked
-against our modules before anything is written; the output appears in one rename at the end, so a failure leaves
-nothing half-written. Output: config.json (family "llamagen"), gpt.safetensors, vq.safetensors (decoder, codebook
-and post_quant_conv only: the encoder is not needed to draw), text_encoder/ when --t5 is a local directory.
+cache buffers (`layers.*.attention.kv_cache.*`, present only if a model was saved after sampling). Every key and
+shape is checked against our modules before anything is written; the output appears in one rename at the end, so a
+failure leaves nothing half-written. Output: config.json (family "llamagen"), gpt.safetensors, vq.safetensors
+(decoder, codebook and post_quant_conv only: the encoder is not needed to draw), text_encoder/ when --t5 is a local
+directory.
 """
 from __future__ import annotations
 
@@ -87,14 +88,16 @@ def gpt_config(sd: dict, what: str, image_size: int | None, downsample: int, n_h
     need = ("tok_embeddings.weight", "layers.0.attention.wqkv.weight", "cls_embedding.uncond_embedding",
             "cls_embedding.cap_proj.fc1.weight", "layers.0.feed_forward.w1.weight")
     if any(k not in sd for k in need):
-        raise CheckpointError(f"{what}: not a LlamaGen text-to-image GPT (missing {_few(k for k in need if k not in sd)})")
+        lost = _few(k for k in need if k not in sd)
+        raise CheckpointError(f"{what}: not a LlamaGen text-to-image GPT (missing {lost})")
     vocab, dim = sd["tok_embeddings.weight"].shape
     n_layer = 1 + max(int(m.group(1)) for k in sd if (m := re.match(r"layers\.(\d+)\.", k)))
     if gpt_model:
         if gpt_model not in GPT_SHAPES:
             raise CheckpointError(f"--gpt-model must be one of {', '.join(GPT_SHAPES)}; got {gpt_model!r}")
         if GPT_SHAPES[gpt_model][::2] != (n_layer, dim):
-            raise CheckpointError(f"{what}: has {n_layer} layers of width {dim}, not {gpt_model}'s {GPT_SHAPES[gpt_model]}")
+            raise CheckpointError(f"{what}: has {n_layer} layers of width {dim}, not the (layers, heads, width) "
+                                  f"{GPT_SHAPES[gpt_model]} of {gpt_model}")
         n_head = n_head or GPT_SHAPES[gpt_model][1]
     if n_head is None:
         known = [h for (n, h, d) in GPT_SHAPES.values() if (n, d) == (n_layer, dim)]
