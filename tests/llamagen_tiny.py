@@ -99,3 +99,26 @@ def write_release(root, name: str, gcfg: GPTConfig, vcfg: VQConfig, seed: int) -
     save_release(gpt_weights(gcfg, seed), gpt)
     save_release({**vq_weights(vcfg, seed + 1), **vq_release_extras(vcfg, seed)}, vq)
     return str(gpt), str(vq)
+
+
+def convert(root, name: str, gcfg: GPTConfig, seed: int, vq_seed: int = 1, t5=None) -> str:
+    """Released-layout pickles for a tiny GPT (+ a 2x VQ) converted by `python -m specviz convert llamagen`."""
+    from specviz.__main__ import main
+    g, v = root / f"{name}.pt", root / f"{name}_vq.pt"
+    save_release(gpt_weights(gcfg, seed), g)
+    vcfg = tiny_vq(ch_mult=(1, 1))
+    save_release({**vq_weights(vcfg, vq_seed), **vq_release_extras(vcfg, vq_seed)}, v)
+    out = root / f"{name}-converted"
+    args = ["convert", "llamagen", "--gpt", str(g), "--vq", str(v), "--out", str(out), "--image-size",
+            str(gcfg.grid * 2), "--n-head", str(gcfg.n_head), *(["--t5", str(t5)] if t5 else [])]
+    assert main(args) == 0
+    return str(out)
+
+
+def converted_pair(root) -> tuple[str, str]:
+    """A converted tiny target (4x4 grid, 64 codes, 2 layers of 64) and a smaller draft GPT (1 layer of 32) on the
+    same VQ and text encoder: (target dir, draft dir)."""
+    make_t5(root / "t5")
+    target = convert(root, "t2i_tiny", tiny_gpt(), 0, t5=root / "t5")
+    draft = convert(root, "t2i_tiny_draft", tiny_gpt(dim=32, n_layer=1, n_head=2), 10, t5=root / "t5")
+    return target, draft

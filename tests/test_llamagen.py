@@ -124,25 +124,10 @@ def test_tree_forward_equals_paths_and_commit_compacts(ref):
 
 
 # -- released layout -> convert -> load -> every method through the CLI ---------------------------------------------
-def convert(root, name, gcfg, seed, vq_seed=1, t5=None, extra=()):
-    g, v = root / f"{name}.pt", root / f"{name}_vq.pt"
-    lt.save_release(lt.gpt_weights(gcfg, seed), g)
-    vcfg = lt.tiny_vq(ch_mult=(1, 1))
-    lt.save_release({**lt.vq_weights(vcfg, vq_seed), **lt.vq_release_extras(vcfg, vq_seed)}, v)
-    out = root / f"{name}-converted"
-    args = ["convert", "llamagen", "--gpt", str(g), "--vq", str(v), "--out", str(out), "--image-size",
-            str(gcfg.grid * 2), "--n-head", str(gcfg.n_head), *(["--t5", str(t5)] if t5 else []), *extra]
-    assert main(args) == 0
-    return str(out)
-
-
 @pytest.fixture(scope="module")
 def ckpts(tmp_path_factory):
     root = tmp_path_factory.mktemp("llamagen")
-    lt.make_t5(root / "t5")
-    target = convert(root, "t2i_tiny", lt.tiny_gpt(), 0, t5=root / "t5")
-    draft = convert(root, "t2i_tiny_draft", lt.tiny_gpt(dim=32, n_layer=1, n_head=2), 10, t5=root / "t5")
-    return root, target, draft
+    return (root, *lt.converted_pair(root))
 
 
 def test_converted_directory_loads_and_encodes_text(ckpts):

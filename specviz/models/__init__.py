@@ -5,6 +5,17 @@ from __future__ import annotations
 from functools import lru_cache
 
 ALLOWED_HUB = ("deepseek-community/Janus-Pro-1B", "deepseek-community/Janus-Pro-7B")
+MODELS_DIR = "~/.cache/specviz/models"            # where `specviz convert` output is found (env SPECVIZ_MODELS)
+
+
+def converted_models() -> tuple:
+    """Converted checkpoint directories (LlamaGen) under $SPECVIZ_MODELS or MODELS_DIR: allow-listed like hub ids."""
+    import os
+    from pathlib import Path
+
+    from specviz.models.llamagen import is_llamagen_dir
+    root = Path(os.environ.get("SPECVIZ_MODELS") or MODELS_DIR).expanduser()
+    return tuple(str(p) for p in sorted(root.iterdir()) if is_llamagen_dir(p)) if root.is_dir() else ()
 
 
 @lru_cache(maxsize=4)
