@@ -41,7 +41,8 @@ def _few(names) -> str:
 
 
 def check_state(module: torch.nn.Module, sd: dict, what: str, load: bool = False) -> None:
-    """Keys and shapes of sd must equal the module's state dict exactly; then (load=True) load it strictly."""
+    """Keys and shapes of sd must equal the module's state dict exactly; then (load=True) load it strictly, taking
+    the tensors over (assign: a module built on `meta` gets them without first allocating its own)."""
     want = module.state_dict()
     missing, extra = set(want) - set(sd), set(sd) - set(want)
     if missing:
@@ -52,7 +53,7 @@ def check_state(module: torch.nn.Module, sd: dict, what: str, load: bool = False
     if bad:
         raise CheckpointError(f"{what}: wrong shapes: {_few(bad)}")
     if load:
-        module.load_state_dict(sd, strict=True)
+        module.load_state_dict(sd, strict=True, assign=True)
 
 
 def read_pickle(path, what: str) -> dict:

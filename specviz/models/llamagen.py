@@ -238,11 +238,11 @@ def load_llamagen(path, device="auto", dtype=None) -> LlamaGenModel:
         raise CheckpointError(f"{root} holds a {conf.get('family') or conf.get('model_type') or 'unknown'!r} "
                               f"checkpoint, not a converted LlamaGen one (config.json family must be {FAMILY!r})")
     dev, dt = _pick(device, dtype)
-    gpt = LlamaGenGPT(GPTConfig(**conf["gpt"]))
+    with torch.device("meta"):                    # no weights allocated twice: the loaded tensors are taken over
+        gpt = LlamaGenGPT(GPTConfig(**conf["gpt"]))
+        vq = VQDecoder(VQConfig(**conf["vq"])) if (root / "vq.safetensors").is_file() else None
     check_state(gpt, load_file(root / "gpt.safetensors"), f"{root}/gpt.safetensors", load=True)
-    vq = None
-    if (root / "vq.safetensors").is_file():
-        vq = VQDecoder(VQConfig(**conf["vq"]))
+    if vq is not None:
         check_state(vq, load_file(root / "vq.safetensors"), f"{root}/vq.safetensors", load=True)
         vq = vq.to(dev, torch.float32)            # the decoder stays float32 (as LlamaGen's sample scripts run it)
     model = LlamaGenModel(gpt.to(dev, dt), vq, name=str(path))

@@ -169,7 +169,8 @@ class LlamaGenGPT(nn.Module):
         self.layers = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
         self.norm = RMSNorm(cfg.dim, cfg.norm_eps)
         self.output = nn.Linear(cfg.dim, cfg.vocab_size, bias=False)
-        self.rope = rope_table(cfg)      # float32 always (not a buffer: a dtype cast of the module must not touch it)
+        with torch.device("cpu"):        # float32 on the CPU even when built on `meta`; moved on first use
+            self.rope = rope_table(cfg)  # (not a buffer: a dtype cast of the module must not touch it)
 
     def new_cache(self, rows: int, capacity: int) -> list:
         c, p = self.cfg, self.tok_embeddings.weight
