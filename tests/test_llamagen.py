@@ -165,6 +165,22 @@ def test_every_method_through_the_cli(ckpts, tmp_path, method, capsys):
     check_trace(t, method, target)
 
 
+def test_python_m_specviz_generate_with_a_draft_model(ckpts, tmp_path):
+    """One run in a fresh interpreter: `python -m specviz generate` resolves a converted directory by itself."""
+    import os
+    import subprocess
+    import sys
+    _, target, draft = ckpts
+    env = {"OMP_NUM_THREADS": "1", "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HF_HUB_OFFLINE": "1",
+           "HOME": os.environ.get("HOME", "/tmp")}
+    r = subprocess.run([sys.executable, "-m", "specviz", "generate", "--model", target, "--draft-model", draft,
+                        "--method", "sd", "--prompt", PROMPT, "--out", str(tmp_path / "x.png"), "--trace",
+                        str(tmp_path / "t.json")], cwd=Path(__file__).resolve().parents[1], capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    check_trace(Trace.load(tmp_path / "t.json"), "sd", target)
+
+
 def test_cascade_groups_form_from_hidden_states(ckpts):
     _, target, draft = ckpts
     m, d = load_model(target, "cpu"), load_model(draft, "cpu")
