@@ -194,7 +194,8 @@ def test_cascade_groups_form_from_hidden_states(ckpts):
 
 
 @pytest.mark.parametrize("grid", [16, 32])
-def test_grids_decode_and_draw(grid):
+def test_grids_decode_and_draw(grid, tmp_path):
+    """Race frame, maps, the inspector's replay and the exports on LlamaGen's 256 px and 512 px token grids."""
     m = build(lt.tiny_gpt(grid=grid, dim=32, n_layer=1, n_head=2), lt.tiny_vq(ch_mult=(1, 1)), 0, 1,
               text=lambda text: (torch.ones(120, 32), torch.arange(120) < 4))
     t = run(RunConfig(method="sjd", model="tiny-llamagen", prompt=PROMPT, window=16, seed=0), model=m)
@@ -206,6 +207,11 @@ def test_grids_decode_and_draw(grid):
     assert frame.size[0] > 0
     for kind in ("decision", "entropy"):
         assert panels.heatmap(kind, {"sjd": t}, {"sjd": np.asarray(img)}).size[0] > 0
+    replay, caption = panels.replay_image(t, np.asarray(img), len(t.steps) // 2)
+    assert replay.size[0] > 0 and caption.startswith("sjd")
+    from specviz.exports import export_run
+    paths = export_run({"sjd": t}, {"sjd": np.asarray(img)}, PROMPT, root=tmp_path)
+    assert all(p.exists() for p in paths) and Trace.load(next(p for p in paths if p.suffix == ".json")) == t
 
 
 # -- bad input: one error line, nothing written ---------------------------------------------------------------------
