@@ -80,6 +80,8 @@ class LlamaGenModel:
                              f"({c.cls_token_num},) mask; got {tuple(emb.shape)} and {tuple(mask.shape)}")
         mask = mask.to(self.device)
         n = int(mask.sum())                               # T5 pads on the right: valid rows first
+        if not mask[:n].all():
+            raise ValueError("the caption mask must list the valid rows first (T5's right padding)")
         emb = torch.cat([emb[n:], emb[:n]]) if n else emb
         mask = torch.flip(mask, dims=[0])
         return emb * mask[:, None], mask
