@@ -13,7 +13,7 @@ from specviz import atlas_tab, families, html, panels, pareto, serving, sweep_ta
 from specviz import widgets as w
 from specviz.config import METHODS, RunConfig
 from specviz.methods import get, ui_knobs
-from specviz.models import ALLOWED_HUB
+from specviz.models import ALLOWED_HUB, converted_models
 from specviz.session import Backend, default_backend
 from specviz.ui import GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, api_params, slot_visibility
 
@@ -231,7 +231,7 @@ def main(argv=None) -> None:
         import torch
         torch.set_num_threads(args.threads)
     for flag, name in [("--model", args.model)] + [("--draft-model", d) for d in args.draft_model]:
-        if name not in ("scenes", *ALLOWED_HUB) and not args.allow_paths:
+        if name not in ("scenes", *ALLOWED_HUB, *converted_models()) and not args.allow_paths:
             raise SystemExit(f"error: {flag} {name} is not allow-listed (scenes, {', '.join(ALLOWED_HUB)}); "
                              "pass --allow-paths to serve a local checkpoint directory")
     backend = default_backend(args.device, args.allow_paths, tuple(args.draft_model))

@@ -1,4 +1,4 @@
-"""Command line: python -m specviz {generate,bench,sweep,atlas,train} ... (docs/design.md §5)."""
+"""Command line: python -m specviz {generate,bench,sweep,atlas,train,convert} ... (docs/design.md §5)."""
 from __future__ import annotations
 
 import argparse
@@ -68,6 +68,11 @@ def _atlas(args) -> int:
     return atlas_main(args)
 
 
+def _convert(args) -> int:
+    from specviz.models.convert import main as convert_main
+    return convert_main(args)
+
+
 def main(argv=None) -> int:
     ap = _Parser(prog="python -m specviz", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
@@ -109,10 +114,12 @@ def main(argv=None) -> int:
     at.add_argument("--ray", default=None, help="fan out as Ray tasks: 'auto' or a cluster address")
     at.add_argument("--threads", type=int, default=1, help="torch CPU threads for local runs")
     at.add_argument("--traces", default=None, metavar="DIR", help="also save each local run's trace JSON here")
+    from specviz.models.convert import add_parser as add_convert
+    add_convert(sub)
     args = ap.parse_args(argv)
     try:
         return {"generate": _generate, "train": _train, "bench": _bench, "sweep": _sweep,
-                "atlas": _atlas}[args.cmd](args)
+                "atlas": _atlas, "convert": _convert}[args.cmd](args)
     except (ValueError, FileNotFoundError) as e:                    # ConfigError is a ValueError
         sys.stderr.write(f"error: {e}\n")
         return 2

@@ -35,9 +35,10 @@ class Backend:
 
 
 def available_models() -> tuple:
-    """'scenes' always; the allow-listed Janus-Pro checkpoints only when their files are in the local HF cache."""
-    from specviz.models import ALLOWED_HUB
-    out = ["scenes"]
+    """'scenes' always; converted directories under $SPECVIZ_MODELS (models.converted_models); the allow-listed
+    Janus-Pro checkpoints only when their files are in the local HF cache."""
+    from specviz.models import ALLOWED_HUB, converted_models
+    out = ["scenes", *converted_models()]
     try:
         from huggingface_hub import try_to_load_from_cache
     except ImportError:
@@ -66,15 +67,15 @@ def load(backend: Backend, name: str, draft: str = ""):
 
 
 def default_backend(device: str = "auto", allow_paths: bool = False, drafters: tuple = ()) -> Backend:
-    """Models from assets / the local HF cache. Draft models offered: `drafters` (e.g. app.py --draft-model) and
-    the allow-listed Janus-Pro-1B when it is cached."""
+    """Models from assets / the local HF cache / $SPECVIZ_MODELS. Draft models offered: `drafters` (e.g. app.py
+    --draft-model), the allow-listed Janus-Pro-1B when it is cached, and the converted directories."""
     from specviz.drafters import drafter_factory
-    from specviz.models import ALLOWED_HUB, load_model
+    from specviz.models import ALLOWED_HUB, converted_models, load_model
 
     def load(name: str, draft: str = ""):
         model = load_model(name, device)
         return model, drafter_factory(model, load_model(draft, device) if draft else None)
-    cached = tuple(m for m in available_models() if m == ALLOWED_HUB[0])
+    cached = tuple(m for m in available_models() if m == ALLOWED_HUB[0] or m in converted_models())
     return Backend(load, available_models(), ("scenes",), allow_paths, tuple(dict.fromkeys(drafters + cached)))
 
 

@@ -1,10 +1,24 @@
-"""Model loading: `scenes` (embedded, offline), a Lumina-mGPT directory (config.json model_type 'chameleon',
-models/lumina_load.py) or a Janus-Pro checkpoint (hub id or local directory)."""
+"""Model loading: `scenes` (embedded, offline), a converted LlamaGen directory, a Lumina-mGPT directory (config.json
+model_type 'chameleon', models/lumina_load.py) or a Janus-Pro checkpoint (hub id or local directory)."""
 from __future__ import annotations
 
 from functools import lru_cache
 
 ALLOWED_HUB = ("deepseek-community/Janus-Pro-1B", "deepseek-community/Janus-Pro-7B")
+MODELS_DIR = "~/.cache/specviz/models"            # where `specviz convert` output is found (env SPECVIZ_MODELS)
+
+
+def converted_models() -> tuple:
+    """Checkpoint directories (converted LlamaGen, Lumina-mGPT with its converted VQGAN) under $SPECVIZ_MODELS or
+    MODELS_DIR: allow-listed like hub ids."""
+    import os
+    from pathlib import Path
+
+    from specviz.models.llamagen import is_llamagen_dir
+    from specviz.models.lumina_load import is_lumina
+    root = Path(os.environ.get("SPECVIZ_MODELS") or MODELS_DIR).expanduser()
+    return tuple(str(p) for p in sorted(root.iterdir()) if is_llamagen_dir(p) or is_lumina(str(p))) \
+        if root.is_dir() else ()
 
 
 @lru_cache(maxsize=4)
@@ -14,6 +28,9 @@ def load_model(name: str = "scenes", device: str = "auto"):
     if name == "scenes":
         from specviz.models.scenes import ScenesModel
         return ScenesModel.load()
+    from specviz.models.llamagen import is_llamagen_dir, load_llamagen
+    if is_llamagen_dir(name):                      # a converted LlamaGen directory (config.json family "llamagen")
+        return load_llamagen(name, device=device)
     from specviz.models.lumina_load import is_lumina, load_lumina
     if is_lumina(name):
         return load_lumina(name, device=device)
