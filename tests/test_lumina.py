@@ -241,7 +241,7 @@ def test_wrong_family_missing_vqgan_and_unknown_resolution(paths, tmp_path, caps
     _one_line_error(capsys, ["--model", str(nores)], "resolution is unknown", "specviz.json")
     assert cli(["generate", "--model", paths[0], "--draft-model", "scenes", "--method", "sd", "--device", "cpu"]) == 2
     assert "does not match" in capsys.readouterr().err
-    _one_line_error(capsys, ["--model", "Alpha-VLLM/Lumina-mGPT-7B-768"], "hf download", "specviz.models.chameleon_vq")
+    _one_line_error(capsys, ["--model", "Alpha-VLLM/Lumina-mGPT-7B-768"], "hf download", "specviz convert lumina-vqgan")
     from specviz.models.lumina_load import grids_of
     for name, grids in (("Lumina-mGPT-7B-768-Omni", (24, 24)), ("Lumina-mGPT-34B-512", (16, 16))):
         (tmp_path / name).mkdir()
@@ -273,6 +273,11 @@ def test_vqgan_converter_refuses_code_and_writes_nothing_half(paths, tmp_path):
     with pytest.raises(ValueError, match="'decoder.conv_in.weight' has shape"):
         convert_vqgan(tmp_path / "shape.ckpt", src / "vqgan.yaml", tmp_path / "shape")
     assert not (tmp_path / "shape").exists()
+    args = ["convert", "lumina-vqgan", "--yaml", str(src / "vqgan.yaml")]                 # the same through the CLI
+    assert cli([*args, "--ckpt", str(src / "vqgan.ckpt"), "--out", str(tmp_path / "cli")]) == 0
+    assert (tmp_path / "cli" / "vqgan.safetensors").exists()
+    assert cli([*args, "--ckpt", str(tmp_path / "evil.ckpt"), "--out", str(tmp_path / "evil2")]) == 2
+    assert not marker.exists() and not (tmp_path / "evil2").exists()
 
 
 def test_the_app_backend_loads_a_lumina_directory_with_allow_paths(paths):

@@ -215,22 +215,3 @@ def load_vqgan(folder, device="cpu") -> ChameleonVQDecoder:
         dec = ChameleonVQDecoder(params)
     dec.load_state_dict(sd, assign=True)
     return dec.float().to(device).eval()
-
-
-def main(argv=None) -> int:
-    """python -m specviz.models.chameleon_vq VQGAN.CKPT VQGAN.YAML DIR: convert Meta's VQGAN into a Lumina directory."""
-    import sys
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 3:
-        sys.stderr.write("usage: python -m specviz.models.chameleon_vq vqgan.ckpt vqgan.yaml LUMINA_DIR\n")
-        return 2
-    try:
-        print(convert_vqgan(*args))
-    except (ValueError, FileNotFoundError) as e:
-        sys.stderr.write(f"error: {e}\n")
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

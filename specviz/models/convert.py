@@ -208,9 +208,18 @@ def add_parser(sub) -> None:
     lg.add_argument("--t5", default=T5_HUB, help="text encoder: a hub id (recorded) or a local directory (copied)")
     lg.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
                     help="store the GPT in this dtype (default: as in the pickle)")
+    lv = fam.add_parser("lumina-vqgan", help="Chameleon VQGAN of a Lumina-mGPT release: --ckpt vqgan.ckpt --yaml "
+                        "vqgan.yaml --out DIR (the model's directory)")
+    lv.add_argument("--ckpt", required=True, help="Meta's vqgan.ckpt")
+    lv.add_argument("--yaml", required=True, help="its vqgan.yaml")
+    lv.add_argument("--out", required=True, help="the Lumina-mGPT directory (config.json + *.safetensors)")
 
 
 def main(args) -> int:
+    if args.family == "lumina-vqgan":
+        from specviz.models.chameleon_vq import convert_vqgan
+        print(json.dumps({"out": str(convert_vqgan(args.ckpt, args.yaml, args.out)), "family": "lumina-vqgan"}))
+        return 0
     dest = convert_llamagen(args.gpt, args.vq, args.out, args.image_size, args.n_head, args.gpt_model, args.t5,
                             args.dtype)
     print(json.dumps({"out": str(dest), "family": FAMILY, **json.loads((dest / "config.json").read_text())["gpt"]}))

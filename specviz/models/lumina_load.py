@@ -130,7 +130,8 @@ def load_lumina(model: str, device="auto", dtype=None):
     folder = Path(model).expanduser()
     if not folder.is_dir():
         how = (f"download it (hf download {model} --local-dir DIR), convert Meta's VQGAN into DIR "
-               "(python -m specviz.models.chameleon_vq vqgan.ckpt vqgan.yaml DIR) and pass --model DIR"
+               "(python -m specviz convert lumina-vqgan --ckpt vqgan.ckpt --yaml vqgan.yaml --out DIR) "
+               "and pass --model DIR"
                if model.startswith(HUB_PREFIX) else f"there is no directory {folder}")
         raise FileNotFoundError(f"Lumina-mGPT checkpoint {model!r} is not available: {how}")
     raw = config_of(folder)
