@@ -18,8 +18,8 @@ from specviz.app.session import Backend, default_backend
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.methods import get, ui_knobs
-from specviz.models import ALLOWED_HUB
-from specviz.render import html, panels
+from specviz.models import ALLOWED_HUB, converted_models
+from specviz.render import html, panels, pareto
 
 # the default comparison, chosen from the bench on scenes (docs/methods_lossless.md): the baseline, classic lossless
 # SJD, the best lossless successor (MC-SJD: same drafts, coupled; +56 % step compression on scenes v2, README
@@ -130,7 +130,9 @@ def _tabs(c: dict) -> None:
                                 show_label=False, elem_id="hist")
         with gr.Tab("Sweep", id="sweep", elem_id="tab_sweep"):
             w.Markdown("A small grid over one rule parameter on the embedded model (same captions and seed for "
-                        "every point, plus AR): speed vs scene fidelity, Pareto front dashed.")
+                        "every point; AR and lossless SJD as references): step compression against a quality cost "
+                        "that moves with relaxation, the Pareto front as a red line. A measure that does not move "
+                        "is stated in the plot's title instead.")
             with gr.Row():
                 c["sw_method"] = w.Radio(list(sweep_tab.params()), value="csd", label="Method", elem_id="sw_method")
                 c["sw_param"] = w.Dropdown(list(sweep_tab.params()["csd"]), value="lam", label="Parameter",
@@ -138,13 +140,15 @@ def _tabs(c: dict) -> None:
                 c["sw_values"] = w.Textbox("0.5,1,2,4", label="Values (comma-separated)", elem_id="sw_values")
                 c["sw_prompts"] = w.Slider(2, sweep_tab.MAX_PROMPTS, 4, step=1, label="Captions",
                                             elem_id="sw_prompts")
+                c["sw_measure"] = w.Dropdown([(v.split(" (")[0], k) for k, v in pareto.MEASURES.items()],
+                                             value="implausible", label="Quality cost (y)", elem_id="sw_measure")
             c["sw_go"] = gr.Button("Run sweep", elem_id="sw_go")
             c["sw_plot"] = w.Plot(label="Pareto", elem_id="sw_plot")
             c["sw_table"] = w.Dataframe(headers=sweep_tab.COLUMNS, interactive=False, elem_id="sw_table")
         with gr.Tab("Atlas", id="atlas", elem_id="tab_atlas"):
             atlas_tab.layout(c)
         with gr.Tab("Export / open", id="export", elem_id="tab_export"):
-            c["export"] = gr.Button("Write images, maps, traces and slide figure", elem_id="export")
+            c["export"] = gr.Button("Export all (zip): images, maps, traces, slide, race video", elem_id="export")
             c["files"] = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="files")
             w.Markdown("Open trace JSON files (from Export above or `specviz generate --trace`) to see their maps, "
                         "summary and replay again; images are decoded when their model is offered here.")
@@ -182,7 +186,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
                           api_visibility="private")
-    c["sw_go"].click(h.sweep, [c["sw_method"], c["sw_param"], c["sw_values"], c["sw_prompts"]],
+    c["sw_go"].click(h.sweep, [c["sw_method"], c["sw_param"], c["sw_values"], c["sw_prompts"], c["sw_measure"]],
                      [c["sw_plot"], c["sw_table"]], concurrency_id="model", concurrency_limit=1,
                      api_visibility="private")
     c["methods"].change(slot_visibility, [c["methods"]], cols, queue=False, api_visibility="private")
@@ -230,7 +234,7 @@ def main(argv=None) -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     for flag, name in [("--model", args.model)] + [("--draft-model", d) for d in args.draft_model]:
-        if name not in ("scenes", *ALLOWED_HUB) and not args.allow_paths:
+        if name not in ("scenes", *ALLOWED_HUB, *converted_models()) and not args.allow_paths:
             raise SystemExit(f"error: {flag} {name} is not allow-listed (scenes, {', '.join(ALLOWED_HUB)}); "
                              "pass --allow-paths to serve a local checkpoint directory")
     backend = default_backend(args.device, args.allow_paths, tuple(args.draft_model))

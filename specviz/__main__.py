@@ -1,4 +1,4 @@
-"""Command line: python -m specviz {generate,bench,sweep,atlas,train} ... (docs/design.md §5)."""
+"""Command line: python -m specviz {generate,bench,sweep,atlas,train,convert} ... (docs/design.md §5)."""
 from __future__ import annotations
 
 import argparse
@@ -17,7 +17,7 @@ from specviz.engine.drafters import drafter_factory
 from specviz.engine.methods import all_knobs
 from specviz.engine.runner import run
 from specviz.models import load_model
-from specviz.render import atlas_fig, figures
+from specviz.render import atlas_fig, pareto
 from specviz.scenes import train
 
 
@@ -65,7 +65,7 @@ def _sweep(args) -> int:
     points = sweep.sweep_points(args.param, args.values)
     out = Path(args.out)
     rows, new = sweep.sweep(args.method, points, bench.prompt_set(args.prompts), args.seeds, out, args.ray)
-    fig = figures.pareto_figure(rows)
+    fig = pareto.figure(rows, args.measure)
     fig.savefig(out.with_suffix(".png"), dpi=120)
     fig.savefig(out.with_suffix(".pdf"))
     print(f"{new} new points, {len(rows)} in {out}; plot: {out.with_suffix('.png')}")
@@ -101,6 +101,11 @@ def _atlas(args) -> int:
     return 0
 
 
+def _convert(args) -> int:
+    from specviz.models.convert import main as convert_main
+    return convert_main(args)
+
+
 def main(argv=None) -> int:
     ap = _Parser(prog="python -m specviz", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
@@ -131,6 +136,8 @@ def main(argv=None) -> int:
     sw.add_argument("--seeds", type=int, default=1)
     sw.add_argument("--out", default="sweep.jsonl")
     sw.add_argument("--ray", default=None)
+    sw.add_argument("--measure", default="implausible", choices=["implausible", "nll", "tv_cost"],
+                    help="the plot's quality cost (y axis, lower is better)")
     at = sub.add_parser("atlas", help="where acceleration concentrates over many images -> JSONL, JSON, PNG/PDF")
     at.add_argument("--model", default="scenes")
     at.add_argument("--methods", nargs="+", default=["ar", "sjd", "csd", "cascade"], help="method specs, as bench")
@@ -140,10 +147,12 @@ def main(argv=None) -> int:
     at.add_argument("--ray", default=None, help="fan out as Ray tasks: 'auto' or a cluster address")
     at.add_argument("--threads", type=int, default=1, help="torch CPU threads for local runs")
     at.add_argument("--traces", default=None, metavar="DIR", help="also save each local run's trace JSON here")
+    from specviz.models.convert import add_parser as add_convert
+    add_convert(sub)
     args = ap.parse_args(argv)
     try:
         return {"generate": _generate, "train": _train, "bench": bench.main, "sweep": _sweep,
-                "atlas": _atlas}[args.cmd](args)
+                "atlas": _atlas, "convert": _convert}[args.cmd](args)
     except (ValueError, FileNotFoundError) as e:                    # ConfigError is a ValueError
         sys.stderr.write(f"error: {e}\n")
         return 2

@@ -134,8 +134,9 @@ def test_preview_inspector_replay_and_export_handlers(state):
     assert caption.startswith("csd · target forward 1")
     paths = h.export(st)
     names = {p.rsplit("/", 1)[-1] for p in paths}
-    assert {"a-red-house_ar.png", "a-red-house_figure.pdf", "a-red-house_figure.png",
-            "a-red-house_csd_trace.json"} <= names
+    shared = "a-red-house_seed2_lam0.5_delta0.5_taupos0.5_tauseq0.5"
+    assert {"a-red-house_seed2_ar.png", f"{shared}_figure.pdf", f"{shared}_figure.png", f"{shared}_all.zip",
+            "a-red-house_seed2_csd_lam0.5_delta0.5_trace.json", f"{shared}_race.gif", f"{shared}_race.mp4"} <= names
     assert all(Image.open(p).size[0] > 100 for p in paths if p.endswith(".png"))
     with pytest.raises(gr.Error, match="generate first"):
         h.export(RunState())

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from specviz.analysis import bench, sweep
-from specviz.render import figures
+from specviz.render import pareto
 
 HAVE_MODEL = (Path(__file__).resolve().parents[1] / "assets" / "target.safetensors").exists()
 TIME_KEYS = {"seconds", "speedup_vs_ar"}
@@ -76,7 +76,7 @@ def test_sweep_local_resumable_and_ray_agree(tmp_path):
     import ray
     ray.shutdown()
     assert _strip(rows) == _strip(rrows)
-    fig = figures.pareto_figure(rows)
+    fig = pareto.figure(rows)
     fig.savefig(tmp_path / "p.png")
     assert (tmp_path / "p.png").stat().st_size > 1000
 

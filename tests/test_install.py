@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 from importlib.metadata import version
 from pathlib import Path
@@ -66,6 +67,18 @@ def _offline_build_backend() -> str | None:
     return None
 
 
+def test_dev_requirements_install_the_build_backend():
+    """The offline install below needs pyproject's build requirements in the venv: the README set-up (requirements-dev)
+    must name each of them with a range inside the build's, so a fresh venv (setuptools 65 from Python 3.11, no
+    `wheel`) can build."""
+    lines = [raw.split("#")[0].strip() for raw in (ROOT / "requirements-dev.txt").read_text().splitlines()]
+    dev = {r.name: r for r in (Requirement(line) for line in lines if line and not line.startswith("-r"))}
+    for need in map(Requirement, PYPROJECT["build-system"]["requires"]):
+        assert need.name in dev, f"requirements-dev.txt does not install the build requirement {need}"
+        floor = next(s.version for s in dev[need.name].specifier if s.operator == ">=")
+        assert need.specifier.contains(floor), f"requirements-dev.txt allows {dev[need.name]}, the build needs {need}"
+
+
 def test_pip_install_then_readme_example_and_entry_point_outside_the_repo(tmp_path):
     reason = _offline_build_backend()
     if reason:
@@ -73,9 +86,14 @@ def test_pip_install_then_readme_example_and_entry_point_outside_the_repo(tmp_pa
     src, venv, cwd = tmp_path / "specviz", tmp_path / "venv", tmp_path / "elsewhere"
     shutil.copytree(ROOT, src, ignore=SOURCE_ONLY)         # a pristine tree: no build/ left in the checkout
     cwd.mkdir()
-    # the venv sees the system's torch, gradio, setuptools, pip ...; specviz itself only from this install
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    # the venv sees this interpreter's torch, gradio, setuptools, pip ... (through a .pth file: --system-site-packages
+    # would show the base interpreter's, not those of the venv the tests run in); specviz itself only from this install
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
+    inner = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    outer = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
+    (Path(inner) / "outer_env.pth").write_text("\n".join(sorted(outer)) + "\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")} | {"OMP_NUM_THREADS": "1"}
     run = dict(cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
     pip = subprocess.run([python, "-m", "pip", "install", "--no-index", "--no-deps", "--no-build-isolation", src],

@@ -19,7 +19,7 @@ def test_bad_grid_is_a_clear_error(tmp_path):
 def test_sweep_tab_runs_a_small_grid(tmp_path):
     seen = []
     fig, table = sweep_tab.run_sweep("csd", "lam", "0, 4", 2, str(tmp_path), lambda p, desc: seen.append(desc))
-    assert [r[0] for r in table] == ["ar", "csd lam=0", "csd lam=4"] and len(seen) == 3
-    ar, lam0, lam4 = table
-    assert ar[1] == 1.0 and lam4[1] >= lam0[1] and lam0[4] == 0          # relaxation buys steps, costs TV
-    assert lam4[4] > 0 and fig.axes
+    assert [r[0] for r in table] == ["ar", "sjd", "csd lam=0", "csd lam=4"] and len(seen) == 4
+    ar, sjd, lam0, lam4 = table
+    assert ar[1] == 1.0 and lam4[1] >= lam0[1] and lam0[4] == 0 and sjd[4] == 0   # relaxation buys steps, costs TV
+    assert lam4[4] > 0 and lam4[2] >= lam0[2] and fig.axes

@@ -1,5 +1,5 @@
 """`python -m specviz sweep`: a grid over rule parameters, each point measured as the bench does (locally, or as Ray
-tasks), appended to a JSONL file so a restart skips finished points. The Pareto plot: render.figures.pareto_figure."""
+tasks), appended to a JSONL file so a restart skips finished points. The trade-off plot: render.pareto.figure."""
 from __future__ import annotations
 
 import itertools
@@ -26,9 +26,9 @@ def sweep(method: str, points: list[dict], prompts, seeds: int, out: Path, ray: 
     each point is a Ray task. Returns (all rows of out, number of new points)."""
     for p in points:
         RunConfig(method=method, **p)                         # validate the whole grid before any work
-    done = {json.dumps(json.loads(line)["point"], sort_keys=True) for line in out.read_text().splitlines()} \
-        if out.exists() else set()
-    todo = [p for p in points if json.dumps(p, sort_keys=True) not in done]
+    key = lambda m, p: json.dumps([m, p], sort_keys=True)                # one file may hold several methods
+    done = {key(r.get("method", method), r["point"]) for r in read_rows(out)} if out.exists() else set()
+    todo = [p for p in points if key(method, p) not in done]
     results = ray_map(ray, lambda p: _point(method, p, prompts, seeds, model_name), todo) if ray else \
         _local_points(method, todo, prompts, seeds, model_name)
     n = 0

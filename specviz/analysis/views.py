@@ -20,16 +20,22 @@ class MapSpec:
     label: str
     vmax: float = 1.0
     scale: str = "shared"
+    unit: str = ""                  # what a colourbar's numbers are in
+
+    @property
+    def colourbar(self) -> str:
+        return f"{self.title} [{self.unit}]" if self.unit else self.title
 
 
 MAPS = {
-    "entropy": MapSpec("entropy", "Entropy", "viridis", "H(q) at commit [nats]"),
+    "entropy": MapSpec("entropy", "Entropy", "viridis", "H(q) at commit [nats]", unit="nats"),
     "tv": MapSpec("tv", "TV(p, q)", "magma", "TV(draft law p, target law q) of the last judged draft (tree siblings "
                   "after the first: still against q; the inspector also shows TV against the running residual)",
-                  1.0, "fixed"),
-    "finalize": MapSpec("finalize", "Finalize step", "plasma", "target forward that committed the cell"),
+                  1.0, "fixed", unit="TV distance, 0-1"),
+    "finalize": MapSpec("finalize", "Finalize step", "plasma", "target forward that committed the cell",
+                        unit="target forward"),
     "tv_cost": MapSpec("tv_cost", "TV cost", "inferno", "relaxation cost TV(o, q) of the cell's output law "
-                       "(trees: the level's whole sibling walk)"),
+                       "(trees: the level's whole sibling walk)", unit="TV distance, 0-1"),
 }
 CATEGORICAL = ("decision", "groups")
 

@@ -266,8 +266,10 @@ class Handlers:
         return [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root)]
 
     @friendly
-    def sweep(self, method: str, param: str, values: str, prompts, progress=gr.Progress()):  # noqa: B008 (Gradio API)
-        return run_sweep(method, param, str(values), int(prompts or 2), self.export_root, progress)
+    def sweep(self, method: str, param: str, values: str, prompts, measure: str = "implausible",
+              progress=gr.Progress()):  # noqa: B008 (Gradio API)
+        return run_sweep(method, param, str(values), int(prompts or 2), self.export_root, progress,
+                         measure or "implausible")
 
 
 def api_params(fn, names: list, defaults: dict):

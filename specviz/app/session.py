@@ -22,7 +22,7 @@ from specviz.engine.decode import Progress, decode
 from specviz.engine.drafters import drafter_factory
 from specviz.engine.summary import summarize
 from specviz.engine.validate import read_trace
-from specviz.models import ALLOWED_HUB, load_model
+from specviz.models import ALLOWED_HUB, converted_models, load_model
 from specviz.render.panels import race_frame
 
 RACE_PX = 240                                      # side of a race panel
@@ -40,8 +40,9 @@ class Backend:
 
 
 def available_models() -> tuple:
-    """'scenes' always; the allow-listed Janus-Pro checkpoints only when their files are in the local HF cache."""
-    out = ["scenes"]
+    """'scenes' always; converted directories under $SPECVIZ_MODELS (models.converted_models); the allow-listed
+    Janus-Pro checkpoints only when their files are in the local HF cache."""
+    out = ["scenes", *converted_models()]
     for repo in ALLOWED_HUB:
         if isinstance(try_to_load_from_cache(repo, "config.json"), str):
             out.append(repo)
@@ -66,13 +67,13 @@ def load(backend: Backend, name: str, draft: str = ""):
 
 
 def default_backend(device: str = "auto", allow_paths: bool = False, drafters: tuple = ()) -> Backend:
-    """Models from assets / the local HF cache. Draft models offered: `drafters` (e.g. app.py --draft-model) and
-    the allow-listed Janus-Pro-1B when it is cached."""
+    """Models from assets / the local HF cache / $SPECVIZ_MODELS. Draft models offered: `drafters` (e.g. app.py
+    --draft-model), the allow-listed Janus-Pro-1B when it is cached, and the converted directories."""
 
     def load(name: str, draft: str = ""):
         model = load_model(name, device)
         return model, drafter_factory(model, load_model(draft, device) if draft else None)
-    cached = tuple(m for m in available_models() if m == ALLOWED_HUB[0])
+    cached = tuple(m for m in available_models() if m == ALLOWED_HUB[0] or m in converted_models())
     return Backend(load, available_models(), ("scenes",), allow_paths, tuple(dict.fromkeys(drafters + cached)))
 
 

@@ -1,4 +1,5 @@
-"""The app's Sweep tab: a small grid over one rule parameter on the embedded model -> Pareto plot + table.
+"""The app's Sweep tab: a small grid over one rule parameter on the embedded model, with AR and classic lossless SJD
+as reference points -> the trade-off plot (specviz/pareto.py) + table.
 
 Same engine and files as `python -m specviz sweep`; each run writes a fresh JSONL under the app's temp dir
 (old ones are pruned with the export folders).
@@ -9,11 +10,13 @@ import gradio as gr
 
 from specviz.analysis import bench, sweep
 from specviz.engine.methods import REGISTRY, knob
-from specviz.render import figures
+from specviz.render import pareto
 from specviz.render.exports import export_dir
 
 MAX_POINTS, MAX_PROMPTS = 6, 6
-COLUMNS = ["point", "step compression", "fidelity", "scorer FD", "Σ per-token TV cost", "s / image"]
+REFERENCES = (("ar", {}), ("sjd", {}))          # the baseline and the classic lossless method, run with every sweep
+COLUMNS = ["point", "step compression", "implausible / image", "NLL nats/token", "Σ per-token TV cost", "fidelity",
+           "s / image"]
 
 
 def params() -> dict:
@@ -33,8 +36,9 @@ def param_choices(method: str):
     return gr.Dropdown(choices=list(ps), value=ps[0])
 
 
-def run_sweep(method: str, param: str, values: str, prompts: int, root: str | None = None, progress=None):
-    """Measure each value of `param` for `method` on `prompts` fixed captions (1 seed) plus the AR reference.
+def run_sweep(method: str, param: str, values: str, prompts: int, root: str | None = None, progress=None,
+              measure: str = "implausible"):
+    """Measure each value of `param` for `method` on `prompts` fixed captions (1 seed) plus the references.
     Returns (matplotlib Figure, table rows)."""
     table = params()
     if method not in table or param not in table[method]:
@@ -45,16 +49,16 @@ def run_sweep(method: str, param: str, values: str, prompts: int, root: str | No
     prompts = int(max(2, min(MAX_PROMPTS, prompts)))
     out = export_dir(root) / "sweep.jsonl"                      # a fresh folder under the app's temp dir
     caps = bench.prompt_set(prompts)
-    steps = [("ar", {})] + [(method, p) for p in points]
+    steps = list(REFERENCES) + [(method, p) for p in points]
     for i, (m, p) in enumerate(steps):
         if progress is not None:
             progress((i, len(steps)), desc=f"{m} " + ", ".join(f"{k}={v}" for k, v in p.items()))
         sweep.sweep(m, [p], caps, 1, out)
     rows = sweep.read_rows(out)
     table = [[f"{r['method']} {', '.join(f'{k}={_fmt(v)}' for k, v in r['point'].items())}".strip(),
-              r["result"]["step_compression"], r["result"].get("fidelity"), r["result"].get("fid_scorer"),
-              r["result"]["tv_cost"], r["result"]["seconds"]] for r in rows]
-    return figures.pareto_figure(rows), table
+              r["result"]["step_compression"], r["result"]["implausible"], r["result"]["nll"], r["result"]["tv_cost"],
+              r["result"].get("fidelity"), r["result"]["seconds"]] for r in rows]
+    return pareto.figure(rows, measure), table
 
 
 def _fmt(v) -> str:

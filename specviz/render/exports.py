@@ -1,5 +1,7 @@
-"""Downloads for a finished comparison: each method's image (PNG), its trace (JSON), the heatmap composites and a
-slide figure (PNG and PDF), written into a fresh, uniquely named folder under the app's temp dir."""
+"""Downloads for a finished comparison: one zip with everything, then each method's image (PNG), its trace (JSON),
+the heatmap composites, a 16:9 slide figure (PNG and PDF) and the race as a video (GIF and MP4), written into a fresh,
+uniquely named folder under the app's temp dir. File names carry the prompt, the seed, the method and the values of
+the knobs its rule reads (shared files: the four live knobs)."""
 from __future__ import annotations
 
 import os
@@ -7,11 +9,14 @@ import shutil
 import tempfile
 import time
 import uuid
+import zipfile
 from pathlib import Path
 
 from specviz.core.paths import slug
-from specviz.render import draw, figures, panels
+from specviz.engine import methods
+from specviz.render import draw, figures, panels, video
 
+LIVE = ("lam", "delta", "tau_pos", "tau_seq")   # the sliders every shared file name carries
 MAX_AGE_S = 3600                    # export folders older than this are deleted when a new one is made
 
 
@@ -35,22 +40,46 @@ def prune(base: Path, max_age: float = MAX_AGE_S) -> None:
             pass
 
 
-def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None = None) -> list[Path]:
-    """Write every artefact of one run; returns the paths (slide figure first, then images, traces, maps)."""
+def knob_tag(config: dict, names) -> str:
+    """'lam0.5_delta0.5': the named knobs' values as run (names without a value in the config are left out)."""
+    def value(v):
+        return f"{v:g}" if isinstance(v, int | float) else f"-{slug(str(v), 16)}"
+    return "_".join(f"{n.replace('_', '')}{value(config[n])}" for n in names if n in config)
+
+
+def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None = None,
+               videos: bool = True) -> list[Path]:
+    """Write every artefact of one run; returns the paths (the zip of all of them first, then the slide figure,
+    images, traces, maps and videos)."""
     out = export_dir(root)
-    stem = slug(prompt)
-    fig = figures.slide_figure(traces, images, prompt)
-    paths = [figures.save(fig, out / f"{stem}_figure.pdf"), figures.save(fig, out / f"{stem}_figure.png")]
+    config = next(iter(traces.values())).config
+    stem = f"{slug(prompt)}_seed{config.get('seed', 0)}"
+    shared = f"{stem}_{knob_tag(config, LIVE)}"
+    fig = figures.slide_figure(traces, images, prompt, video.settings_line(traces))
+    paths = [figures.save(fig, out / f"{shared}_figure.pdf"), figures.save(fig, out / f"{shared}_figure.png")]
     for m, t in traces.items():
-        p = out / f"{stem}_{m}.png"
+        p = out / _name(stem, m, t.config, ".png")
         draw.upscale(images[m], t.grid, 480).save(p)
         paths.append(p)
     for m, t in traces.items():
-        p = out / f"{stem}_{m}_trace.json"
+        p = out / _name(stem, m, t.config, "_trace.json")
         t.save(p)
         paths.append(p)
     for kind in panels.KINDS:
-        p = out / f"{stem}_map_{kind}.png"
+        p = out / f"{shared}_map_{kind}.png"
         panels.heatmap(kind, traces, images).save(p)
         paths.append(p)
-    return paths
+    if videos:
+        labels = {m: methods.get(m).label if m in methods.REGISTRY else m for m in traces}
+        paths += video.write_videos(traces, images, out / f"{shared}_race", labels)
+    bundle = out / f"{shared}_all.zip"
+    with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as z:
+        for p in paths:
+            z.write(p, p.name)
+    return [bundle] + paths
+
+
+def _name(stem: str, method: str, config: dict, suffix: str) -> str:
+    knobs = methods.get(method).rule_knobs if method in methods.REGISTRY else ()
+    tag = knob_tag(config, knobs)
+    return f"{stem}_{method}{'_' + tag if tag else ''}{suffix}"

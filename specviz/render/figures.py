@@ -16,6 +16,7 @@ from specviz.core.trace import DECISIONS
 from specviz.render import charts, draw
 
 SLIDE_MAPS = ("entropy", "tv", "decision", "finalize", "tv_cost")
+SLIDE_IN = (16, 9)                  # inches: a 16:9 slide (1920 x 1080 px at 120 dpi)
 
 
 def histogram_image(traces: dict):
@@ -26,10 +27,11 @@ def histogram_image(traces: dict):
                             "steps")
 
 
-def slide_figure(traces: dict, images: dict, prompt: str = "") -> Figure:
-    """Rows = methods; columns = final image, then the maps with one shared colour scale per column."""
+def slide_figure(traces: dict, images: dict, prompt: str = "", settings: str = "") -> Figure:
+    """A 16:9 slide (16 x 9 in): rows = methods; columns = final image, then the maps with one shared colour scale per
+    column, each colourbar labelled with its units; the caption carries the prompt and the settings."""
     cols = 1 + len(SLIDE_MAPS)
-    fig = Figure(figsize=(2.1 * cols, 2.1 * len(traces) + 0.9), dpi=150, layout="constrained")
+    fig = Figure(figsize=SLIDE_IN, dpi=120, layout="constrained")
     FigureCanvasAgg(fig)
     axes = np.atleast_2d(fig.subplots(len(traces), cols, squeeze=False))
     arrays = {k: {m: _map(t, k) for m, t in traces.items()} for k in SLIDE_MAPS}
@@ -37,18 +39,20 @@ def slide_figure(traces: dict, images: dict, prompt: str = "") -> Figure:
         s = t.summary
         axes[r, 0].imshow(images[m], interpolation="nearest")
         axes[r, 0].set_ylabel(f"{m}\n{s.get('target_forwards', '?')} fwd · {s.get('step_compression', 0):.2f}×",
-                              fontsize=9)
+                              fontsize=11)
         for c, k in enumerate(SLIDE_MAPS, start=1):
             im = _draw_map(axes[r, c], k, arrays[k][m], list(arrays[k].values()))
             if r == len(traces) - 1 and im is not None:
-                fig.colorbar(im, ax=axes[:, c], location="bottom", shrink=0.8, pad=0.02)
+                bar = fig.colorbar(im, ax=axes[:, c], location="bottom", shrink=0.8, pad=0.02)
+                bar.set_label(views.MAPS[k].colourbar, fontsize=10)
     for c, k in enumerate(("image",) + SLIDE_MAPS):
-        axes[0, c].set_title(views.TITLES.get(k, k), fontsize=10)
+        axes[0, c].set_title(views.TITLES.get(k, k), fontsize=12)
     for ax in axes.flat:
         ax.set_xticks([]), ax.set_yticks([])
     _decision_legend(fig)
-    if prompt:
-        fig.suptitle(prompt[:120], fontsize=11, parse_math=False)       # user text: '$' is no mathtext
+    caption = " — ".join(x for x in (prompt[:120], settings) if x)
+    if caption:
+        fig.suptitle(caption, fontsize=13, parse_math=False)            # user text: '$' is no mathtext
     return fig
 
 
@@ -73,33 +77,10 @@ def _draw_map(ax, kind, a, column):
 def _decision_legend(fig):
     handles = [Patch(color=np.array(draw.DECISION_RGB[d]) / 255, label=draw.DECISION_LABEL[d])
                for d in DECISIONS if d != "rejected"]
-    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8, frameon=False)
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=10, frameon=False)
 
 
 def save(fig: Figure, path: str | Path) -> Path:
-    """Write a figure (format from the suffix: .png, .pdf, .svg)."""
-    fig.savefig(path, bbox_inches="tight")
+    """Write a figure at its own size (format from the suffix: .png, .pdf, .svg); a slide stays 16:9."""
+    fig.savefig(path)
     return Path(path)
-
-
-def pareto_figure(rows: list[dict]):
-    """Speed (step compression) vs quality (fidelity, else NLL) of sweep points; the Pareto front joined."""
-    key = "fidelity" if all("fidelity" in r["result"] for r in rows) else "nll"
-    pts = sorted(((r["result"]["step_compression"], r["result"][key], r["point"]) for r in rows),
-                 key=lambda t: -t[0])
-    fig = Figure(figsize=(6, 4), layout="constrained")
-    ax = fig.add_subplot()
-    ax.scatter([p[0] for p in pts], [p[1] for p in pts], c="tab:blue")
-    for x, y, pt in pts:
-        ax.annotate(",".join(f"{k}={v}" for k, v in pt.items()) or "ar", (x, y), fontsize=7, alpha=0.7)
-    front, best = [], None
-    for x, y, _ in pts:                                     # fastest first; keep points that improve quality
-        better = best is None or (y > best if key == "fidelity" else y < best)
-        if better:
-            front.append((x, y))
-            best = y
-    ax.plot([f[0] for f in front], [f[1] for f in front], "--", c="tab:red", label="Pareto front")
-    ax.set_xlabel("step compression (positions / target forwards)")
-    ax.set_ylabel("scene fidelity" if key == "fidelity" else "target NLL (nats/token, lower is better)")
-    ax.legend()
-    return fig

@@ -1,0 +1,127 @@
+"""The tuning history: every run (Generate, a slider re-run, a sweep point opened) appends one row per method — the
+knob values it ran with and what it gave — so a setting is always seen beside its result. Rows are read from the
+traces alone (summary, committed events), kept per session, bounded, exportable as CSV; a run can be pinned as the
+reference the next ones are compared with, and any two runs compared side by side (decision difference map).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import deque
+from dataclasses import asdict, dataclass, field, fields
+
+import numpy as np
+
+from specviz.analysis import views
+
+MAX_RUNS = 50                   # runs kept per session (the oldest drop out first)
+LIVE = ("lam", "delta", "tau_pos", "tau_seq")
+
+
+def target_nll(trace) -> float:
+    """Mean -log q(x) over the committed tokens, nats per token (q clipped at 1e-12): the bench's NLL column."""
+    q = [ev.p_target for _, ev in trace.committing().values()]
+    return -float(np.mean(np.log(np.maximum(q, 1e-12)))) if q else math.nan
+
+
+@dataclass(frozen=True)
+class Row:
+    """One method of one run."""
+    run: int                    # run number within the session (1, 2, ...)
+    source: str                 # generate | rerun | sweep | opened
+    method: str
+    seed: int
+    lam: float
+    delta: float
+    tau_pos: float
+    tau_seq: float
+    forwards: int
+    compression: float          # tokens per target forward
+    relaxed_share: float        # relaxed accepts / accepted drafts
+    tv_cost: float              # Σ per-token TV cost (the bound on the image's TV)
+    implausible: int            # committed codes with target q < 0.001
+    nll: float                  # target NLL, nats per token
+    seconds: float              # the method's own compute time
+
+    HEADERS = ("run", "source", "method", "seed", "λ", "δ", "τ_pos", "τ_seq", "forwards", "step compression",
+               "relaxed share", "TV cost", "implausible", "NLL nats/token", "time s")
+
+    def cells(self) -> list:
+        return [self.run, self.source, self.method, self.seed, self.lam, self.delta, self.tau_pos, self.tau_seq,
+                self.forwards, round(self.compression, 3), round(self.relaxed_share, 3), round(self.tv_cost, 4),
+                self.implausible, round(self.nll, 4), round(self.seconds, 2)]
+
+
+def row_of(trace, run: int, source: str) -> Row:
+    s, c = trace.summary, trace.config
+    return Row(run, source, trace.method, int(c.get("seed", 0)), *(float(c.get(k, math.nan)) for k in LIVE),
+               int(s["target_forwards"]), s["tokens"] / max(1, s["target_forwards"]),
+               s["relaxed"] / max(1, s["accepted_drafts"]), sum(ev.tv_cost for _, ev in trace.committing().values()),
+               trace.implausible(),
+               target_nll(trace), float(sum(st.seconds for st in trace.steps)))
+
+
+@dataclass
+class Run:
+    number: int
+    source: str
+    traces: dict                # method -> Trace
+    images: dict                # method -> (h, w, 3) uint8
+    rows: list = field(default_factory=list)
+
+
+@dataclass
+class History:
+    """A session's runs, newest last, at most MAX_RUNS; `pinned` is the reference run's number (or None)."""
+    runs: deque = field(default_factory=lambda: deque(maxlen=MAX_RUNS))
+    pinned: int | None = None
+    count: int = 0
+
+    def add(self, traces: dict, images: dict, source: str) -> Run:
+        self.count += 1
+        run = Run(self.count, source, dict(traces), dict(images))
+        run.rows = [row_of(t, self.count, source) for t in traces.values()]
+        self.runs.append(run)
+        if self.pinned is not None and all(r.number != self.pinned for r in self.runs):
+            self.pinned = None                                   # the reference dropped out of the window
+        return run
+
+    def get(self, number: int) -> Run | None:
+        return next((r for r in self.runs if r.number == number), None)
+
+    def rows(self) -> list[Row]:
+        return [row for run in self.runs for row in run.rows]
+
+    def table(self) -> list[list]:
+        """Rows for the app's table, newest run first; the pinned run's rows are marked '📌'."""
+        out = []
+        for run in reversed(self.runs):
+            for row in run.rows:
+                cells = row.cells()
+                cells[0] = f"{row.run} 📌" if row.run == self.pinned else row.run
+                out.append(cells)
+        return out
+
+    def csv(self) -> str:
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow([f.name for f in fields(Row)])
+        for row in self.rows():
+            w.writerow(list(asdict(row).values()))
+        return buf.getvalue()
+
+    def clear(self) -> None:
+        self.runs.clear()
+        self.pinned = None
+
+
+def decision_difference(a, b) -> np.ndarray:
+    """(H, W) float: 1 where the two traces committed their cell by a different decision, 0 where the same, NaN
+    where either left it undecided (same grid required)."""
+    if list(a.grid) != list(b.grid):
+        raise ValueError(f"runs on different grids ({a.grid} vs {b.grid}) cannot be compared cell by cell")
+    da, db = views.decision_map(a)[0], views.decision_map(b)[0]
+    out = (da != db).astype(float)
+    out[~(np.isfinite(da) & np.isfinite(db))] = np.nan
+    return out

@@ -1,0 +1,217 @@
+"""The Chameleon VQGAN decoder (Lumina-mGPT's image tokenizer; transformers ships only its encoder), our own module.
+
+Released as Meta's `vqgan.ckpt` (a Lightning pickle whose "state_dict" holds encoder, decoder, quantizer and loss
+weights) plus `vqgan.yaml` (taming-transformers `model.params`: embed_dim, n_embed, ddconfig). `convert_vqgan`
+reads the pickle once with `torch.load(weights_only=True)` and writes what decoding needs as safetensors
+(`vqgan.safetensors`: quantize.embedding, post_quant_conv, decoder.*) plus the parameters (`vqgan.json`); the app
+and CLI only ever read those two files (`load_vqgan`).
+
+Architecture (taming-transformers decoder, parameter names as in the checkpoint): codes -> embedding (n_embed x
+embed_dim, used raw: no l2 normalisation) -> post_quant_conv (1x1, embed_dim -> z_channels) -> conv_in -> mid
+(ResBlock, self-attention, ResBlock) -> up levels from the coarsest (num_res_blocks + 1 ResBlocks each, attention
+where the resolution is in attn_resolutions, nearest x2 + conv between levels) -> GroupNorm(32) -> swish -> conv_out.
+GroupNorm eps 1e-6, swish = x * sigmoid(x). Pixels come out in about [-1, 1].
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+KEEP = ("quantize.embedding.", "post_quant_conv.", "decoder.")      # what decoding reads
+DROP = ("encoder.", "quant_conv.", "loss.")                         # present in the release, unused here
+DD_KEYS = ("z_channels", "out_ch", "ch", "ch_mult", "num_res_blocks", "attn_resolutions", "resolution")
+
+
+def _norm(c: int) -> nn.GroupNorm:
+    return nn.GroupNorm(32, c, eps=1e-6, affine=True)
+
+
+def _swish(x: torch.Tensor) -> torch.Tensor:
+    return x * torch.sigmoid(x)
+
+
+class ResBlock(nn.Module):
+    def __init__(self, cin: int, cout: int):
+        super().__init__()
+        self.norm1, self.conv1 = _norm(cin), nn.Conv2d(cin, cout, 3, padding=1)
+        self.norm2, self.conv2 = _norm(cout), nn.Conv2d(cout, cout, 3, padding=1)
+        if cin != cout:
+            self.nin_shortcut = nn.Conv2d(cin, cout, 1)
+
+    def forward(self, x):
+        h = self.conv2(_swish(self.norm2(self.conv1(_swish(self.norm1(x))))))
+        return (self.nin_shortcut(x) if hasattr(self, "nin_shortcut") else x) + h
+
+
+class Attn(nn.Module):
+    """Single-head spatial self-attention with 1x1 convolutions, scaled by C^-1/2."""
+
+    def __init__(self, c: int):
+        super().__init__()
+        self.norm = _norm(c)
+        self.q, self.k, self.v, self.proj_out = (nn.Conv2d(c, c, 1) for _ in range(4))
+
+    def forward(self, x):
+        b, c, hh, ww = x.shape
+        n = self.norm(x)
+        q, k, v = (m(n).reshape(b, c, hh * ww) for m in (self.q, self.k, self.v))
+        w = torch.softmax(torch.einsum("bci,bcj->bij", q, k) * c ** -0.5, dim=-1)     # (b, query, key)
+        out = torch.einsum("bij,bcj->bci", w, v).reshape(b, c, hh, ww)
+        return x + self.proj_out(out)
+
+
+class Upsample(nn.Module):
+    def __init__(self, c: int):
+        super().__init__()
+        self.conv = nn.Conv2d(c, c, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(F.interpolate(x, scale_factor=2.0, mode="nearest"))
+
+
+class Decoder(nn.Module):
+    def __init__(self, ch: int, out_ch: int, ch_mult, num_res_blocks: int, attn_resolutions, z_channels: int,
+                 resolution: int):
+        super().__init__()
+        levels = len(ch_mult)
+        cin = ch * ch_mult[-1]
+        res = resolution // 2 ** (levels - 1)
+        self.conv_in = nn.Conv2d(z_channels, cin, 3, padding=1)
+        self.mid = nn.Module()
+        self.mid.block_1, self.mid.attn_1, self.mid.block_2 = ResBlock(cin, cin), Attn(cin), ResBlock(cin, cin)
+        ups = []
+        for lvl in reversed(range(levels)):                       # coarsest first; stored finest first
+            up = nn.Module()
+            up.block, up.attn = nn.ModuleList(), nn.ModuleList()
+            for _ in range(num_res_blocks + 1):
+                up.block.append(ResBlock(cin, ch * ch_mult[lvl]))
+                cin = ch * ch_mult[lvl]
+                if res in attn_resolutions:
+                    up.attn.append(Attn(cin))
+            if lvl:
+                up.upsample = Upsample(cin)
+                res *= 2
+            ups.insert(0, up)
+        self.up = nn.ModuleList(ups)
+        self.norm_out, self.conv_out = _norm(cin), nn.Conv2d(cin, out_ch, 3, padding=1)
+
+    def forward(self, z):
+        h = self.mid.block_2(self.mid.attn_1(self.mid.block_1(self.conv_in(z))))
+        for lvl in reversed(range(len(self.up))):
+            up = self.up[lvl]
+            for i, block in enumerate(up.block):
+                h = block(h)
+                if len(up.attn):
+                    h = up.attn[i](h)
+            if lvl:
+                h = up.upsample(h)
+        return self.conv_out(_swish(self.norm_out(h)))
+
+
+class ChameleonVQDecoder(nn.Module):
+    """codes (B, H, W) -> pixels (B, 3, 16H, 16W) at the released config (2^(len(ch_mult)-1) per code)."""
+
+    def __init__(self, params: dict):
+        super().__init__()
+        dd = params["ddconfig"]
+        self.params = params
+        self.quantize = nn.Module()
+        self.quantize.embedding = nn.Embedding(params["n_embed"], params["embed_dim"])
+        self.post_quant_conv = nn.Conv2d(params["embed_dim"], dd["z_channels"], 1)
+        self.decoder = Decoder(dd["ch"], dd["out_ch"], dd["ch_mult"], dd["num_res_blocks"],
+                               dd.get("attn_resolutions") or [], dd["z_channels"], dd["resolution"])
+
+    @property
+    def factor(self) -> int:
+        return 2 ** (len(self.params["ddconfig"]["ch_mult"]) - 1)
+
+    def forward(self, codes: torch.Tensor) -> torch.Tensor:
+        z = self.quantize.embedding(codes).permute(0, 3, 1, 2)   # (B, embed_dim, H, W)
+        return self.decoder(self.post_quant_conv(z))
+
+
+# -- files -----------------------------------------------------------------------------------------------------------
+def params_from_yaml(path) -> dict:
+    """vqgan.yaml -> {"embed_dim", "n_embed", "ddconfig": {...}} (the taming `model.params`, loss config dropped)."""
+    import yaml
+    try:
+        cfg = yaml.safe_load(Path(path).read_text())
+        p = cfg["model"]["params"]
+        dd = {k: p["ddconfig"][k] for k in DD_KEYS}
+        return {"embed_dim": int(p["embed_dim"]), "n_embed": int(p["n_embed"]), "ddconfig": dd}
+    except (OSError, KeyError, TypeError, yaml.YAMLError) as e:
+        raise ValueError(f"{path} is not a Chameleon vqgan.yaml (model.params with embed_dim, n_embed and ddconfig "
+                         f"{', '.join(DD_KEYS)}): {type(e).__name__}: {e}") from None
+
+
+def check_state(sd: dict, params: dict, where: str) -> None:
+    """Keys and shapes against the decoder built from `params`: one clear error naming what is wrong."""
+    want = _shapes(params)
+    missing = sorted(set(want) - set(sd))
+    extra = sorted(set(sd) - set(want))
+    if missing:
+        raise ValueError(f"{where}: {len(missing)} VQGAN weight(s) missing, e.g. {missing[0]!r}")
+    if extra:
+        raise ValueError(f"{where}: {len(extra)} unexpected VQGAN weight(s), e.g. {extra[0]!r}")
+    for k, shape in want.items():
+        if tuple(sd[k].shape) != shape:
+            raise ValueError(f"{where}: VQGAN weight {k!r} has shape {tuple(sd[k].shape)}, expected {shape}")
+
+
+def _shapes(params: dict) -> dict:
+    with torch.device("meta"):
+        return {k: tuple(v.shape) for k, v in ChameleonVQDecoder(params).state_dict().items()}
+
+
+def convert_vqgan(ckpt, yaml_path, out_dir) -> Path:
+    """Meta's vqgan.ckpt + vqgan.yaml -> out_dir/vqgan.safetensors + out_dir/vqgan.json (decoder weights only).
+
+    The pickle is read once with weights_only=True: one that carries code is refused. Nothing is written unless
+    every check passes."""
+    from safetensors.torch import save_file
+    params = params_from_yaml(yaml_path)
+    try:
+        obj = torch.load(ckpt, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"there is no VQGAN checkpoint {ckpt}") from None
+    except Exception as e:                           # UnpicklingError for a pickle carrying code, or not a pickle
+        first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+        raise ValueError(f"{ckpt} was refused by torch.load(weights_only=True) (a pickle that carries code, or "
+                         f"not a checkpoint): {first}") from None
+    sd = obj.get("state_dict", obj) if isinstance(obj, dict) else None
+    if not isinstance(sd, dict) or not all(isinstance(v, torch.Tensor) for v in sd.values()):
+        raise ValueError(f"{ckpt} holds no tensor state_dict")
+    unknown = sorted(k for k in sd if not k.startswith(KEEP + DROP))
+    if unknown:
+        raise ValueError(f"{ckpt}: {len(unknown)} unexpected VQGAN weight(s), e.g. {unknown[0]!r}")
+    keep = {k: v.detach().float().contiguous() for k, v in sd.items() if k.startswith(KEEP)}
+    check_state(keep, params, str(ckpt))
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / "vqgan.safetensors.partial"
+    save_file(keep, str(tmp))
+    (out / "vqgan.json").write_text(json.dumps(params, indent=1))
+    tmp.replace(out / "vqgan.safetensors")
+    return out / "vqgan.safetensors"
+
+
+def load_vqgan(folder, device="cpu") -> ChameleonVQDecoder:
+    """folder/vqgan.safetensors + folder/vqgan.json (written by convert_vqgan) -> decoder in float32, eval mode."""
+    from safetensors.torch import load_file
+    folder = Path(folder)
+    st, js = folder / "vqgan.safetensors", folder / "vqgan.json"
+    if not (st.is_file() and js.is_file()):
+        raise FileNotFoundError(
+            f"{folder} has no converted VQGAN (vqgan.safetensors + vqgan.json); convert Meta's Chameleon tokenizer "
+            f"once with convert_vqgan(vqgan.ckpt, vqgan.yaml, {folder}) (docs/gpu.md, Lumina-mGPT)")
+    params = json.loads(js.read_text())
+    sd = load_file(str(st))
+    check_state(sd, params, str(st))
+    with torch.device("meta"):
+        dec = ChameleonVQDecoder(params)
+    dec.load_state_dict(sd, assign=True)
+    return dec.float().to(device).eval()

@@ -1,0 +1,130 @@
+"""The sweep's trade-off plot: step compression (x, higher is faster) against a quality cost that moves with
+relaxation (y, lower is better: implausible codes per image by default, target NLL or Σ TV cost on request), each
+point labelled without overlap, AR and the lossless methods as reference markers, the Pareto front as a line. A
+measure that does not move across the sweep is stated as a number in the title instead of being drawn as a line.
+Shared by the app's Sweep tab and `python -m specviz sweep`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from specviz.engine.methods import REGISTRY, knob
+
+MEASURES = {"implausible": "implausible codes per image (target q < 0.001)",
+            "nll": "target NLL (nats/token)",
+            "tv_cost": "Σ per-token TV cost (bound on the image's TV)"}
+OFFSETS = [(8, 6), (8, -16), (-8, 6), (-8, -16), (0, 14), (0, -22)]      # label candidates around a point, in pt
+
+
+@dataclass(frozen=True)
+class Point:
+    label: str
+    x: float                    # step compression
+    y: float                    # the chosen cost
+    method: str
+    reference: bool             # AR or a lossless method (not part of the sweep's front)
+
+
+def points(rows: list[dict], measure: str, lossless: frozenset = frozenset()) -> list[Point]:
+    """One Point per sweep row (rows as `bench.read_rows` gives them)."""
+    out = []
+    for r in rows:
+        knobs = ", ".join(f"{symbol(k)}={_fmt(v)}" for k, v in r["point"].items())
+        ref = r["method"] == "ar" or r["method"] in lossless
+        out.append(Point(f"{r['method']} {knobs}".strip() if ref or not knobs else knobs,
+                         float(r["result"]["step_compression"]), float(r["result"][measure]), r["method"], ref))
+    return out
+
+
+def front(pts: list[Point]) -> list[Point]:
+    """The swept points no other swept point beats on both axes (faster and no costlier, or as fast and cheaper),
+    fastest first."""
+    sweep = [p for p in pts if not p.reference]
+    keep = [p for p in sweep if not any((q.x > p.x and q.y <= p.y) or (q.x >= p.x and q.y < p.y) for q in sweep)]
+    return sorted(keep, key=lambda p: -p.x)
+
+
+def flat(values: list[float]) -> bool:
+    """No movement across the sweep (equal up to float noise)."""
+    return len(values) > 1 and max(values) - min(values) <= 1e-9 * max(1.0, max(abs(v) for v in values))
+
+
+def figure(rows: list[dict], measure: str = "implausible", lossless: frozenset | None = None,
+           size=(8, 5)) -> Figure:
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {', '.join(MEASURES)}")
+    if lossless is None:
+        lossless = lossless_methods()
+    pts = points(rows, measure, lossless)
+    fig = Figure(figsize=size, dpi=120, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.set_xlabel("step compression (tokens per target forward, higher is faster)")
+    notes = [f"{MEASURES[k].split(' (')[0]} = {_fmt(vals[0])} at every point" for k in MEASURES
+             if flat(vals := [float(r["result"][k]) for r in rows if k in r["result"]])]
+    if flat([p.y for p in pts]):
+        ax.set_yticks([])
+        ax.set_ylabel("(flat)")
+        pts = [Point(p.label, p.x, 0.0, p.method, p.reference) for p in pts]
+    else:
+        ax.set_ylabel(MEASURES[measure] + ", lower is better")
+    sweep = [p for p in pts if not p.reference]
+    ax.scatter([p.x for p in sweep], [p.y for p in sweep], c="tab:blue", s=36, zorder=3, label="swept points")
+    for p in pts:
+        if p.reference:
+            ax.scatter([p.x], [p.y], marker="*" if p.method == "ar" else "D", s=110 if p.method == "ar" else 50,
+                       c="black" if p.method == "ar" else "tab:gray", zorder=3,
+                       label="AR" if p.method == "ar" else f"{p.method} (lossless)")
+    line = front(pts) if not flat([p.y for p in pts]) else []
+    if len(line) > 1:
+        ax.plot([p.x for p in line], [p.y for p in line], "-", c="tab:red", lw=2, zorder=2, label="Pareto front")
+    ax.margins(0.18)
+    ax.legend(loc="best", fontsize=9)
+    if notes:
+        ax.set_title("; ".join(notes), fontsize=9, loc="left")
+    place_labels(fig, ax, pts)
+    return fig
+
+
+def place_labels(fig: Figure, ax, pts: list[Point]) -> list:
+    """Annotate every point at the first offset whose box overlaps no earlier label and no marker."""
+    r = fig.canvas.get_renderer()
+    fig.draw(r)                                  # settle the constrained layout before measuring boxes
+    marks = [ax.transData.transform((p.x, p.y)) for p in pts]
+    placed, out = [], []
+    for p in pts:
+        for ring in range(1, 6):
+            for dx, dy in OFFSETS:
+                t = ax.annotate(p.label, (p.x, p.y), xytext=(dx * ring, dy * ring), textcoords="offset points",
+                                fontsize=8, ha="left" if dx >= 0 else "right", zorder=4)
+                box = t.get_window_extent(r)
+                hits = any(box.overlaps(b) for b in placed) or any(
+                    box.x0 - 4 <= mx <= box.x1 + 4 and box.y0 - 4 <= my <= box.y1 + 4 for mx, my in marks)
+                if not hits:
+                    break
+                t.remove()
+            else:
+                continue
+            break
+        else:                                    # nothing free nearby: the last candidate, still readable
+            t = ax.annotate(p.label, (p.x, p.y), xytext=(8, 6), textcoords="offset points", fontsize=8, zorder=4)
+            box = t.get_window_extent(r)
+        placed.append(box)
+        out.append(t)
+    return out
+
+
+def lossless_methods() -> frozenset:
+    """The registered lossless methods besides AR: the plot's reference points (asked of the records)."""
+    return frozenset(m.name for m in REGISTRY.values() if m.lossless and m.name != "ar")
+
+
+def symbol(knob_name: str) -> str:
+    """The knob's symbol as the app writes it (λ, δ, τ_pos, ...): the first word of its label."""
+    return knob(knob_name).label.split()[0]
+
+
+def _fmt(v) -> str:
+    return f"{v:g}" if isinstance(v, float | int) else str(v)

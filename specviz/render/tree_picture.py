@@ -1,0 +1,176 @@
+"""The draft tree of one verification step, drawn: every proposed node as a thumbnail of its code's decoded patch,
+edges parent -> child, the accepted path, the rejected and never-judged siblings, CASCADE's interchangeable (I, same
+level) and convergent (C, consecutive levels) links in two colours, and each level's TV cost with its share of the
+step's budget. `tree_layout` reads the trace into a named record; `draw_tree` draws exactly that record.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from PIL import Image, ImageDraw
+
+from specviz.core.records import Groups
+from specviz.render import draw
+from specviz.render.verdict import num
+
+THUMB, COL, ROW, PAD, HEAD = 40, 200, 52, 24, 64      # px
+EDGE_RGB, PATH_RGB, UNJUDGED_RGB = (150, 154, 164), (26, 127, 55), (190, 193, 200)
+LINK_RGB = {"I": (0, 150, 160), "C": (240, 120, 30)}          # as the groups map: I teal, C orange
+LINK_LABEL = {"I": "interchangeable I(n): same level, cos ≥ τ_pos", "C": "convergent C(n): consecutive levels, "
+              "cos ≥ τ_seq"}
+
+
+@dataclass(frozen=True)
+class TreeNode:
+    node: int                   # id within the step (0 = the root: the last committed token)
+    parent: int                 # -1 for the root
+    level: int                  # tree depth (root 0)
+    pos: int                    # image position its token would fill
+    token: int
+    decision: str               # exact | relaxed | rejected | "" (never judged) | root | resampled | bonus
+    x: int = 0                  # box centre in the picture
+    y: int = 0
+
+
+@dataclass(frozen=True)
+class LevelCost:
+    level: int
+    pos: int
+    tv_cost: float              # TV(o, q) of the level's whole sibling walk
+    share: float | None         # tv_cost / the step's TV budget (None: the rule has no budget)
+
+
+@dataclass(frozen=True)
+class TreeLayout:
+    step: int
+    nodes: tuple                # TreeNode, the root first; the step's sampled token last (node id -2)
+    edges: frozenset            # (parent, child)
+    path: tuple                 # accepted node ids, root first, then the sampled token (-2)
+    links: dict                 # "I" | "C" -> frozenset of (focus node, member) pairs
+    focus: tuple                # the judged nodes whose groups are drawn
+    levels: tuple               # LevelCost per judged level
+    budget: float | None        # the step's TV budget (CASCADE), None otherwise
+
+    def node(self, n: int) -> TreeNode:
+        return next(x for x in self.nodes if x.node == n)
+
+
+SAMPLED = -2                    # id of the step's resampled / bonus token in the picture
+
+
+def tree_layout(trace, step: int) -> TreeLayout | None:
+    """The draft tree of trace.steps[step], or None when that step drafted no tree (AR, Jacobi windows)."""
+    st = trace.steps[step]
+    drafted = list(st.drafted)
+    if not drafted or not any(e.parent >= 0 for e in st.events):        # tree events know their parent node
+        return None
+    judged = {e.node: e for e in st.events if e.decision in ("exact", "relaxed", "rejected") and e.node >= 0}
+    root_pos = min(d.pos for d in drafted) - 1
+    sampled = next((e for e in st.events if e.decision in ("resampled", "bonus")), None)
+    path = [0] + [n for n, e in sorted(judged.items(), key=lambda kv: kv[1].level) if e.decision != "rejected"]
+    raw = [TreeNode(0, -1, 0, root_pos, trace.tokens[root_pos] if 0 <= root_pos < len(trace.tokens) else -1,
+                    "root")]
+    raw += [TreeNode(d.node, d.parent, d.pos - root_pos, d.pos, d.token, judged[d.node].decision if d.node in judged
+                     else "") for d in drafted]
+    edges = {(d.parent, d.node) for d in drafted}
+    if sampled is not None:
+        raw.append(TreeNode(SAMPLED, path[-1], sampled.level, sampled.pos, sampled.token, sampled.decision))
+        edges.add((path[-1], SAMPLED))
+        path.append(SAMPLED)
+    focus = focus_nodes(judged, path)
+    ext = {n: e.groups or Groups() for n, e in judged.items()}          # the events' `groups` extension
+    links = {"I": frozenset((n, m) for n in focus for m in ext[n].interchangeable),
+             "C": frozenset((n, m) for n in focus for m in ext[n].convergent)}
+    budget = max((g.budget_left for g in ext.values() if g.budget_left > 0), default=None)
+    costs = {}
+    for e in judged.values():
+        costs.setdefault(e.level, (e.pos, e.tv_cost))
+    levels = tuple(LevelCost(lv, p, c, c / budget if budget else None) for lv, (p, c) in sorted(costs.items()))
+    return TreeLayout(st.step, _place(raw), frozenset(edges), tuple(path), links, focus, levels, budget)
+
+
+def focus_nodes(judged: dict, path: list) -> tuple:
+    """Whose groups to draw (all of them at once is a hairball): the accepted nodes, else the step's last judged
+    node (the rejection that ended it)."""
+    on_path = tuple(n for n in path if n in judged)
+    return on_path or ((max(judged, key=lambda n: (judged[n].level, n)),) if judged else ())
+
+
+def _place(nodes: list) -> tuple:
+    """A tidy tree: leaves one row apart in depth-first order (children by node id, the sampled token last), each
+    inner node centred on its children, columns by level."""
+    kids: dict[int, list] = {}
+    for n in nodes:
+        kids.setdefault(n.parent, []).append(n)
+    y: dict[int, float] = {}
+    leaf = [0]
+
+    def visit(n) -> float:
+        below = sorted(kids.get(n.node, []), key=lambda k: (k.node == SAMPLED, k.node))
+        if below:
+            ys = [visit(k) for k in below]
+            y[n.node] = (ys[0] + ys[-1]) / 2
+        else:
+            y[n.node], leaf[0] = leaf[0], leaf[0] + 1
+        return y[n.node]
+
+    for root in kids.get(-1, []):
+        visit(root)
+    return tuple(TreeNode(**{**n.__dict__, "x": PAD + THUMB // 2 + n.level * COL,
+                             "y": HEAD + THUMB // 2 + round(y[n.node] * ROW)}) for n in nodes)
+
+
+def size(layout: TreeLayout) -> tuple[int, int]:
+    return (max(max(n.x for n in layout.nodes) + THUMB // 2 + PAD + 90, 640),
+            max(n.y for n in layout.nodes) + THUMB // 2 + PAD + 24 * (len(LINK_LABEL) + 2))
+
+
+def draw_tree(layout: TreeLayout, patch: Callable[[int], Image.Image] | None = None) -> Image.Image:
+    """The picture of `layout`; `patch(token)` gives a code's decoded patch (None: a numbered grey box)."""
+    img = Image.new("RGB", size(layout), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    f, fb = draw.font(15), draw.font(16, True)
+    cost = {lc.level: lc for lc in layout.levels}
+    for lv in sorted({n.level for n in layout.nodes}):
+        x, pos = PAD + lv * COL, min(n.pos for n in layout.nodes if n.level == lv)
+        d.text((x - 4, 6), f"level {lv} · pos {pos}" if lv else f"root · pos {pos}", font=fb, fill=(24, 26, 31))
+        if lv in cost:
+            lc = cost[lv]
+            share = "" if lc.share is None else f" ({lc.share:.0%} of budget)"
+            d.text((x - 4, 28), f"TV {num(lc.tv_cost, 3)}{share}", font=f, fill=(88, 92, 102))
+    on_path = set(zip(layout.path, layout.path[1:]))
+    for a, b in sorted(layout.edges):
+        na, nb = layout.node(a), layout.node(b)
+        d.line((na.x + THUMB // 2, na.y, nb.x - THUMB // 2, nb.y), fill=PATH_RGB if (a, b) in on_path else EDGE_RGB,
+               width=5 if (a, b) in on_path else 2)
+    for kind, pairs in layout.links.items():
+        for a, b in sorted(pairs):
+            na, nb = layout.node(a), layout.node(b)
+            bend = 26 if na.level == nb.level else 0
+            mid = ((na.x + nb.x) // 2 - bend, (na.y + nb.y) // 2)
+            d.line((na.x - (THUMB // 2 if bend else 0), na.y, *mid, nb.x - (THUMB // 2 if bend else 0), nb.y),
+                   fill=LINK_RGB[kind], width=3, joint="curve")
+    for n in layout.nodes:
+        box = (n.x - THUMB // 2, n.y - THUMB // 2, n.x + THUMB // 2, n.y + THUMB // 2)
+        if patch is not None and n.token >= 0:
+            img.paste(patch(n.token).convert("RGB").resize((THUMB, THUMB), Image.NEAREST), box[:2])
+        else:
+            d.rectangle(box, fill=(236, 238, 242))
+        d.rectangle(box, outline=node_rgb(n.decision), width=4)
+        d.text((n.x + THUMB // 2 + 5, n.y - 9), f"#{n.node} · {n.token}" if n.node > 0 else str(n.token), font=f,
+               fill=(24, 26, 31))
+    y = size(layout)[1] - 24 * (len(LINK_LABEL) + 2)
+    for i, (kind, text) in enumerate(LINK_LABEL.items()):
+        d.line((PAD, y + 12 + 24 * i, PAD + 30, y + 12 + 24 * i), fill=LINK_RGB[kind], width=3)
+        d.text((PAD + 38, y + 3 + 24 * i), text, font=f, fill=(24, 26, 31))
+    d.line((PAD, y + 60, PAD + 30, y + 60), fill=PATH_RGB, width=5)
+    d.text((PAD + 38, y + 51), "accepted path (box colour = decision, grey = never judged); links: the groups of "
+           f"node{'s' if len(layout.focus) > 1 else ''} {', '.join(map(str, layout.focus))}", font=f, fill=(24, 26, 31))
+    return img
+
+
+def node_rgb(decision: str) -> tuple:
+    if decision in draw.DECISION_RGB:
+        return draw.DECISION_RGB[decision]
+    return (24, 26, 31) if decision == "root" else UNJUDGED_RGB

@@ -1,0 +1,81 @@
+"""The inspector's verdict: one sentence per recorded event that says, from the recorded numbers alone, what decided
+it — the inequality between the uniform u and the acceptance probability b, what b is made of (the lossless ratio
+min(1, q/p) plus the rule's relaxation, named by the method's record), and the counterfactual (what lossless
+verification would have done with the same u). Bonus, resampled and AR tokens are explained in words.
+
+One precision rule for every number: `num` (4 significant digits, never a rounded 0 for a nonzero value), with more
+digits where two compared numbers would otherwise print equal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+def num(v: float, digits: int = 4) -> str:
+    """A number with `digits` significant digits: 0.004321, 0.6812, 1, 2.1e-05 (never '0.0000' for a nonzero)."""
+    return "0" if v == 0 else f"{v:.{digits}g}"
+
+
+def pair(a: float, b: float) -> tuple[str, str]:
+    """a and b printed with the fewest significant digits (≥ 4) at which unequal numbers print unequal."""
+    for d in range(4, 18):
+        sa, sb = num(a, d), num(b, d)
+        if sa != sb or a == b:
+            return sa, sb
+    return repr(a), repr(b)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the inspector writes for one event: the deciding sentence and, where it applies, the counterfactual
+    and a note on the event's TV cost."""
+    line: str
+    counterfactual: str = ""
+    cost_note: str = ""
+
+    def text(self) -> str:
+        return " ".join(x for x in (self.line, self.counterfactual, self.cost_note) if x)
+
+
+def verdict(ev, relaxation: str = "the rule's relaxation") -> Verdict:
+    """The verdict on one TokenEvent. `relaxation` names what the method's rule adds to q/p (from its record)."""
+    q = num(ev.p_target)
+    if ev.decision == "ar":
+        return Verdict(f"Plain AR step: token {ev.token} sampled from the target law q (q(x) = {q}); nothing judged.")
+    if ev.decision == "bonus":
+        return Verdict(f"Bonus token: every draft before it in this step was accepted, so token {ev.token} was "
+                       f"sampled from the target law q at this position for free (q(x) = {q}).")
+    if ev.decision == "resampled":
+        return Verdict(f"Resampled: the draft here was rejected, so token {ev.token} was drawn from the residual "
+                       f"law — what q keeps beyond the rejected draft's law, renormalised (q(x) = {q}).",
+                       cost_note=_cost_note(ev))
+    return _judged(ev, relaxation)
+
+
+def _judged(ev, relaxation: str) -> Verdict:
+    u, b, ex = ev.u, ev.accept_prob, ev.exact_prob
+    ratio = f"min(1, q/p) = min(1, {num(ev.p_target)}/{num(ev.p_draft)}) = {num(ex)}"
+    if ev.decision == "rejected":
+        su, sb = pair(u, b)
+        made = f"b = {ratio}" if b <= ex else f"b = {sb}: {ratio} raised by {relaxation}"
+        return Verdict(f"u = {su} ≥ b = {sb} → rejected ({made}).",
+                       "Lossless would also have rejected." if b > ex else "")
+    if ev.decision == "exact":
+        su, sx = pair(u, ex)
+        return Verdict(f"u = {su} < {ratio.rsplit(' = ', 1)[0]} = {sx} → accepted exactly (no relaxation needed).",
+                       cost_note=_cost_note(ev))
+    su, sb = pair(u, b)
+    _, sx = pair(u, ex)
+    return Verdict(f"u = {su} < b = {sb} → accepted by relaxation (b = {ratio} raised by {relaxation}).",
+                   f"Lossless would have rejected: u = {su} ≥ q/p = {sx}.", _cost_note(ev))
+
+
+def _cost_note(ev) -> str:
+    """Why an exact or resampled token carries a TV cost: the cost belongs to the position's output law, which the
+    rule's relaxation changed whichever token was drawn (trees: the level's whole sibling walk)."""
+    if ev.tv_cost <= 0 or ev.decision == "relaxed":
+        return ""
+    tree = ev.parent >= 0 or (ev.decision == "resampled" and ev.node < 0)     # tree nodes know their parent
+    whose = ("this level's whole sibling walk (a sibling's relaxation moved mass)" if tree
+             else "this position's output law under the relaxed rule")
+    return f"Its TV cost {num(ev.tv_cost)} is that of {whose}, not of this token."
