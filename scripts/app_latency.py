@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import app  # noqa: E402
-from specviz.app.handlers import GEN_OUTPUTS, GEN_INPUTS  # noqa: E402
+from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS  # noqa: E402
 from specviz.app.serving import cpu_seconds, served_app  # noqa: E402
 from specviz.app.session import default_backend, make_configs, race  # noqa: E402
 from specviz.engine.config import METHODS, RunConfig  # noqa: E402

@@ -23,6 +23,9 @@ class Slow:
         return self.inner.forward(*a, **k)
 
 
+RACE_KW = dict(prompt="a red house", seed=5, window=4, tree_depth=3, tree_topk=2, tau_pos=0.5, tau_seq=0.5)
+
+
 def tiny_backend(codes=8, grid=4, delay=0.0):
     """(backend, slow model wrapper, factory): every model name loads the same tiny model + random tree head."""
     model, factory = toy(codes=codes, grid=grid)
