@@ -13,7 +13,8 @@ import torch
 from specviz.analysis import views
 from specviz.app import atlas_tab, serving, sweep_tab
 from specviz.app import widgets as w
-from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, api_params, slot_visibility
+from specviz.app.edge import wire
+from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
 from specviz.app.session import Backend, default_backend
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
@@ -33,7 +34,7 @@ INTRO = ("## specviz — speculative decoding, made visible\n"
          "Click any cell of an image or map to inspect it.")
 STYLE = dict(theme=gr.themes.Soft(), css=html.CSS)
 # show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
-# message instead of "the app raised an exception"; our handlers already turn every error into one line (ui.friendly)
+# message instead of "the app raised an exception"; every handler error is already one line (errors.friendly)
 # state_session_capacity: one session's finished run holds ~2 MB with all seven scenes traces (~7 MB on Janus-Pro);
 # API clients never close a tab, so the oldest sessions beyond 500 are dropped (and any state after 2 h idle)
 SERVE = dict(show_error=True, max_file_size="20mb", state_session_capacity=500)
@@ -159,30 +160,32 @@ def _tabs(c: dict) -> None:
 
 
 def _wire(h: Handlers, c: dict, cols: list) -> None:
-    gen_in = [c[k] for k in GEN_INPUTS] + [c["opacity"]]
-    outs = [c[n] for n in GEN_OUTPUTS]
+    def pick(*names) -> dict:
+        return {n: c[n] for n in names}
+    gen_in = pick(*GEN_INPUTS, "opacity")
+    outs = pick(*GEN_OUTPUTS)
     model = dict(concurrency_id="model", concurrency_limit=1, show_progress="minimal", show_progress_on=[c["status"]])
-    named = api_params(h.generate, [*GEN_INPUTS, "opacity"], _api_defaults())
-    runs = [c["go"].click(named, gen_in, outs, api_name="generate", **model),
-            c["prompt"].submit(h.generate, gen_in, outs, api_visibility="private", **model)]
+    runs = [wire(c["go"].click, h.generate, gen_in, outs, _api_defaults(), api_name="generate", **model),
+            wire(c["prompt"].submit, h.generate, gen_in, outs, api_visibility="private", **model)]
     quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
-    knobs = [c[k] for k in PREVIEWED]
-    for s in knobs:
-        s.input(h.preview, [c["state"], *knobs, c["opacity"]], [c["preview_image"], c["preview_table"], c["tabs"]],
-                trigger_mode="always_last", **quick)
-        runs.append(s.release(h.rerun, gen_in, outs, api_visibility="private", trigger_mode="always_last", **model))
+    for name in PREVIEWED:
+        wire(c[name].input, h.preview, pick("state", *PREVIEWED, "opacity"),
+             pick("preview_image", "preview_table", "tabs"), trigger_mode="always_last", **quick)
+        runs.append(wire(c[name].release, h.rerun, gen_in, outs, api_visibility="private",
+                         trigger_mode="always_last", **model))
     c["stop"].click(lambda: html.STOPPED, None, [c["status"]], cancels=runs, queue=False, api_visibility="private")
-    c["opacity"].change(h.maps, [c["state"], c["opacity"]], [c[f"map_{k}"] for k in panels.KINDS], **quick)
+    wire(c["opacity"].change, h.maps, pick("state", "opacity"), pick(*(f"map_{k}" for k in panels.KINDS)), **quick)
     for m in METHODS:
         c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], [c["inspector"]], **quick)
     for img in [c[f"map_{k}"] for k in panels.KINDS] + [c["preview_image"]]:
         img.select(h.inspect_map(), [c["state"]], [c["inspector"]], **quick)
     c["replay_image"].select(h.inspect_replay(), [c["state"], c["replay_method"]], [c["inspector"]], **quick)
-    replay_out = [c["replay_step"], c["replay_image"], c["replay_caption"]]
-    c["replay_step"].change(h.replay, [c["state"], c["replay_method"], c["replay_step"]], replay_out[1:], **quick)
-    c["replay_method"].change(h.replay_pick, [c["state"], c["replay_method"]], replay_out, **quick)
-    c["open"].click(h.open_traces, [c["open_files"], c["opacity"]], outs + [c["methods"]], api_name="open_traces",
-                    **model)
+    wire(c["replay_step"].change, h.replay, pick("state", "replay_method", "replay_step"),
+         pick("replay_image", "replay_caption"), **quick)
+    wire(c["replay_method"].change, h.replay_pick, pick("state", "replay_method"),
+         pick("replay_step", "replay_image", "replay_caption"), **quick)
+    wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"]}, outs | pick("methods"),
+         api_name="open_traces", **model)
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
                           api_visibility="private")

@@ -26,7 +26,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    over = {k: bench._cast(v) for k, v in (s.split("=", 1) for s in args.set)}
+    over = {k: bench.cast_knob(v) for k, v in (s.split("=", 1) for s in args.set)}
     model = load_model("scenes")
     stats = {}
     for method in ("sjd", "csd"):

@@ -17,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from specviz.analysis import bench  # noqa: E402
+from specviz.analysis import bench, sweep  # noqa: E402
+from specviz.render import figures  # noqa: E402
 
 GRIDS = {
     "csd": (["lam", "delta"], ["0.25,0.5,1,2,4,8", "0.5,0.8,0.95"]),
@@ -43,14 +44,14 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     prompts = bench.prompt_set(args.prompts)
-    ar_rows, _ = bench.sweep("ar", [{}], prompts, args.seeds, out / "ar.jsonl")
+    ar_rows, _ = sweep.sweep("ar", [{}], prompts, args.seeds, out / "ar.jsonl")
     ar = ar_rows[0]["result"]
     chosen = {"ar": ar, "rule": f"fastest point with fidelity >= AR - 0.02, nll <= {1 + NLL_TOL} x AR, "
               f"implausible <= {1 + TAIL_TOL} x AR and fid_scorer <= 1.1 x AR",
               "prompts": args.prompts, "seeds": args.seeds}
     for method in args.methods:
         params, values = GRIDS[method]
-        rows, _ = bench.sweep(method, bench.sweep_points(params, values), prompts, args.seeds,
+        rows, _ = sweep.sweep(method, sweep.sweep_points(params, values), prompts, args.seeds,
                               out / f"{method}.jsonl")
         ok = [r for r in rows if r["result"]["fidelity"] >= ar["fidelity"] - 0.02
               and r["result"]["nll"] <= (1 + NLL_TOL) * ar["nll"]
@@ -61,7 +62,7 @@ def main() -> int:
                           "grid": [{"point": r["point"], **{k: r["result"][k] for k in (
                               "step_compression", "fidelity", "nll", "implausible", "fid_scorer", "tv_cost",
                               "seconds")}} for r in rows]}
-        fig = bench.pareto_figure(rows)
+        fig = figures.pareto_figure(rows)
         fig.savefig(out / f"{method}_pareto.png", dpi=120)
     path = out / "defaults.json"
     merged = (json.loads(path.read_text()) if path.exists() else {}) | chosen

@@ -23,6 +23,9 @@ class Slow:
         return self.inner.forward(*a, **k)
 
 
+RACE_KW = dict(prompt="a red house", seed=5, window=4, tree_depth=3, tree_topk=2, tau_pos=0.5, tau_seq=0.5)
+
+
 def tiny_backend(codes=8, grid=4, delay=0.0):
     """(backend, slow model wrapper, factory): every model name loads the same tiny model + random tree head."""
     model, factory = toy(codes=codes, grid=grid)
@@ -30,8 +33,8 @@ def tiny_backend(codes=8, grid=4, delay=0.0):
     return Backend(lambda name: (slow, factory), ("scenes",), ("scenes",)), slow, factory
 
 
-def knob_args(methods, prompt="a red house on the left", seed=3, **over):
-    """Positional /generate arguments in ui.GEN_INPUTS order, then the map opacity."""
+def knob_inputs(methods, prompt="a red house on the left", seed=3, **over) -> dict:
+    """/generate's inputs by name (handlers.GEN_INPUTS, then the map opacity)."""
     from specviz.app.handlers import GEN_INPUTS
     from specviz.engine.config import RunConfig
     vals = RunConfig().to_dict() | dict(
@@ -39,7 +42,12 @@ def knob_args(methods, prompt="a red house on the left", seed=3, **over):
         tau_seq=0.9, temperature=1.0, top_k=0, cfg=3.0, window=4, tree="dynamic", tree_depth=3, tree_topk=2,
         cascade_budget=0.5)
     vals.update(over)
-    return [vals[k] for k in GEN_INPUTS] + [1.0]
+    return {k: vals[k] for k in GEN_INPUTS} | {"opacity": 1.0}
+
+
+def knob_args(methods, **kw) -> list:
+    """The same, positional in the API's parameter order (for gradio_client calls)."""
+    return list(knob_inputs(methods, **kw).values())
 
 
 def fingerprint(outputs) -> tuple:

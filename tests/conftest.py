@@ -12,3 +12,10 @@ torch.set_num_threads(int(os.environ.get("SPECVIZ_TEST_THREADS", "1")))
 @pytest.fixture(autouse=True)
 def _gradio_tmp(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path / "gradio"))
+
+
+@pytest.fixture(scope="module")
+def race_toy():
+    """(model, tree-drafter factory) of a 4x4 toy with 8 codes: the race, view and drawing tests' model."""
+    from tests.toy import toy
+    return toy(codes=8, grid=4)

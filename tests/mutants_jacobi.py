@@ -9,7 +9,7 @@ import torch
 from specviz.core.sampling import safe_norm
 from specviz.engine.drafters import jacobi, pac
 from tests.mutants import Mutant
-from tests.test_lossless_frontier import (
+from tests.test_coupled_jacobi_exactness import (
     test_coupling_keeps_as_often_as_possible,
     test_coupling_marginal_is_exactly_the_new_law,
     test_pac_candidates_p3_output_is_exact,

@@ -1,5 +1,5 @@
 """Plausible wrong variants of the tree side (issue 12, points 1-4, 7), each with the fast enumeration tests of
-tests/test_tree_levels.py that must catch it (protocol: tests/mutants.py). Every variant wraps the real function, so
+tests/test_tree_level_laws.py that must catch it (protocol: tests/mutants.py). Every variant wraps the real function, so
 it stays what the code would be with one line wrong."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from specviz.engine import events, groups, rules, verify
 from specviz.engine.drafters.tree import HeadDrafter
-from tests import test_tree_levels as T
+from tests import test_tree_level_laws as T
 from tests.mutants import Mutant
 
 _level_law, _tree_events, _cascade_groups = verify.level_law, events.tree_events, groups.cascade_groups

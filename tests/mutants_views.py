@@ -1,7 +1,7 @@
 """Wrong variants of what the app draws outside the rules: the accepted-length histogram (charts.bar_chart)."""
 from specviz.render import charts
 from tests.mutants import Mutant
-from tests.test_session import test_bar_chart_bars_are_exactly_proportional_to_the_counts as bars_exact
+from tests.test_drawing import test_bar_chart_bars_are_exactly_proportional_to_the_counts as bars_exact
 
 _BAR_CHART = charts.bar_chart
 

@@ -16,6 +16,7 @@ from specviz.engine.runner import run
 from specviz.render import draw, panels
 from tests.apptools import (
     knob_args,
+    knob_inputs,
     module_gradio_tmp,  # noqa: F401 (fixture)
     tiny_backend,
 )
@@ -117,7 +118,9 @@ def state(tmp_path_factory):
 
 def test_preview_inspector_replay_and_export_handlers(state):
     h, st = state
-    img, table, _ = h.preview(st, 0.9, 1.0, 0.6, 0.6, 1.0)
+    out = h.preview({"state": st, "lam": 0.9, "delta": 1.0, "tau_pos": 0.6, "tau_seq": 0.6, "opacity": 1.0})
+    img, table = out["preview_image"], out["preview_table"]
+    assert out["tabs"].selected == "preview"
     assert "Preview of recorded drafts" in table and img.size[0] > draw.PANEL
     x0, y0 = draw.layout(3)[1]
     c = draw.cell_px((4, 4))
@@ -128,9 +131,10 @@ def test_preview_inspector_replay_and_export_handlers(state):
     (rx, ry), rc = draw.layout(1, panels.REPLAY_PX)[0], draw.cell_px((4, 4), panels.REPLAY_PX)
     evt = gr.SelectData(None, {"index": [rx + 3 * rc + 2, ry + 2 * rc + 2], "value": None})
     assert "csd · row 2, column 3 (position 11)" in h.inspect_replay()(st, "csd", evt)
-    step, im, caption = h.replay_pick(st, "csd")
+    picked = h.replay_pick({"state": st, "replay_method": "csd"})
+    step, caption = picked["replay_step"], picked["replay_caption"]
     assert step.maximum == len(st.traces["csd"].steps) - 1 and "prefill" in caption
-    _, caption = h.replay(st, "csd", 1)
+    caption = h.replay({"state": st, "replay_method": "csd", "replay_step": 1})["replay_caption"]
     assert caption.startswith("csd · target forward 1")
     paths = h.export(st)
     names = {p.rsplit("/", 1)[-1] for p in paths}
@@ -144,13 +148,13 @@ def test_preview_inspector_replay_and_export_handlers(state):
 
 def test_slider_release_reruns_only_live_models(state):
     h, _ = state
-    args = knob_args(["ar", "csd"])
-    frames = list(h.rerun(*args))
-    assert len(frames) >= 2 and len(frames[-1]) == len(GEN_OUTPUTS)
-    assert isinstance(frames[-1][GEN_OUTPUTS.index("state")], RunState)
+    inputs = knob_inputs(["ar", "csd"])
+    frames = list(h.rerun(inputs))
+    assert len(frames) >= 2 and set(frames[-1]) == set(GEN_OUTPUTS)
+    assert isinstance(frames[-1]["state"], RunState)
     frozen = Handlers(type(h.backend)(h.backend.load, ("scenes",), live=()))
-    (only,) = list(frozen.rerun(*args))
-    assert all(isinstance(v, type(gr.skip())) for v in only)
+    (only,) = list(frozen.rerun(inputs))
+    assert only == {}                                                   # nothing updated
 
 
 def test_model_allow_list():
@@ -226,8 +230,8 @@ def test_streamed_updates_send_values_not_skips(state):
     """Every update of a run carries every output's value (a skipped output makes Gradio rebuild its component:
     dearer than resending an unchanged value); only the state and the replay controls wait for the final update."""
     h, _ = state
-    ups = list(h.generate(*knob_args(["ar", "csd"])))
+    ups = list(h.generate(knob_inputs(["ar", "csd"])))
     assert len(ups) >= 2
-    skipped = {n for u in ups[:-1] for n, v in zip(GEN_OUTPUTS, u, strict=True) if v == gr.skip()}
+    skipped = {n for u in ups[:-1] for n in GEN_OUTPUTS if n not in u or u[n] == gr.skip()}
     assert skipped == {"state", "replay_method", "replay_step"}
-    assert not [n for n, v in zip(GEN_OUTPUTS, ups[-1], strict=True) if v == gr.skip()]
+    assert not [n for n in GEN_OUTPUTS if n not in ups[-1] or ups[-1][n] == gr.skip()]

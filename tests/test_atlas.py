@@ -10,10 +10,9 @@ import torch
 from PIL import Image
 
 from specviz.analysis import atlas, atlas_run
-from specviz.core.records import Groups
 from specviz.core.trace import Trace
 from specviz.render import atlas_fig
-from tests.toy import toy
+from tests.toy import grp, toy
 
 HAVE_MODEL = (Path(__file__).resolve().parents[1] / "assets" / "target.safetensors").exists()
 HAVE_HEAD = (Path(__file__).resolve().parents[1] / "assets" / "regions.safetensors").exists()
@@ -49,7 +48,8 @@ def per_position(trace: Trace, image: np.ndarray, regions) -> list[dict]:
         evs = [(st.step, ev) for st in trace.steps for ev in st.events if ev.pos == pos]
         step, com = [(s, e) for s, e in evs if e.decision in ("exact", "relaxed", "resampled", "bonus", "ar")][0]
         judged = [e for _, e in evs if e.decision in ("exact", "relaxed", "rejected")]
-        group = -1 if not judged else (1 if (judged[-1].groups or Groups()).interchangeable else 0) + (2 if (judged[-1].groups or Groups()).convergent else 0)
+        g = grp(judged[-1]) if judged else None
+        group = -1 if g is None else (1 if g.interchangeable else 0) + (2 if g.convergent else 0)
         i, j = divmod(pos, gw)
         patch = image[i * ph:(i + 1) * ph, j * pw:(j + 1) * pw].astype(float)
         out.append({"fin": step / max(1, len(trace.steps) - 1), "dec": com.decision, "h": com.entropy,

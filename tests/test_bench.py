@@ -1,5 +1,6 @@
 """Bench and sweep: same prompts and seeds for every method; resumable JSONL; local and Ray give the same points."""
 import json
+import statistics
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,9 @@ def test_measure_on_a_tiny_model():
                         progress=False)
     ar, sjd = res["methods"]["ar"], res["methods"]["sjd"]
     assert ar["step_compression"] == 1.0 and ar["images"] == 2 and ar["target_forwards"] == 9
-    assert sjd["step_compression"] >= 1.0 and "speedup_vs_ar" in sjd
+    per_run = [r["step_compression"] for r in res["runs"]["sjd"]]              # positions / target forwards
+    assert per_run == [round(9 / r["target_forwards"], 4) for r in res["runs"]["sjd"]]
+    assert sjd["step_compression"] == round(statistics.median(per_run), 4) and "speedup_vs_ar" in sjd
     assert [r["seed"] for r in res["runs"]["csd"]] == [0, 1]
     table = bench.markdown(res)
     assert table.count("\n") == 4 and "| sjd |" in table

@@ -4,11 +4,10 @@ import json
 import pytest
 import torch
 
-from specviz.core.records import Groups
 from specviz.core.trace import COMMITTING, Trace
 from specviz.engine.config import ConfigError, RunConfig
 from specviz.engine.decode import decode
-from tests.toy import CountingModel, check_decisions, run, toy
+from tests.toy import CountingModel, check_decisions, grp, run, toy
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +77,7 @@ def test_cascade_budget_and_lantern_delta(tm):
                 level = {e.level: e for e in s.events if e.decision in ("exact", "relaxed", "rejected")}
                 spent = 0.0
                 for lvl in sorted(level):
-                    assert abs((level[lvl].groups or Groups()).budget_left - max(0.0, 0.3 - spent)) < 1e-6
+                    assert abs(grp(level[lvl]).budget_left - max(0.0, 0.3 - spent)) < 1e-6
                     spent += level[lvl].tv_cost
                 assert spent <= 0.3 + 1e-6
             assert t.summary["relaxed"] > 0 or seed                 # the relaxation does act

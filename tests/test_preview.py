@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 from specviz.analysis.preview import KnobValues, expected_length, rescore, step_scores
-from specviz.core.records import Groups
 from specviz.core.trace import TokenEvent
 from specviz.engine.rescore import cascade_group, cascade_level, cascade_rescore, csd_accept, exact_prob
-from tests.toy import run, toy
+from tests.toy import grp, run, toy
 
 JUDGED = ("exact", "relaxed", "rejected")
 
@@ -89,16 +88,16 @@ def test_cascade_recorded_knobs_reproduce_recorded_b_and_level_tv(traces, name):
             continue
         k = KnobValues.from_config(t.config)
         for evs, st in levels(t):
-            lvl = cascade_level(evs, k, (evs[0].groups or Groups()).budget_left)         # the engine's own budget_left of the level
-            grouped += any((ev.groups or Groups()).interchangeable or (ev.groups or Groups()).convergent for ev in evs)
+            lvl = cascade_level(evs, k, grp(evs[0]).budget_left)         # the engine's own budget_left of the level
+            grouped += any(grp(ev).interchangeable or grp(ev).convergent for ev in evs)
             if fully_judged(evs, st):
                 full += 1
                 assert lvl.cost == pytest.approx(evs[0].tv_cost, abs=1e-5)
-            if fully_judged(evs, st) or (evs[0].groups or Groups()).scale == 1.0:
+            if fully_judged(evs, st) or grp(evs[0]).scale == 1.0:
                 assert lvl.b[:len(evs)] == pytest.approx([ev.accept_prob for ev in evs], abs=1e-5)
             for ev in evs:
                 inter, conv = cascade_group(ev, k.tau_pos, k.tau_seq, k.cascade_sets)
-                assert sorted(inter) == sorted((ev.groups or Groups()).interchangeable) and sorted(conv) == sorted((ev.groups or Groups()).convergent)
+                assert sorted(inter) == sorted(grp(ev).interchangeable) and sorted(conv) == sorted(grp(ev).convergent)
     assert grouped >= 3 and full >= 3, "the fixture should form groups and resample"
 
 

@@ -15,7 +15,7 @@ from specviz.core.knobs import ConfigError
 from specviz.core.trace import Trace
 from specviz.engine import config, families, methods
 from specviz.render import draw, html, panels
-from tests.apptools import knob_args, tiny_backend
+from tests.apptools import knob_inputs, tiny_backend
 from tests.toy import run, toy
 
 
@@ -58,8 +58,8 @@ def test_toy_method_runs_everywhere(toy_method, tmp_path, capsys):
     choices = next(c for c in demo.config["components"] if c.get("props", {}).get("elem_id") == "methods")
     assert ("TOY", "toyrelax") in [tuple(c) for c in choices["props"]["choices"]]
     backend, _, _ = tiny_backend()
-    frames = list(Handlers(backend, str(tmp_path), fps=1000).generate(*knob_args(["toyrelax"])))
-    assert frames[-1][GEN_OUTPUTS.index("summary")][0][0] == "toyrelax"
+    frames = list(Handlers(backend, str(tmp_path), fps=1000).generate(knob_inputs(["toyrelax"])))
+    assert frames[-1]["summary"][0][0] == "toyrelax"
     # CLI: the flag takes the new method; a run on the shipped model writes a checked trace
     path = tmp_path / "t.json"
     assert cli.main(["generate", "--method", "toyrelax", "--prompt", "a red house", "--lam", "2",

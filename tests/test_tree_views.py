@@ -6,11 +6,10 @@ from html import escape
 import pytest
 
 from specviz.analysis import views
-from specviz.core.records import Groups
 from specviz.engine.groups import READINGS
 from specviz.engine.methods import get
 from specviz.render import html
-from tests.toy import run, toy
+from tests.toy import grp, run, toy
 
 
 @pytest.fixture(scope="module")
@@ -29,15 +28,15 @@ def test_group_cells_put_members_at_their_positions(traces):
             for ev in st.events:
                 if ev.decision not in views.JUDGED:
                     continue
-                for m in (ev.groups or Groups()).convergent:                       # one level up (the root too) or one level down
+                for m in grp(ev).convergent:                       # one level up (the root too) or one level down
                     want = pos_of.get(m, ev.pos - ev.level)   # node 0, the root, sits before level 1
                     assert abs(want - ev.pos) == 1
                     seen.add(want - ev.pos)
         for c in views.group_cells(t):
             ev = [a.event for a in views.attempts(t, c.pos) if a.event.decision in views.JUDGED][-1]
-            assert c.interchangeable == tuple(c.pos for _ in (ev.groups or Groups()).interchangeable)
+            assert c.interchangeable == tuple(c.pos for _ in grp(ev).interchangeable)
             assert sorted(c.convergent) == sorted(c.pos + (1 if lv > ev.level else -1) for lv in
-                                                  [r.level for r in (ev.groups or Groups()).siblings if r.node in (ev.groups or Groups()).convergent])
+                                                  [r.level for r in grp(ev).siblings if r.node in grp(ev).convergent])
     assert seen == {-1, 1}, "the fixture should have convergent members above and below"
 
 
@@ -54,7 +53,7 @@ def test_inspector_shows_both_tvs_budget_and_reading(traces):
             assert float(bars["TV(p, q)"]) == pytest.approx(key.tv, abs=1e-4)
             assert float(bars["TV(p, r)"]) == pytest.approx(key.tv_residual, abs=1e-4)
             assert float(bars["TV cost"]) == pytest.approx(key.tv_cost, abs=1e-4)
-            assert f"δ = {(key.groups or Groups()).budget_left:.4f}" in out and f"s = {(key.groups or Groups()).scale:.4f}" in out
-            if (key.groups or Groups()).siblings:
+            assert f"δ = {grp(key).budget_left:.4f}" in out and f"s = {grp(key).scale:.4f}" in out
+            if grp(key).siblings:
                 assert f"Sets: {escape(sets + ' — ' + READINGS[sets])}" in out
     assert "paper reading" in get("cascade").reading and "--cascade-sets" in get("cascade").reading

@@ -3,6 +3,7 @@ import itertools
 
 import torch
 
+from specviz.core.records import Groups
 from specviz.core.sampling import target_probs
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode
@@ -70,3 +71,8 @@ def check_decisions(events) -> None:
             assert e.exact_prob <= e.u < e.accept_prob
         elif e.decision == "rejected":
             assert e.u >= e.accept_prob
+
+
+def grp(ev):
+    """An event's `groups` extension, or the defaults every event without one reads as."""
+    return ev.groups or Groups()

@@ -9,7 +9,7 @@ import gradio as gr
 
 from specviz.analysis import atlas, atlas_run
 from specviz.app import widgets as w
-from specviz.app.handlers import friendly
+from specviz.app.errors import friendly
 from specviz.engine.config import METHODS
 from specviz.render import atlas_fig
 from specviz.render.exports import export_dir

@@ -6,19 +6,15 @@ gr.Error line (the traceback goes to the server log only).
 """
 from __future__ import annotations
 
-import functools
-import gc
-import inspect
-import logging
 import time
 from dataclasses import dataclass, field
 
 import gradio as gr
 import numpy as np
-import torch
 from PIL import Image
 
 from specviz.analysis.preview import KnobValues, rescore
+from specviz.app.errors import friendly
 from specviz.app.session import (
     RACE_PX,
     Backend,
@@ -37,7 +33,6 @@ from specviz.render import draw, html, panels
 from specviz.render.exports import export_run
 from specviz.render.figures import histogram_image
 
-log = logging.getLogger("specviz.app")
 # the /generate inputs: the run's identity, then every knob the registry shows as a control (methods.ui_knobs)
 GEN_INPUTS = Live(lambda: ("prompt", "seed", "model", "methods", *(k.name for k in ui_knobs())))
 PREVIEWED = Live(lambda: tuple(k.name for k in ui_knobs("main")))     # the sliders the instant preview moves
@@ -47,8 +42,6 @@ GEN_OUTPUTS = Live(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m
                             "preview_table"))
 PREVIEW_OUTPUTS = ("preview_image", "preview_table")
 MAPS_EVERY_S = 2.0          # heatmaps during a run: at most this often (one update of all six: ~0.15 s)
-OOM_MESSAGE = ("Out of memory during this run; its memory has been released. Try fewer methods, a shorter window or "
-               "tree, or a smaller model (the app is ready for the next run).")
 
 
 @dataclass
@@ -60,68 +53,23 @@ class RunState:
     images: dict = field(default_factory=dict)      # method -> (h, w, 3) uint8
 
 
-def friendly(fn):
-    """Turn any exception into one clear gr.Error line; works for plain and generator handlers. The error is raised
-    outside the `except` block so that it carries no traceback of the failed run: the run's frames (models' caches,
-    partial traces) are freed at once, and after an out-of-memory the garbage is collected before the message."""
-    def explain(e: Exception) -> gr.Error:
-        if isinstance(e, gr.Error):
-            return gr.Error(e.message, duration=e.duration)
-        if isinstance(e, (ConfigError, ValueError, FileNotFoundError)):
-            return gr.Error(str(e).removeprefix("--"))          # CLI flag names read as plain knob names here
-        if _out_of_memory(e):
-            log.warning("handler %s ran out of memory: %s", fn.__name__, str(e))   # str: keep no frames alive
-            return gr.Error(OOM_MESSAGE)
-        log.exception("handler %s failed", fn.__name__)
-        return gr.Error(f"Unexpected error ({type(e).__name__}): {e}")
-
-    def fail(err: gr.Error):
-        if err.message == OOM_MESSAGE:
-            release_memory()
-        raise err
-
-    if inspect.isgeneratorfunction(fn):
-        @functools.wraps(fn)
-        def gen(*a, **k):
-            try:
-                yield from fn(*a, **k)
-                return
-            except Exception as e:                      # noqa: BLE001 - surfaced as one UI line
-                err = explain(e)
-            fail(err)
-        return gen
-
-    @functools.wraps(fn)
-    def plain(*a, **k):
-        try:
-            return fn(*a, **k)
-        except Exception as e:                          # noqa: BLE001
-            err = explain(e)
-        fail(err)
-    return plain
-
-
-def as_tuple(names, values: dict) -> tuple:
-    return tuple(values.get(n, gr.skip()) for n in names)
-
-
 class Handlers:
     def __init__(self, backend: Backend, export_root: str | None = None, fps: float = 8.0):
         self.backend, self.export_root, self.fps = backend, export_root, fps
 
+    # Every handler takes its inputs as one dict keyed by name and returns (or yields) updates keyed by output name
+    # (GEN_OUTPUTS, ...); app/edge.py wires the names to components.
     # ------------------------------------------------------------------------------------------------ generate
-    def generate(self, *args):
-        """Stream the race: (GEN_INPUTS..., opacity) -> GEN_OUTPUTS tuples."""
-        for upd in self._race(dict(zip(GEN_INPUTS, args[:len(GEN_INPUTS)], strict=False)), float(args[len(GEN_INPUTS)])):
-            yield as_tuple(GEN_OUTPUTS, upd)
+    def generate(self, inputs: dict):
+        """Stream the race: {GEN_INPUTS..., opacity} -> updates by GEN_OUTPUTS name."""
+        yield from self._race({k: inputs[k] for k in GEN_INPUTS}, float(inputs["opacity"]))
 
-    def rerun(self, *args):
+    def rerun(self, inputs: dict):
         """Slider released: re-run only on the embedded (fast) models; elsewhere the preview must do."""
-        model = args[GEN_INPUTS.index("model")]
-        if model not in self.backend.live:
-            yield as_tuple(GEN_OUTPUTS, {})
+        if inputs["model"] not in self.backend.live:
+            yield {}
             return
-        yield from self.generate(*args)
+        yield from self.generate(inputs)
 
     @friendly
     def _race(self, knobs: dict, opacity: float):
@@ -158,9 +106,10 @@ class Handlers:
                       "preview_image": None, "preview_table": ""}
 
     @friendly
-    def open_traces(self, files, opacity):
-        """Open trace JSON files (Export / CLI output, or anyone's): maps, summary, replay and preview, as after a
-        run; images when the trace's model is offered here. -> GEN_OUTPUTS + the methods checkbox."""
+    def open_traces(self, inputs: dict):
+        """Open trace JSON files {files, opacity} (Export / CLI output, or anyone's): maps, summary, replay and
+        preview, as after a run; images when the trace's model is offered here. -> GEN_OUTPUTS + methods."""
+        files, opacity = inputs["files"], inputs["opacity"]
         traces, images, note = read_traces(self.backend, [_path(f) for f in (files or [])])
         first = next(iter(traces.values()))
         prompt = first.config.get("prompt", "")
@@ -174,7 +123,7 @@ class Handlers:
                                                          t.summary["seconds"]))
         upd |= self._finish(RunState(first.model, prompt, traces, images), float(opacity))
         upd["status"] = html.opened(list(traces), prompt, note)
-        return (*as_tuple(GEN_OUTPUTS, upd), gr.CheckboxGroup(value=list(traces)))
+        return upd | {"methods": gr.CheckboxGroup(value=list(traces))}
 
     def _finish(self, st: RunState, opacity: float) -> dict:
         first = next((m for m in st.traces if m != "ar"), next(iter(st.traces)))    # replay the first speculative run
@@ -190,20 +139,23 @@ class Handlers:
 
     # ------------------------------------------------------------------------------------------------ cheap views
     @friendly
-    def maps(self, st: RunState, opacity: float):
-        return as_tuple([f"map_{k}" for k in panels.KINDS], self._maps(st or RunState(), float(opacity)))
+    def maps(self, inputs: dict):
+        """The map opacity moved: {state, opacity} -> the maps."""
+        return self._maps(inputs["state"] or RunState(), float(inputs["opacity"]))
 
     @friendly
-    def preview(self, st: RunState, *args):
-        """Re-score the recorded drafts under the slider values (no model call): (state, PREVIEWED..., opacity)."""
+    def preview(self, inputs: dict):
+        """Re-score the recorded drafts under the slider values (no model call): {state, PREVIEWED..., opacity}."""
+        st = inputs["state"]
         if not st or not st.traces:
-            return panels.preview_map([], {}, {}), "<i>Generate first; then the sliders preview here.</i>", gr.skip()
-        moved = {name: float(v) for name, v in zip(PREVIEWED, args[:-1], strict=True)}
+            return {"preview_image": panels.preview_map([], {}, {}),
+                    "preview_table": "<i>Generate first; then the sliders preview here.</i>"}
+        moved = {name: float(inputs[name]) for name in PREVIEWED}
         first = next(iter(st.traces.values()))
         knobs = KnobValues.from_config(first.config, **moved)
         pv = [rescore(t, KnobValues.from_config(t.config, **moved)) for t in st.traces.values()]
-        return (panels.preview_map(pv, st.traces, st.images, float(args[-1])), html.preview_table(pv, knobs),
-                gr.Tabs(selected="preview"))
+        return {"preview_image": panels.preview_map(pv, st.traces, st.images, float(inputs["opacity"])),
+                "preview_table": html.preview_table(pv, knobs), "tabs": gr.Tabs(selected="preview")}
 
     def inspect_slot(self, method: str):
         @friendly
@@ -239,14 +191,14 @@ class Handlers:
         return fn
 
     @friendly
-    def replay(self, st: RunState, method: str, step):
-        """The step slider moved: (image, caption)."""
-        return as_tuple(("replay_image", "replay_caption"), self._replay(st, method, int(step or 0), False))
+    def replay(self, inputs: dict):
+        """The step slider moved: {state, replay_method, replay_step} -> image, caption."""
+        return self._replay(inputs["state"], inputs["replay_method"], int(inputs["replay_step"] or 0), False)
 
     @friendly
-    def replay_pick(self, st: RunState, method: str):
-        """Another run picked: (step slider reset to its range, image, caption)."""
-        return as_tuple(("replay_step", "replay_image", "replay_caption"), self._replay(st, method, 0, True))
+    def replay_pick(self, inputs: dict):
+        """Another run picked: {state, replay_method} -> step slider reset to its range, image, caption."""
+        return self._replay(inputs["state"], inputs["replay_method"], 0, True)
 
     def _replay(self, st: RunState, method: str, step: int, slider: bool) -> dict:
         if not st or method not in st.traces:
@@ -272,21 +224,6 @@ class Handlers:
                          measure or "implausible")
 
 
-def api_params(fn, names: list, defaults: dict):
-    """`fn(*args)` with a signature naming each positional input (Gradio names API parameters after the handler's
-    signature: without this the API shows param_0, param_1, ...). Defaults let API callers omit parameters."""
-    P = inspect.Parameter
-    if inspect.isgeneratorfunction(fn):
-        def named(*args):
-            yield from fn(*args)
-    else:
-        def named(*args):
-            return fn(*args)
-    named.__name__ = getattr(fn, "__name__", "handler")
-    named.__signature__ = inspect.Signature([P(n, P.POSITIONAL_OR_KEYWORD, default=defaults[n]) for n in names])
-    return named
-
-
 def slot_visibility(methods) -> list:
     return [gr.Column(visible=m in (methods or [])) for m in METHODS]
 
@@ -307,20 +244,6 @@ def _typed(knobs: dict) -> dict:
 
 def _path(f) -> str:
     return f if isinstance(f, str) else getattr(f, "path", None) or getattr(f, "name", "")
-
-
-def _out_of_memory(e: Exception) -> bool:
-    if isinstance(e, (MemoryError, torch.OutOfMemoryError)):
-        return True
-    text = str(e).lower()
-    return isinstance(e, RuntimeError) and ("out of memory" in text or "can't allocate memory" in text)
-
-
-def release_memory() -> None:
-    """After an aborted run: drop its garbage now and hand cached accelerator blocks back."""
-    gc.collect()
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()
 
 
 def _clamp(v: int, n: int) -> int:

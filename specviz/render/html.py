@@ -163,6 +163,7 @@ def _members(a, how: str) -> str:
 def preview_table(previews: list[Preview], knobs) -> str:
     def mean(v):
         return sum(v) / len(v) if v else 1.0
+    tunable = [m.name for m in methods.REGISTRY.values() if m.rescore is not None]     # the records that say so
     rows = "".join(
         f"<tr><td>{p.method}</td><td>{'yes' if p.tunable else 'no'}</td><td>{p.recorded_compression:.2f}×</td>"
         f"<td>{mean(p.baseline_len):.2f} → <b>{mean(p.expected_len):.2f}</b></td>"
@@ -170,9 +171,9 @@ def preview_table(previews: list[Preview], knobs) -> str:
     return (f"<div class='sv-prev'><b>Preview of recorded drafts</b> — no model run. λ = {knobs.lam:.2f}, "
             f"δ = {knobs.delta:.2f}, τ_pos = {knobs.tau_pos:.2f}, τ_seq = {knobs.tau_seq:.2f}. "
             "Release the slider to re-run the model. Expected values re-score only the drafts the run judged "
-            "(recorded knobs → new knobs); only csd and cascade depend on these knobs. CASCADE re-runs each level's "
-            "walk and the step's TV budget on the recorded masses; the groups of siblings after an accepted one are "
-            "not recorded and count as lossless."
+            f"(recorded knobs → new knobs); only {escape(', '.join(tunable))} depend on these knobs. Group-forming "
+            "rules (CASCADE) re-run each level's walk and the step's TV budget on the recorded masses; the groups of "
+            "siblings after an accepted one are not recorded and count as lossless."
             "<table class='sv-t'><tr><th>method</th><th>uses knobs</th><th>run achieved</th>"
             "<th>E[tokens / step]</th><th>E[step compression]</th></tr>"
             f"{rows}</table></div>")

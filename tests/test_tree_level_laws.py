@@ -1,6 +1,7 @@
-"""Tree levels by exact enumeration (issue 12, points 1-5, 7): the law a level's sibling walk outputs, built here from
-the rule formulas, against what the engine decides with and records. Small vocabularies, a few siblings, point-mass
-and sampled siblings. Every test is a plain function without fixtures: tests/mutants_tree.py uses them as detectors.
+"""Tree levels by exact enumeration (docs/methods_trees.md, points 1-5, 7): the law a level's sibling walk outputs,
+built here from the rule formulas, against what the engine decides with and records. Small vocabularies, a few
+siblings, point-mass and sampled siblings. Every test is a plain function without fixtures: tests/mutants_tree.py
+uses them as detectors.
 
 A level's walk (verify.level_law) decides sibling j with b_j = a_j(x_j) against the running residual and resamples
 from the last residual, so given the drawn siblings it outputs  Σ_j Π_{i<j}(1 - b_i) b_j δ(x_j) + Π_i(1 - b_i) r_k.

@@ -1,4 +1,5 @@
-"""Issue 15: MC-SJD coupling (every Jacobi method, `--couple`; `mcsjd`) and SJD-PAC (`sjdpac`).
+"""MC-SJD coupling (every Jacobi method, `--couple`; `mcsjd`) and SJD-PAC (`sjdpac`) keep the AR law
+(docs/methods_lossless.md).
 
 Exactness: chi-square against the enumerated AR law on flat toys (set up here, not in tests/toy.py), greedy = AR,
 trace invariants. The exact detectors at the top (no sampling) are also the mutation check's (tests/mutants_jacobi.py).

@@ -1,0 +1,30 @@
+"""The Gradio edge by name. Handlers (handlers.py) take their inputs as one dict keyed by name and return (or yield)
+updates keyed by output name; `wire` connects them to components: inputs as Gradio keyword inputs (`inputs_kwargs`,
+after which the API names its parameters), updates as {component: value} (Gradio leaves the outputs an update omits
+unchanged)."""
+from __future__ import annotations
+
+import inspect
+from typing import Callable
+
+import gradio as gr
+
+
+def wire(event, fn: Callable, inputs: dict, outputs: dict, defaults: dict | None = None, **listener):
+    """event(handler, inputs_kwargs=inputs, outputs=[...], **listener) for fn(values by name) -> updates by name.
+    `defaults` (by input name) lets API callers omit parameters; returns the event's dependency."""
+    def to_components(upd: dict):
+        got = {outputs[n]: v for n, v in upd.items() if n in outputs}
+        return got or gr.skip()
+
+    if inspect.isgeneratorfunction(fn):
+        def handler(**values):
+            for upd in fn(values):
+                yield to_components(upd)
+    else:
+        def handler(**values):
+            return to_components(fn(values))
+    P, given = inspect.Parameter, defaults or {}
+    handler.__name__ = getattr(fn, "__name__", "handler")
+    handler.__signature__ = inspect.Signature([P(n, P.KEYWORD_ONLY, default=given.get(n, P.empty)) for n in inputs])
+    return event(handler, inputs_kwargs=inputs, outputs=list(outputs.values()), **listener)
