@@ -101,3 +101,30 @@ def test_an_exact_accept_with_a_cost_says_whose_cost_it_is():
                 assert ("sibling walk" in note) == (ev.parent >= 0), note
                 found += 1
     assert found
+
+
+def test_the_inspector_states_the_verdict_and_lists_group_members_only():
+    from html import escape
+
+    from specviz.analysis import views
+    from specviz.engine import methods
+    from specviz.render import html
+    seen = set()
+    for t in traces():
+        rel = methods.get(t.method).relaxation or "the rule's relaxation"
+        for pos in range(t.grid[0] * t.grid[1]):
+            hist = views.attempts(t, pos)
+            if not hist:
+                continue
+            judged = [a for a in hist if a.event.decision in ("exact", "relaxed", "rejected")]
+            key = judged[-1] if judged else hist[-1]
+            out = html.inspector(t, pos)
+            assert escape(vd.verdict(key.event, rel).text()) in out, (t.method, pos)
+            final = [a for a in hist if a.event.decision not in ("rejected",)][-1]
+            if final is not key:
+                assert escape(vd.verdict(final.event).text()) in out
+            if key.members:
+                listed = out.count("</td></tr>", out.index("Group of node"))
+                assert listed == max(1, sum(1 for m in key.members if m[6] or m[7]))
+            seen.add(key.event.decision)
+    assert {"exact", "relaxed", "rejected", "ar"} <= seen

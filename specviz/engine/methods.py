@@ -150,6 +150,7 @@ register(Method(
         Knob("g", str, "h", choices=("h", "one_minus_h"), help="CSD relaxation shape g(H): H or 1 - H"),
     ),
     rule=_csd_rule, rescore=rescore.csd_rescore, bound=_csd_bound, explain=csd_explain,
+    relaxation="CSD's λ·g(H), only where TV(p, q) < δ",
     reading="CSD (content-aware SD, Wang et al. 2026; not continuous SD for MAR): b = min(1, q/p + λ·g(H)) where "
             "TV(p, q) < δ; H normalised as --h-norm says; TV-optimal residual; cost <= min(TV(p, q), λ·g(H))"))
 register(Method(
@@ -166,6 +167,7 @@ register(Method(
                   "distance, residual norm([q - p]+)"),
     ),
     rule=_gsd_rule, bound=_gsd_bound,
+    relaxation="the target mass of the draft's group (Σ_group q / Σ_group p, GSD)",
     reading="GSD (So et al. 2025): a = min(1, Σ_group q / Σ_group p) over a window of the target ranking; "
             "--gsd-mode says whose window, distance and residual"))
 register(Method("sd", "SD", families.TreeFamily, "draft tree · lossless", True,
@@ -187,6 +189,7 @@ register(Method(
     ),
     groups=cascade_groups, rescore=rescore.cascade_rescore, explain=cascade_explain,
     group_reading=cascade_reading,
+    relaxation="the q-mass of the node's group I(n) ∪ C(n), scaled to fit the level's share of the TV budget",
     reading="paper reading by default (--cascade-sets paper): " + READINGS["paper"] + "; the step's levels share "
             "a TV budget δ, each level's relaxation scaled by one factor so its exact TV fits before deciding"))
 _RESIDUAL = Knob("lantern_residual", str, "tv_optimal", choices=("tv_optimal", "lumina", "llamagen"),
@@ -203,6 +206,7 @@ register(Method(
         _RESIDUAL,
     ),
     rule=_lantern_builder(plus=False), check=_lantern_check, bound=_lantern_bound,
+    relaxation="the q-mass of the draft's nearest codes in latent space (LANTERN, within δ)",
     reading="LANTERN (Jang et al. 2025): q~(x) = q(x) + Σ of q over x's m* nearest codes, m* = max{m <= k : "
             "s_m <= δ}; a = min(1, q~/p); cost <= δ per point-mass draft with the TV-optimal residual"))
 register(Method(
@@ -215,6 +219,7 @@ register(Method(
         _RESIDUAL,
     ),
     rule=_lantern_builder(plus=True), bound=_lanternpp_bound,
+    relaxation="the q-mass of the draft's nearest codes, capped at (λ - 1)·q(x) (LANTERN++)",
     reading="LANTERN++ (Park et al. 2025): LANTERN with the budget (λ - 1)·q(x); the paper and released runs use a "
             "static tree (--tree static), not forced here"))
 

@@ -39,6 +39,7 @@ class Method:
     explain: Callable | None = None              # (config dict, deciding TokenEvent) -> a line of plain text the
     #                                              inspector shows under the numbers (CSD: its units; CASCADE: budget)
     group_reading: Callable | None = None        # (config dict) -> how this run formed its groups (inspector, maps)
+    relaxation: str = ""                         # what the rule adds to q/p, in words (the inspector's verdict)
 
     @property
     def decisions(self) -> frozenset:

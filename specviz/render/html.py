@@ -8,6 +8,7 @@ from specviz.analysis import views
 from specviz.analysis.preview import Preview
 from specviz.engine import methods
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
+from specviz.render.verdict import num, verdict
 
 SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",
                    "Σ per-token TV cost (bound on the image's TV)", "mean per judged token",
@@ -76,7 +77,7 @@ def _chip(decision: str) -> str:
 def _bar(label: str, value: float, colour: str) -> str:
     w = max(0.0, min(1.0, value)) * 100
     return (f"<div class='sv-bar'><span class='sv-bl'>{label}</span><span class='sv-bt'>"
-            f"<span style='width:{w:.1f}%;background:{colour}'></span></span><span class='sv-bv'>{value:.4f}</span>"
+            f"<span style='width:{w:.1f}%;background:{colour}'></span></span><span class='sv-bv'>{num(value)}</span>"
             f"</div>")
 
 
@@ -92,7 +93,19 @@ def inspector(trace, pos: int) -> str:
     right = _history(hist) + (_members(key, group_reading(trace.method, trace.config)) if key.members else "")
     left = _numbers(hist, key, len(judged)) + explain(trace.method, trace.config, key.event) + reading(trace.method,
                                                                                                     trace.config)
-    return f"{head}<div class='sv-cols'><div>{left}</div><div>{right}</div></div></div>"
+    return (f"{head}{verdict_line(trace.method, hist, key)}<div class='sv-cols'><div>{left}</div><div>{right}</div>"
+            "</div></div>")
+
+
+def verdict_line(method: str, hist, key) -> str:
+    """What decided this cell, in one paragraph from the recorded numbers (render/verdict.py): the deciding draft's
+    verdict, then the committed token's when another event committed it (a resample, a bonus)."""
+    m = _record(method)
+    parts = [verdict(key.event, m.relaxation if m is not None and m.relaxation else "the rule's relaxation").text()]
+    final = next((a for a in reversed(hist) if a.event.commits), None)
+    if final is not None and final is not key:
+        parts.append(verdict(final.event).text())
+    return f"<p class='sv-verdict' id='sv-verdict'>{escape(' '.join(parts))}</p>"
 
 
 def reading(method: str, config: dict) -> str:
@@ -128,10 +141,13 @@ def _numbers(hist, key, n_judged: int) -> str:
                      f"forward {final.step}. {n_judged} draft(s) judged here.</p>")
     lines.append(f"<p class='sv-sub'>Deciding draft: token {e.token} at forward {key.step} — "
                  f"{'point-mass draft' if e.point_mass else 'sampled draft'}</p>")
-    lines += [_bar("p(x) draft", e.p_draft, "#3b7dd8"), _bar("q(x) target", e.p_target, "#2ea043"),
-              _bar("min(1, q/p)", e.exact_prob, "#8c959f"), _bar("b accept", e.accept_prob, "#f2a900"),
-              _bar("TV(p, q)", e.tv, "#9a3fb5"), _bar("TV(p, r)", e.tv_residual, "#c77dde"),
-              _bar("TV cost", e.tv_cost, "#d73027")]
+    if e.decision in views.JUDGED:                      # a draft was judged: its laws, ratio and acceptance
+        lines += [_bar("p(x) draft", e.p_draft, "#3b7dd8"), _bar("q(x) target", e.p_target, "#2ea043"),
+                  _bar("min(1, q/p)", e.exact_prob, "#8c959f"), _bar("b accept", e.accept_prob, "#f2a900"),
+                  _bar("TV(p, q)", e.tv, "#9a3fb5"), _bar("TV(p, r)", e.tv_residual, "#c77dde")]
+    else:                                               # sampled, not judged: only the target law speaks
+        lines.append(_bar("q(x) target", e.p_target, "#2ea043"))
+    lines.append(_bar("TV cost", e.tv_cost, "#d73027"))
     lines.append("<p class='sv-sub'>TV(p, q): draft law against the target law q; TV(p, r): against the law the draft "
                  "was judged with (later tree siblings: the running residual r; otherwise r = q). TV cost: TV(o, q) of "
                  "the output law" + (" of the level's whole sibling walk" if e.parent >= 0 else "") + ".</p>")
@@ -142,22 +158,32 @@ def _numbers(hist, key, n_judged: int) -> str:
 
 def _history(hist) -> str:
     rows = "".join(f"<tr><td>{a.step}</td><td>{a.event.level}</td><td>{a.event.token}</td>"
-                   f"<td>{_chip(a.event.decision)}</td><td>{a.event.p_draft:.3f}</td><td>{a.event.p_target:.3f}</td>"
-                   f"<td>{a.event.accept_prob:.3f}</td><td>{a.event.tv:.3f}</td><td>{a.event.tv_residual:.3f}</td>"
-                   f"<td>{a.event.tv_cost:.3f}</td></tr>" for a in hist)
+                   f"<td>{_chip(a.event.decision)}</td><td>{_judged(a.event, a.event.p_draft)}</td>"
+                   f"<td>{num(a.event.p_target)}</td><td>{_judged(a.event, a.event.accept_prob)}</td>"
+                   f"<td>{_judged(a.event, a.event.tv)}</td><td>{_judged(a.event, a.event.tv_residual)}</td>"
+                   f"<td>{num(a.event.tv_cost)}</td></tr>" for a in hist)
     return ("<p class='sv-sub'>Every event at this position, in order</p><table class='sv-t'><tr><th>forward</th>"
             "<th>level</th><th>token</th><th>decision</th><th>p(x)</th><th>q(x)</th><th>b</th><th>TV(p,q)</th>"
             f"<th>TV(p,r)</th><th>cost</th></tr>{rows}</table>")
 
 
+def _judged(e, v: float) -> str:
+    """A draft-side number: '—' for a token that was sampled rather than judged (no draft, no b)."""
+    return num(v) if e.decision in views.JUDGED else "—"
+
+
+_EMPTY = "<tr><td colspan=7>no member: the group is empty</td></tr>"
+
+
 def _members(a, how: str) -> str:
-    rows = "".join(f"<tr><td>{n}</td><td>{'?' if lv < 0 else lv}</td><td>{tok}</td><td>{q:.4f}</td><td>{cos:.3f}</td>"
+    rows = "".join(f"<tr><td>{n}</td><td>{'?' if lv < 0 else lv}</td><td>{tok}</td><td>{num(q)}</td><td>{cos:.3f}</td>"
                    f"<td>{'—' if cc <= -1 else f'{cc:.3f}'}</td><td>{'I' if i else ''}{'C' if cv else ''}</td></tr>"
-                   for n, tok, q, cos, cc, lv, i, cv in a.members)
-    return (f"<p class='sv-sub'>Group candidates for node {a.event.node} (level {a.event.level}; I = interchangeable,"
-            f" C = convergent). Sets: {escape(how)}</p>"
+                   for n, tok, q, cos, cc, lv, i, cv in a.members if i or cv)      # members only
+    return (f"<p class='sv-sub'>Group of node {a.event.node} (level {a.event.level}): other draft-tree nodes whose "
+            "tokens count as alternatives for this same position — I = interchangeable (same tree level), "
+            f"C = convergent (a consecutive level); not neighbouring image cells. Sets: {escape(how)}</p>"
             "<table class='sv-t'><tr><th>node</th><th>level</th><th>token</th><th>q(token) here</th><th>cos</th>"
-            f"<th>child cos</th><th>group</th></tr>{rows}</table>")
+            f"<th>child cos</th><th>group</th></tr>{rows or _EMPTY}</table>")
 
 
 def preview_table(previews: list[Preview], knobs) -> str:
