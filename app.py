@@ -177,8 +177,9 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     wire(c["opacity"].change, h.maps, pick("state", "opacity"), pick(*(f"map_{k}" for k in panels.KINDS)), **quick)
     for m in METHODS:
         c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], [c["inspector"]], **quick)
-    for img in [c[f"map_{k}"] for k in panels.KINDS] + [c["preview_image"]]:
-        img.select(h.inspect_map(), [c["state"]], [c["inspector"]], **quick)
+    for k in (*panels.KINDS, None):
+        img = c[f"map_{k}"] if k else c["preview_image"]
+        img.select(h.inspect_map(k), [c["state"]], [c["inspector"]], **quick)
     c["replay_image"].select(h.inspect_replay(), [c["state"], c["replay_method"]], [c["inspector"]], **quick)
     wire(c["replay_step"].change, h.replay, pick("state", "replay_method", "replay_step"),
          pick("replay_image", "replay_caption"), **quick)

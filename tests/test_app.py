@@ -126,6 +126,11 @@ def test_preview_inspector_replay_and_export_handlers(state):
     c = draw.cell_px((4, 4))
     evt = gr.SelectData(None, {"index": [x0 + 2 * c + 1, y0 + c + 1], "value": None})
     assert "csd · row 1, column 2 (position 6)" in h.inspect_map()(st, evt)
+    shown, px = panels.map_layout("groups", st.traces)                     # the groups map: group formers only
+    assert shown == ["cascade"] and px == panels.GROUP_PX
+    (x0, y0), c = draw.layout(1, px)[0], draw.cell_px((4, 4), px)
+    evt = gr.SelectData(None, {"index": [x0 + 3 * c + 1, y0 + 2 * c + 1], "value": None})
+    assert "cascade · row 2, column 3 (position 11)" in h.inspect_map("groups")(st, evt)
     evt = gr.SelectData(None, {"index": [c * 3 + 1, 1], "value": None})
     assert "row 0, column 3" in h.inspect_slot("cascade")(st, evt)
     (rx, ry), rc = draw.layout(1, panels.REPLAY_PX)[0], draw.cell_px((4, 4), panels.REPLAY_PX)

@@ -122,14 +122,15 @@ def test_one_record_with_groups_and_an_inspector_line_reaches_app_maps_and_inspe
     demo = app.build_demo(tiny_backend()[0])
     choices = next(c for c in demo.config["components"] if c.get("props", {}).get("elem_id") == "methods")
     assert ("TOYG", "toygroups") in [tuple(c) for c in choices["props"]["choices"]]
-    # maps: the groups map draws its groups (not the "forms no groups" placeholder)
+    # maps: the groups map draws its groups; methods without groups get no placeholder panel (the legend names them)
     drawn, notes = [], []
     monkeypatch.setattr(draw, "draw_groups", lambda im, cells, grid, _f=draw.draw_groups: drawn.append(cells)
                         or _f(im, cells, grid))
     monkeypatch.setattr(draw, "message", lambda text, *a, _f=draw.message: notes.append(text) or _f(text, *a))
     panels.heatmap("groups", {"toygroups": trace, "sjd": run(model, factory, method="sjd", window=4)}, {})
     assert len(drawn) == 1 and any(c.members for c in drawn[0])
-    assert notes == ["sjd forms no groups"]
+    assert not notes and panels.map_layout("groups", {"sjd": None, "toygroups": trace}) == (["toygroups"],
+                                                                                              panels.GROUP_PX)
     # inspector: the record's line under the numbers, and its reading over the candidates table
     out = html.inspector(trace, grouped[0].pos)
     assert "TOY LINE at level" in out and "toy sets: every sibling" in out

@@ -168,16 +168,18 @@ class Handlers:
             return html.inspector(t, _clamp(int(y) // c, t.grid[0]) * t.grid[1] + _clamp(int(x) // c, t.grid[1]))
         return fn
 
-    def inspect_map(self):
+    def inspect_map(self, kind: str | None = None):
+        """A click on a map composite (`kind` one of panels.KINDS; None: the preview map, one panel per method)."""
         @friendly
         def fn(st: RunState, evt: gr.SelectData):
             if not st or not st.traces:
                 return "<i>Generate first, then click a cell of any map.</i>"
-            first = next(iter(st.traces.values()))
-            hit = draw.locate(len(st.traces), evt.index[0], evt.index[1], first.grid)
+            shown, px = panels.map_layout(kind, st.traces) if kind else (list(st.traces), draw.PANEL)
+            first = st.traces[shown[0]]
+            hit = draw.locate(len(shown), evt.index[0], evt.index[1], first.grid, px)
             if hit is None:
                 return "<i>Click inside one of the maps.</i>"
-            return html.inspector(list(st.traces.values())[hit[0]], hit[1])
+            return html.inspector(st.traces[shown[hit[0]]], hit[1])
         return fn
 
     def inspect_replay(self):

@@ -12,7 +12,9 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 PANEL = 240                                   # px of one upscaled grid image
-MARGIN, TITLE, GAP, COLS = 12, 28, 14, 4      # composite layout
+MARGIN, TITLE, GAP, COLS = 12, 60, 14, 4      # composite layout (TITLE: two lines above each panel)
+TEXT, HEAD = 20, 22                           # px of labels / panel titles in pictures: >= 16 CSS px when a map is
+#                                               shown at >= 80 % of its natural width (a 1080p projector)
 NAN_RGB = (226, 228, 232)
 UNDECIDED_RGB, HATCH_RGB = (44, 48, 58), (88, 95, 110)
 DECISION_RGB = {"exact": (46, 160, 67), "relaxed": (242, 169, 0), "rejected": (215, 48, 39),
@@ -156,18 +158,18 @@ def colorbar(cmap: str, vmin: float, vmax: float, label: str, height: int = PANE
     """A vertical colour bar with three tick labels and a wrapped label above it (cached: the same bar is drawn
     again at every live frame; callers paste it and never modify it)."""
     lines = _wrap(label, 22)
-    top = 16 * len(lines) + 8
-    img = Image.new("RGB", (150, height + top + 8), "white")
+    top = (TEXT + 4) * len(lines) + 8
+    img = Image.new("RGB", (260, height + top + 8), "white")
     d = ImageDraw.Draw(img)
     for i, line in enumerate(lines):
-        d.text((0, i * 16), line, fill=(40, 40, 40), font=font(12))
+        d.text((0, i * (TEXT + 4)), line, fill=(40, 40, 40), font=font(TEXT))
     ramp = lut(cmap)[np.linspace(255, 0, height).round().astype(int)]
     img.paste(Image.fromarray(np.repeat(ramp[:, None], 18, 1)), (0, top))
     d.rectangle((0, top, 17, top + height - 1), outline=(120, 120, 120))
     for t in (0.0, 0.5, 1.0):
         y = top + (1 - t) * (height - 1)
         d.line((18, y, 23, y), fill=(60, 60, 60))
-        d.text((27, y), tick_label(vmin + t * (vmax - vmin), vmax), fill=(40, 40, 40), font=font(12), anchor="lm")
+        d.text((27, y), tick_label(vmin + t * (vmax - vmin), vmax), fill=(40, 40, 40), font=font(TEXT), anchor="lm")
     return img
 
 
@@ -179,16 +181,19 @@ def legend(items, title: str = "") -> Image.Image:
 @lru_cache(maxsize=64)
 def _legend(items: tuple, title: str) -> Image.Image:
     """legend(), cached (callers paste it and never modify it)."""
-    row = 22
-    top = 20 if title else 0
-    img = Image.new("RGB", (236, top + row * len(items) + 4), "white")
+    row = TEXT + 8
+    lines = [(label, sw, k) for label, sw in items for k, label in enumerate(_wrap(label, 26))]
+    heads = _wrap(title, 24)
+    top = (TEXT + 6) * len(heads) + (4 if heads else 0)
+    img = Image.new("RGB", (330, top + row * len(lines) + 4), "white")
     d = ImageDraw.Draw(img)
-    if title:
-        d.text((0, 0), title, fill=(40, 40, 40), font=font(12, bold=True))
-    for i, (label, sw) in enumerate(items):
+    for i, head in enumerate(heads):
+        d.text((0, i * (TEXT + 6)), head, fill=(40, 40, 40), font=font(TEXT, bold=True))
+    for i, (label, sw, k) in enumerate(lines):
         y = top + i * row
-        _swatch(img, d, sw, y)
-        d.text((24, y + 8), label, fill=(40, 40, 40), font=font(12), anchor="lm")
+        if k == 0:                                    # a wrapped label's swatch sits on its first line
+            _swatch(img, d, sw, y + (row - 16) // 2 - 1)
+        d.text((24, y + row // 2), label, fill=(40, 40, 40), font=font(TEXT), anchor="lm")
     return img
 
 
@@ -251,7 +256,11 @@ def composite(panels, side: Image.Image | None = None, px: int = PANEL) -> Image
     out = Image.new("RGB", (width, height), "white")
     d = ImageDraw.Draw(out)
     for (title, im), (x, y) in zip(panels, corners, strict=False):
-        d.text((x, y - 6), title, fill=(30, 30, 30), font=font(14, bold=True), anchor="ls")
+        name, _, stats = title.partition(" · ")                 # "method · 130 fwd · 1.97×": name, then stats
+        d.text((x, y - 8 - TEXT - 6), _fit(d, name, HEAD, px), fill=(30, 30, 30), font=font(HEAD, bold=True),
+               anchor="ls")
+        if stats:
+            d.text((x, y - 8), _fit(d, stats, TEXT, px), fill=(70, 70, 70), font=font(TEXT), anchor="ls")
         out.paste(im, (x, y))
     if side is not None:
         out.paste(side, (MARGIN + cols * (px + GAP), MARGIN + TITLE - 4))
@@ -262,6 +271,14 @@ def message(text: str, px: int = PANEL) -> Image.Image:
     """A grey placeholder panel with a centred note (e.g. 'no CASCADE groups for ar')."""
     img = Image.new("RGB", (px, px), NAN_RGB)
     d = ImageDraw.Draw(img)
-    for i, line in enumerate(_wrap(text, 26)):
-        d.text((px / 2, px / 2 - 20 + 18 * i), line, fill=(90, 90, 90), font=font(13), anchor="mm")
+    for i, line in enumerate(_wrap(text, 18)):
+        d.text((px / 2, px / 2 - 24 + (TEXT + 4) * i), line, fill=(90, 90, 90), font=font(TEXT), anchor="mm")
     return img
+
+
+def _fit(d: ImageDraw.ImageDraw, text: str, size: int, width: int) -> str:
+    """The text cut with an ellipsis to fit `width` px in bold at this size (titles never run into a neighbour)."""
+    f = font(size, bold=True)
+    while d.textlength(text, font=f) > width and len(text) > 1:
+        text = text[:-2] + "…"
+    return text

@@ -12,6 +12,7 @@ from specviz.core.trace import DECISIONS, Trace
 from specviz.engine import methods
 from specviz.render import draw
 
+GROUP_PX = 480                  # the groups map's panels: member counts need cells of ~30 px
 KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups")
 REPLAY_PX = 360
 
@@ -35,18 +36,27 @@ def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0) -> Imag
         panels, side = _group_panels(traces)
     else:
         panels, side = _numeric_panels(kind, traces)
+    px = map_layout(kind, traces)[1]
     out = []
     for (method, im) in panels:
         grid = traces[method].grid
-        out.append((_title(traces[method]), draw.blend(im, base_image(images.get(method), grid), opacity)))
-    return draw.composite(out, side)
+        out.append((_title(traces[method]), draw.blend(im, base_image(images.get(method), grid, px), opacity)))
+    return draw.composite(out, side, px)
+
+
+def map_layout(kind: str, traces: dict) -> tuple[list, int]:
+    """Which methods a map kind's composite shows, in panel order, and its panel size (clicks are located with it)."""
+    if kind == "groups":
+        formers = [m for m in traces if methods.get(m).groups is not None]
+        return (formers or list(traces)[:1]), GROUP_PX
+    return list(traces), draw.PANEL
 
 
 def _title(trace: Trace) -> str:
     s = trace.summary
     if not s:
         return trace.method
-    return f"{trace.method}  ·  {s['target_forwards']} fwd  ·  {s['step_compression']:.2f}×"
+    return f"{trace.method} · {s['target_forwards']} fwd · {s['step_compression']:.2f}×"
 
 
 def _numeric_panels(kind: str, traces: dict):
@@ -74,18 +84,27 @@ def _decision_panels(traces: dict):
 
 
 def _group_panels(traces: dict):
+    """Only the methods whose record forms groups get a panel (at double size, so member counts stay readable);
+    the legend says what a group is and covers every colour drawn."""
+    formers = [m for m in traces if methods.get(m).groups is not None]
+    if not formers:
+        names = ", ".join(traces)
+        return [(next(iter(traces)), draw.message(f"none of {names} forms groups: add a group-forming method "
+                                                    "(CASCADE)", GROUP_PX))], None
     panels = []
-    for m, t in traces.items():
-        if methods.get(m).groups is None:
-            panels.append((m, draw.message(f"{m} forms no groups")))
-            continue
+    for m in formers:
+        t = traces[m]
         cells = views.group_cells(t)
-        im = draw.upscale(draw.categorical(views.group_category(cells, t.grid), draw.GROUP_RGB), t.grid)
+        im = draw.upscale(draw.categorical(views.group_category(cells, t.grid), draw.GROUP_RGB), t.grid, GROUP_PX)
         panels.append((m, draw.draw_groups(im, cells, t.grid)))
+    others = [m for m in traces if m not in formers]
     items = list(zip(draw.GROUP_LABEL, draw.GROUP_RGB, strict=False))
-    items += [("ring: accepted by relaxation", "ring"), ("digit: number of group members", (255, 255, 255)),
-              ("bar: branches converge next cell", (255, 230, 200))]
-    return panels, draw.legend(items, "deciding candidate's group")
+    items += [("no tree candidate judged here (AR step, bonus token)", draw.NAN_RGB),
+              ("ring: accepted by relaxation", "ring"), ("digit: members in the group", (255, 255, 255)),
+              ("bar: branches converge at the next cell", (255, 230, 200))]
+    if others:
+        items.append((f"no groups: {', '.join(others)}", (255, 255, 255)))
+    return panels, draw.legend(items, "group = alternative draft tokens for this cell")
 
 
 def preview_map(previews: list[Preview], traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
