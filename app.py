@@ -11,7 +11,7 @@ import gradio as gr
 import torch
 
 from specviz.analysis import views
-from specviz.app import atlas_tab, serving, sweep_tab
+from specviz.app import atlas_tab, present, serving, sweep_tab
 from specviz.app import widgets as w
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
@@ -32,7 +32,7 @@ INTRO = ("## specviz — speculative decoding, made visible\n"
          "Same prompt and seed for every method; one shared clock of **target forwards** (each tick, every method "
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
          "Click any cell of an image or map to inspect it.")
-STYLE = dict(theme=gr.themes.Soft(), css=html.CSS)
+STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS, js=present.JS)
 # show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
 # message instead of "the app raised an exception"; every handler error is already one line (errors.friendly)
 # state_session_capacity: one session's finished run holds ~2 MB with all seven scenes traces (~7 MB on Janus-Pro);
@@ -47,8 +47,8 @@ def _controls(backend: Backend, c: dict) -> None:
     with gr.Row():
         c["go"] = gr.Button("Generate", variant="primary", elem_id="generate")
         c["stop"] = gr.Button("Stop", variant="stop", elem_id="stop")
-    gr.Examples([[e] for e in EXAMPLES], [c["prompt"]], label="Example prompts")
-    with gr.Row():
+    gr.Examples([[e] for e in EXAMPLES], [c["prompt"]], label="Example prompts", elem_id="examples")
+    with gr.Row(elem_id="seed_model"):
         c["seed"] = w.Number(D.seed, label="Seed", precision=0, minimum=0, elem_id="seed")
         c["model"] = w.Dropdown(list(backend.models), value=backend.models[0], label="Model",
                                  allow_custom_value=backend.allow_paths, elem_id="model")
@@ -58,7 +58,7 @@ def _controls(backend: Backend, c: dict) -> None:
                 elem_classes="sv-sub")
     for k in ui_knobs("main"):
         c[k.name] = _control(k)
-    with gr.Accordion("Sampling and drafting", open=False):
+    with gr.Accordion("Sampling and drafting", open=False, elem_id="setup"):
         for k in ui_knobs("advanced"):
             c[k.name] = _drafters(backend, k) if k.name == "draft_model" else _control(k)
 
@@ -92,11 +92,12 @@ def _families_line() -> str:
 
 def _race_row(c: dict) -> list:
     cols = []
-    with gr.Row(equal_height=True):
+    with gr.Row(elem_id="lanes"):
         for m in METHODS:
             with gr.Column(visible=m in DEFAULT_METHODS, min_width=150, elem_id=f"lane_{m}") as col:
-                c[f"img_{m}"] = w.Image(label=get(m).label, format="png", type="pil", interactive=False,
-                                         buttons=["download", "fullscreen"], elem_id=f"img_{m}")
+                w.HTML(f"<div class='sv-lane-title'>{get(m).label}</div>", elem_id=f"title_{m}")
+                c[f"img_{m}"] = w.Image(label=get(m).label, show_label=False, format="png", type="pil",
+                                         interactive=False, buttons=["download", "fullscreen"], elem_id=f"img_{m}")
                 c[f"stats_{m}"] = w.HTML(elem_id=f"stats_{m}")
             cols.append(col)
     return cols
@@ -125,7 +126,7 @@ def _tabs(c: dict) -> None:
             c["replay_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
                                          elem_id="replay_image")
         with gr.Tab("Summary", id="summary", elem_id="tab_summary"):
-            c["summary"] = w.Dataframe(headers=html.SUMMARY_HEADERS, interactive=False, elem_id="summary")
+            c["summary"] = w.Dataframe(headers=html.SUMMARY_HEADERS, interactive=False, wrap=True, elem_id="summary")
             w.Markdown("*time s* is the method's own compute; the race interleaves the methods on one clock.")
             c["hist"] = w.Image(label="Accepted length", format="png", type="pil", interactive=False,
                                 show_label=False, elem_id="hist")
@@ -173,6 +174,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
              pick("preview_image", "preview_table", "tabs"), trigger_mode="always_last", **quick)
         runs.append(wire(c[name].release, h.rerun, gen_in, outs, api_visibility="private",
                          trigger_mode="always_last", **model))
+    c["present"].change(None, [c["present"]], None, js=present.TOGGLE, api_visibility="private")
     c["stop"].click(lambda: html.STOPPED, None, [c["status"]], cancels=runs, queue=False, api_visibility="private")
     wire(c["opacity"].change, h.maps, pick("state", "opacity"), pick(*(f"map_{k}" for k in panels.KINDS)), **quick)
     for m in METHODS:
@@ -208,12 +210,15 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
     c: dict = {}
     with gr.Blocks(title="specviz", fill_width=True, delete_cache=(900, 3600)) as demo:
         c["state"] = gr.State(None, time_to_live=STATE_TTL_S)
-        w.Markdown(INTRO)
+        w.Markdown(INTRO, elem_id="intro")
         with gr.Row():
-            with gr.Column(scale=1, min_width=300):
+            with gr.Column(scale=1, min_width=300, elem_id="controls"):
                 _controls(h.backend, c)
-            with gr.Column(scale=4):
-                c["status"] = w.HTML(elem_id="status")
+            with gr.Column(scale=4, elem_id="main"):
+                with gr.Row():
+                    c["status"] = w.HTML(elem_id="status")
+                    c["present"] = gr.Checkbox(False, label="Present mode (key p, or ?present=1)", elem_id="present",
+                                               container=False, scale=0, min_width=260)
                 cols = _race_row(c)
                 _tabs(c)
         _wire(h, c, cols)

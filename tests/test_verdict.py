@@ -65,7 +65,7 @@ def check_event(ev) -> None:
         assert "THE RELAXATION" in v.line
     if ev.decision == "rejected":
         assert ("Lossless would also have rejected" in v.counterfactual) == (b > ex), text
-    if ev.decision == "exact" and ev.tv_cost > 0:
+    if ev.decision == "exact" and ev.tv_cost > vd.COST_NOISE:
         assert vd.num(ev.tv_cost) in v.cost_note, text
 
 
@@ -96,7 +96,7 @@ def test_an_exact_accept_with_a_cost_says_whose_cost_it_is():
     found = 0
     for t in traces():
         for _, ev in t.events():
-            if ev.decision == "exact" and ev.tv_cost > 0:
+            if ev.decision == "exact" and ev.tv_cost > vd.COST_NOISE:
                 note = vd.verdict(ev).cost_note
                 assert ("sibling walk" in note) == (ev.parent >= 0), note
                 found += 1

@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 PANEL = 240                                   # px of one upscaled grid image
 MARGIN, TITLE, GAP, COLS = 12, 60, 14, 4      # composite layout (TITLE: two lines above each panel)
-TEXT, HEAD = 20, 22                           # px of labels / panel titles in pictures: >= 16 CSS px when a map is
+TEXT, HEAD = 22, 24                           # px of labels / panel titles in pictures: >= 16 CSS px when a map is
 #                                               shown at >= 80 % of its natural width (a 1080p projector)
 NAN_RGB = (226, 228, 232)
 UNDECIDED_RGB, HATCH_RGB = (44, 48, 58), (88, 95, 110)

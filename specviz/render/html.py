@@ -30,9 +30,9 @@ def lane_stats(v) -> str:
     state = (f"<span class='sv-done'>✓ done at forward {v.forwards}</span>" if v.done
              else f"<span class='sv-run'>● forward {v.forwards}</span>")
     drafter = f"<br><span class='sv-sub'>drafter: {escape(v.drafter)}</span>" if v.drafter else ""
-    return (f"<div class='sv-lane'><span class='sv-kind'>{_summary(v.method)}</span>{drafter}<br>{state}<br>"
-            f"{v.committed}/{v.positions} tokens · "
-            f"<b>{v.compression:.2f}×</b> step compression · {v.seconds:.2f} s</div>")
+    return (f"<div class='sv-lane'><span class='sv-kind'>{_summary(v.method)}{drafter}<br></span>{state}<br>"
+            f"<span class='sv-count'>{v.committed}/{v.positions} tokens · </span>"
+            f"<b>{v.compression:.2f}×</b> step compression<span class='sv-secs'> · {v.seconds:.2f} s</span></div>")
 
 
 def status(tick: int, lanes, done: bool, elapsed: float) -> str:
@@ -162,9 +162,9 @@ def _history(hist) -> str:
                    f"<td>{num(a.event.p_target)}</td><td>{_judged(a.event, a.event.accept_prob)}</td>"
                    f"<td>{_judged(a.event, a.event.tv)}</td><td>{_judged(a.event, a.event.tv_residual)}</td>"
                    f"<td>{num(a.event.tv_cost)}</td></tr>" for a in hist)
-    return ("<p class='sv-sub'>Every event at this position, in order</p><table class='sv-t'><tr><th>forward</th>"
-            "<th>level</th><th>token</th><th>decision</th><th>p(x)</th><th>q(x)</th><th>b</th><th>TV(p,q)</th>"
-            f"<th>TV(p,r)</th><th>cost</th></tr>{rows}</table>")
+    return ("<p class='sv-sub'>Every event at this position, in order (fwd: target forward; lvl: draft level)</p>"
+            "<table class='sv-t'><tr><th>fwd</th><th>lvl</th><th>token</th><th>decision</th><th>p(x)</th><th>q(x)</th>"
+            f"<th>b</th><th>TV(p,q)</th><th>TV(p,r)</th><th>cost</th></tr>{rows}</table>")
 
 
 def _judged(e, v: float) -> str:

@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+COST_NOISE = 1e-6              # TV costs below this are float32 rounding of a zero cost: no sentence about them
+
+
 def num(v: float, digits: int = 4) -> str:
     """A number with `digits` significant digits: 0.004321, 0.6812, 1, 2.1e-05 (never '0.0000' for a nonzero)."""
     return "0" if v == 0 else f"{v:.{digits}g}"
@@ -73,7 +76,7 @@ def _judged(ev, relaxation: str) -> Verdict:
 def _cost_note(ev) -> str:
     """Why an exact or resampled token carries a TV cost: the cost belongs to the position's output law, which the
     rule's relaxation changed whichever token was drawn (trees: the level's whole sibling walk)."""
-    if ev.tv_cost <= 0 or ev.decision == "relaxed":
+    if ev.tv_cost <= COST_NOISE or ev.decision == "relaxed":
         return ""
     tree = ev.parent >= 0 or (ev.decision == "resampled" and ev.node < 0)     # tree nodes know their parent
     whose = ("this level's whole sibling walk (a sibling's relaxation moved mass)" if tree

@@ -1,0 +1,99 @@
+"""The page's look: legible text at any zoom, tables that wrap, a regular grid of lanes, the inspector always in
+view, and Present mode — one screen for a projector (race, a map and the inspector side by side, the setup controls
+folded away). Present mode is a class on <body>: the 'Present mode' checkbox, the URL `?present=1` or the `p` key
+toggle it; nothing in the Python state depends on it."""
+from __future__ import annotations
+
+import re
+
+CSS = """
+/* legible everywhere: page text >= 15 px, our own fragments 15-16 px */
+.sv-lane {font-size: 15px; line-height: 1.35; padding: 2px 4px;}
+.sv-lane-title {font-size: 17px; font-weight: 700; margin: 2px 4px; overflow-wrap: anywhere;}
+.sv-status {font-size: 15px;}
+.sv-sub, .sv-kind {font-size: 14px;}
+.sv-bar, .sv-t, .sv-prev {font-size: 14px;}
+.sv-verdict {font-size: 16px; line-height: 1.4; margin: 4px 0 8px 0; padding: 6px 8px; border-left: 4px solid #f2a900;
+             background: #fff8e6; color: #111;}
+/* tables wrap instead of clipping */
+.sv-t {border-collapse: collapse; max-width: 100%; table-layout: auto;}
+.sv-t td, .sv-t th {white-space: normal; overflow-wrap: break-word; padding: 1px 4px;}
+.sv-bv {width: 86px !important; white-space: nowrap;}
+.sv-cols {display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 16px;}
+.sv-insp {overflow-wrap: break-word;}
+#summary table td, #summary table th, #history table td, #history table th {white-space: normal !important;}
+/* the lanes: one regular grid, however many methods */
+#lanes {display: grid !important; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 10px;}
+#lanes > div {min-width: 0 !important; width: auto !important;}
+/* the inspector stays in view after a click: its content floats at the bottom right of the window */
+#inspector .sv-insp {position: fixed; right: 10px; bottom: 10px; z-index: 60; width: min(780px, 50vw);
+                     max-height: 44vh; overflow: auto; background: var(--background-fill-primary, #fff);
+                     border: 1px solid #d0d4dc; border-radius: 8px; box-shadow: 0 4px 18px rgba(0, 0, 0, .18);
+                     padding: 8px 12px;}
+#inspector .sv-cols {grid-template-columns: minmax(0, 1fr);}
+"""
+
+# Present mode overrides. Gradio also adds a copy of every rule prefixed with its container classes, which outranks
+# a body.sv-present selector, so every declaration here is made !important.
+PRESENT = """
+/* Present mode: one screen, larger type */
+body.sv-present #intro, body.sv-present #examples, body.sv-present #setup, body.sv-present #methods,
+body.sv-present #seed_model {display: none !important;}
+body.sv-present #controls {min-width: clamp(190px, 14vw, 280px) !important; max-width: clamp(190px, 14vw, 280px);}
+body.sv-present #controls label span, body.sv-present #controls .block-info {font-size: clamp(11px, 0.75vw, 14px);}
+body.sv-present .sv-lane {font-size: clamp(12px, 0.85vw, 16px);}
+body.sv-present .sv-lane .sv-kind, body.sv-present .sv-lane .sv-count, body.sv-present .sv-lane .sv-secs {display: none;}
+body.sv-present .sv-lane-title {font-size: clamp(13px, 0.95vw, 20px);}
+body.sv-present .sv-status {font-size: clamp(13px, 0.9vw, 18px);}
+body.sv-present #lanes img {max-height: 26vh; width: auto; margin: 0 auto; display: block;}
+body.sv-present #main {display: grid !important; grid-template-columns: minmax(0, 1fr) minmax(300px, 28vw);
+                       column-gap: 14px; align-items: start;}
+body.sv-present #main > * {grid-column: 1;}
+body.sv-present #main > #inspector {grid-column: 2; grid-row: 1 / span 6; border-left: 1px solid #ddd; min-width: 0;
+                                    align-self: start; position: sticky; top: 8px; max-height: calc(100vh - 16px);
+                                    overflow-y: auto;}
+body.sv-present #inspector .sv-t {font-size: 12px; width: 100%;}
+body.sv-present #inspector .sv-t td, body.sv-present #inspector .sv-t th {overflow-wrap: anywhere; padding: 1px 2px;}
+body.sv-present #inspector .sv-cols {grid-template-columns: minmax(0, 1fr);}
+body.sv-present #inspector .sv-t tr > :nth-child(2), body.sv-present #inspector .sv-t tr > :nth-child(9),
+body.sv-present #inspector .sv-t tr > :nth-child(5) {display: none;}
+body.sv-present #inspector .sv-insp {position: static; width: auto; max-height: none; box-shadow: none; border: 0;
+                                     padding: 0 4px;}
+body.sv-present #inspector .sv-cols {grid-template-columns: minmax(0, 1fr);}
+body.sv-present .sv-verdict {font-size: clamp(14px, 1vw, 19px);}
+body.sv-present #tabs img {max-height: 31vh; width: auto;}
+body.sv-present #opacity {display: none !important;}
+body.sv-present #lanes .block, body.sv-present #lanes .html-container {padding: 0 2px;}
+body.sv-present #main {row-gap: 4px;}
+body.sv-present #tabs button {padding-top: 3px; padding-bottom: 3px;}
+body.sv-present #lanes {grid-template-columns: repeat(auto-fit, minmax(120px, 1fr)); gap: 8px;}
+"""
+
+
+def _important(css: str) -> str:
+    """Every declaration of `css` marked !important (those already marked stay as they are)."""
+    return re.sub(r"([^;{}\s][^;{}]*?)(?<!!important)\s*;", r"\1 !important;", css)
+
+
+CSS = CSS + _important(PRESENT)
+
+# on load: ?present=1 switches Present mode on; the `p` key (outside text fields) toggles it
+JS = """
+() => {
+  const box = () => document.querySelector('#present input[type=checkbox]');
+  const want = new URLSearchParams(window.location.search).get('present');
+  if (want === '1' || want === 'true') {
+    const tryOn = () => { const b = box(); if (b) { if (!b.checked) b.click(); } else setTimeout(tryOn, 100); };
+    tryOn();
+  }
+  document.addEventListener('keydown', (e) => {
+    const t = e.target.tagName;
+    if (e.key === 'p' && !e.ctrlKey && !e.metaKey && !e.altKey && t !== 'INPUT' && t !== 'TEXTAREA') {
+      const b = box(); if (b) b.click();
+    }
+  });
+}
+"""
+
+# the checkbox's own listener: runs in the browser only
+TOGGLE = "(on) => { document.body.classList.toggle('sv-present', !!on); return []; }"

@@ -1,0 +1,106 @@
+"""The presenter's view in a real browser (Debian's Chromium, Playwright) at a projector's 1920x1080, a laptop's
+1440x900 and 1920x1080 at 150 % zoom (a 1280x720 CSS viewport at device pixel ratio 1.5): after a run and a click,
+the inspector is in view and states its verdict; in Present mode the race, a map and the verdict line fit one
+screen; nothing is clipped; map labels are >= 16 CSS px at 1080p. Screenshots land in the test's tmp directory
+(and in a folder named by SPECVIZ_SCREENSHOTS; 1 = docs/screenshots)."""
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import app
+from specviz.render import draw
+from tests.apptools import tiny_backend
+from tests.test_browser import ARGS, CHROMIUM
+
+VIEWS = {"1920x1080": (1920, 1080, 1.0), "1440x900": (1440, 900, 1.0), "1920x1080@150%": (1280, 720, 1.5)}
+SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
+    sync = pytest.importorskip("playwright.sync_api", reason="playwright is not installed").sync_playwright
+    backend, _, _ = tiny_backend(codes=16, grid=12)
+    demo = app.build_demo(backend, fps=20, export_root=str(tmp_path_factory.mktemp("exports")))
+    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.STYLE)
+    with sync() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser, url
+        finally:
+            browser.close()
+            demo.close()
+
+
+def in_view(page, selector) -> bool:
+    box = page.locator(selector).first.bounding_box()
+    vw, vh = page.viewport_size["width"], page.viewport_size["height"]
+    return box is not None and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= vw + 1 \
+        and box["y"] + box["height"] <= vh + 1
+
+
+def clipped(page, selector) -> list:
+    """Elements matching `selector` whose content is wider than their box (scrollWidth > clientWidth)."""
+    return page.eval_on_selector_all(selector, "els => els.filter(e => e.scrollWidth > e.clientWidth + 2)"
+                                               ".map(e => e.id || e.className || e.tagName)")
+
+
+def label_px(page, selector) -> float:
+    """CSS px of the map's label text: draw.TEXT scaled by displayed / natural width."""
+    w, nw = page.locator(selector).first.evaluate("e => [e.clientWidth, e.naturalWidth]")
+    return draw.TEXT * w / nw
+
+
+def save(page, tmp_path, name):
+    page.screenshot(path=str(tmp_path / f"{name}.png"))
+    where = os.environ.get("SPECVIZ_SCREENSHOTS")                  # a folder (1: docs/screenshots)
+    if where:
+        folder = SHOTS if where == "1" else Path(where)
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / f"{name}.png"))
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_inspector_in_view_and_present_mode_fits_one_screen(served, tmp_path, view):
+    browser, url = served
+    w, h, dpr = VIEWS[view]
+    page = browser.new_page(viewport={"width": w, "height": h}, device_scale_factor=dpr)
+    page.set_default_timeout(60_000)
+    page.goto(url)
+    page.click("#generate")
+    page.get_by_text("All done").first.wait_for()
+    time.sleep(0.5)
+    img = page.locator("#img_csd img")
+    box = img.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.55, box["y"] + box["height"] * 0.45)
+    page.locator("#sv-verdict").wait_for()
+    time.sleep(1.0)                                                # the panel's scrollbar settles
+    save(page, tmp_path, f"normal_{view}")
+    assert in_view(page, "#sv-verdict"), f"{view}: the verdict is out of view after the click"
+    assert not clipped(page, ".sv-lane-title, .sv-lane, #inspector .html-container, #inspector .sv-insp, #inspector .sv-t"), view
+    if view == "1920x1080":
+        assert label_px(page, "#map_entropy img") >= 16
+    page.keyboard.press("p")                                           # Present mode: one screen
+    page.wait_for_function("document.body.classList.contains('sv-present')")
+    time.sleep(0.5)
+    page.mouse.click(*_centre(page.locator("#img_sjd img").bounding_box()))
+    time.sleep(0.5)
+    save(page, tmp_path, f"present_{view}")
+    for sel in ("#img_ar img", "#img_sjd img", "#img_mcsjd img", "#img_csd img", "#map_entropy img", "#sv-verdict"):
+        assert in_view(page, sel), f"{view} present: {sel} is not inside the viewport"
+    assert not clipped(page, ".sv-lane-title, .sv-lane, #inspector .html-container, #inspector .sv-insp, #inspector .sv-t"), view
+    if view == "1920x1080":
+        assert label_px(page, "#map_entropy img") >= 16
+    page.keyboard.press("p")
+    page.click("#tab_summary-button")
+    time.sleep(0.5)
+    assert not clipped(page, "#summary table, #summary .table-wrap"), f"{view}: the summary table is clipped"
+    page.close()
+
+
+def _centre(box):
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
