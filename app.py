@@ -1,4 +1,4 @@
-"""specviz app: layout and wiring only (logic lives in specviz/ui.py, session.py, panels.py, preview.py).
+"""specviz app: layout and wiring only (logic: specviz/app/handlers.py and session.py; pictures: specviz/render/).
 
     python app.py [--model scenes] [--device auto] [--host 127.0.0.1] [--port 7860] [--share] [--allow-paths]
 """
@@ -254,7 +254,7 @@ def main(argv=None) -> None:
     except (FileNotFoundError, ValueError) as e:
         raise SystemExit(f"error: {e}") from None
     demo = build_demo(backend)
-    serving.quiet_when_idle(demo.queue(default_concurrency_limit=1)).launch(  # idle CPU: see specviz/serving.py
+    serving.quiet_when_idle(demo.queue(default_concurrency_limit=1)).launch(  # idle CPU: see specviz/app/serving.py
         server_name=args.host, server_port=args.port, share=args.share, **STYLE, **SERVE)
 
 

@@ -1,1 +1,1 @@
-"""specviz.render."""
+"""render: pictures and text from traces and their views (PIL, matplotlib Figure API, HTML strings); no gradio."""
