@@ -15,6 +15,7 @@ from tests.apptools import tiny_backend
 from tests.test_browser import ARGS, CHROMIUM
 
 VIEWS = {"1920x1080": (1920, 1080, 1.0), "1440x900": (1440, 900, 1.0), "1920x1080@150%": (1280, 720, 1.5)}
+NO_CLIP = ".sv-lane-title, .sv-lane, #inspector .html-container, #inspector .sv-insp, #inspector .sv-t"
 SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 
 
@@ -81,7 +82,7 @@ def test_inspector_in_view_and_present_mode_fits_one_screen(served, tmp_path, vi
     time.sleep(1.0)                                                # the panel's scrollbar settles
     save(page, tmp_path, f"normal_{view}")
     assert in_view(page, "#sv-verdict"), f"{view}: the verdict is out of view after the click"
-    assert not clipped(page, ".sv-lane-title, .sv-lane, #inspector .html-container, #inspector .sv-insp, #inspector .sv-t"), view
+    assert not clipped(page, NO_CLIP), view
     if view == "1920x1080":
         assert label_px(page, "#map_entropy img") >= 16
     page.keyboard.press("p")                                           # Present mode: one screen
@@ -92,7 +93,7 @@ def test_inspector_in_view_and_present_mode_fits_one_screen(served, tmp_path, vi
     save(page, tmp_path, f"present_{view}")
     for sel in ("#img_ar img", "#img_sjd img", "#img_mcsjd img", "#img_csd img", "#map_entropy img", "#sv-verdict"):
         assert in_view(page, sel), f"{view} present: {sel} is not inside the viewport"
-    assert not clipped(page, ".sv-lane-title, .sv-lane, #inspector .html-container, #inspector .sv-insp, #inspector .sv-t"), view
+    assert not clipped(page, NO_CLIP), view
     if view == "1920x1080":
         assert label_px(page, "#map_entropy img") >= 16
     page.keyboard.press("p")

@@ -42,7 +42,8 @@ body.sv-present #seed_model {display: none !important;}
 body.sv-present #controls {min-width: clamp(190px, 14vw, 280px) !important; max-width: clamp(190px, 14vw, 280px);}
 body.sv-present #controls label span, body.sv-present #controls .block-info {font-size: clamp(11px, 0.75vw, 14px);}
 body.sv-present .sv-lane {font-size: clamp(12px, 0.85vw, 16px);}
-body.sv-present .sv-lane .sv-kind, body.sv-present .sv-lane .sv-count, body.sv-present .sv-lane .sv-secs {display: none;}
+body.sv-present .sv-lane .sv-kind, body.sv-present .sv-lane .sv-count,
+body.sv-present .sv-lane .sv-secs {display: none;}
 body.sv-present .sv-lane-title {font-size: clamp(13px, 0.95vw, 20px);}
 body.sv-present .sv-status {font-size: clamp(13px, 0.9vw, 18px);}
 body.sv-present #lanes img {max-height: 26vh; width: auto; margin: 0 auto; display: block;}

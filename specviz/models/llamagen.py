@@ -31,7 +31,6 @@ from specviz.models.llamagen_net import FAMILY, T5_HUB, GPTConfig, LlamaGenGPT
 from specviz.models.llamagen_vq import VQConfig, VQDecoder
 
 
-
 @dataclass
 class LlamaGenState:
     cache: list                 # per layer (K, V), each (rows, kv_heads, capacity, hd)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 COST_NOISE = 1e-6              # TV costs below this are float32 rounding of a zero cost: no sentence about them
 
 
