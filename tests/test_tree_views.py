@@ -49,7 +49,8 @@ def test_inspector_shows_both_tvs_budget_and_reading(traces):
         for _, ev in later[:3]:
             key = [a.event for a in views.attempts(t, ev.pos) if a.event.decision in views.JUDGED][-1]
             out = html.inspector(t, ev.pos)
-            bars = dict(re.findall(r"<span class='sv-bl'>([^<]+)</span>.*?<span class='sv-bv'>([-0-9.e+]+)</span>", out))
+            bars = dict(re.findall(r"<span class='sv-bl'>([^<]+)</span>.*?<span class='sv-bv'>([-0-9.e+]+)</span>",
+                                   out))
             assert float(bars["TV(p, q)"]) == pytest.approx(key.tv, abs=1e-4)
             assert float(bars["TV(p, r)"]) == pytest.approx(key.tv_residual, abs=1e-4)
             assert float(bars["TV cost"]) == pytest.approx(key.tv_cost, abs=1e-4)
