@@ -123,8 +123,11 @@ def _tabs(c: dict) -> None:
                 c["replay_step"] = w.Slider(0, 1, 0, step=1, label="Verification step (target forward)",
                                              elem_id="replay_step")
             c["replay_caption"] = w.Markdown(elem_id="replay_caption")
-            c["replay_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
-                                         elem_id="replay_image")
+            with gr.Row():
+                c["replay_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
+                                             elem_id="replay_image")
+                c["replay_tree"] = w.Image(format="png", type="pil", interactive=False, label="This step's draft tree",
+                                            buttons=["download", "fullscreen"], elem_id="replay_tree")
         with gr.Tab("Summary", id="summary", elem_id="tab_summary"):
             c["summary"] = w.Dataframe(headers=html.SUMMARY_HEADERS, interactive=False, wrap=True, elem_id="summary")
             w.Markdown("*time s* is the method's own compute; the race interleaves the methods on one clock.")
@@ -184,9 +187,9 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
         img.select(h.inspect_map(k), [c["state"]], [c["inspector"]], **quick)
     c["replay_image"].select(h.inspect_replay(), [c["state"], c["replay_method"]], [c["inspector"]], **quick)
     wire(c["replay_step"].change, h.replay, pick("state", "replay_method", "replay_step"),
-         pick("replay_image", "replay_caption"), **quick)
+         pick("replay_image", "replay_caption", "replay_tree"), **quick)
     wire(c["replay_method"].change, h.replay_pick, pick("state", "replay_method"),
-         pick("replay_step", "replay_image", "replay_caption"), **quick)
+         pick("replay_step", "replay_image", "replay_caption", "replay_tree"), **quick)
     wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"]}, outs | pick("methods"),
          api_name="open_traces", **model)
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")

@@ -140,7 +140,15 @@ def test_preview_inspector_replay_and_export_handlers(state):
     step, caption = picked["replay_step"], picked["replay_caption"]
     assert step.maximum == len(st.traces["csd"].steps) - 1 and "prefill" in caption
     caption = h.replay({"state": st, "replay_method": "csd", "replay_step": 1})["replay_caption"]
-    assert caption.startswith("csd · target forward 1")
+    assert caption.startswith(f"csd · target forward 2 of {len(st.traces['csd'].steps)}")   # as the lane counts
+    from specviz.render import tree_picture
+    t = st.traces["cascade"]
+    tree_step = next(i for i in range(len(t.steps)) if tree_picture.tree_layout(t, i))
+    tree = h.replay({"state": st, "replay_method": "cascade", "replay_step": tree_step})["replay_tree"]
+    want = tree_picture.draw_tree(tree_picture.tree_layout(t, tree_step), tree_picture.patches(h.backend.load("")[0]))
+    assert tree.size == want.size and tree.tobytes() == want.tobytes()          # the drawn tree of that very step
+    chain = h.replay({"state": st, "replay_method": "csd", "replay_step": 1})["replay_tree"]
+    assert chain.size == (360, 360)                                             # a chain draws no tree: a note
     paths = h.export(st)
     names = {p.rsplit("/", 1)[-1] for p in paths}
     shared = "a-red-house_seed2_lam0.5_delta0.5_taupos0.5_tauseq0.5"

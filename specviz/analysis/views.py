@@ -187,7 +187,7 @@ def step_view(trace: Trace, step: int) -> StepView:
 def step_caption(trace: Trace, v: StepView) -> str:
     """One line of what happened at this step."""
     n = trace.grid[0] * trace.grid[1]
-    head = f"{trace.method} · target forward {v.step} of {v.forwards - 1}: "
+    head = f"{trace.method} · target forward {v.step + 1} of {v.forwards}: "        # counted as the lanes count
     if v.step == 0:
         return head + f"prefill encodes the prompt and samples the first token (1/{n} committed)."
     c = v.counts
@@ -195,7 +195,9 @@ def step_caption(trace: Trace, v: StepView) -> str:
         return head + f"plain AR — one token sampled at position {v.first_pos} ({v.committed_after}/{n} committed)."
     drafted = sorted(set(v.drafted))
     span = f"{drafted[0]}" if len(drafted) == 1 else f"{drafted[0]}–{drafted[-1]}"
-    parts = [f"drafted {len(v.drafted)} tokens for positions {span}",
+    what = (f"drafted a tree of {len(v.drafted)} nodes — alternative tokens for positions {span}"
+            if len(v.drafted) > len(drafted) else f"drafted {len(v.drafted)} tokens for positions {span}")
+    parts = [what,
              f"{c['exact']} accepted exactly", f"{c['relaxed']} by relaxation", f"{c['rejected']} rejected"]
     if c["resampled"]:
         parts.append("1 resampled from the residual")

@@ -29,7 +29,7 @@ from specviz.app.session import (
 from specviz.app.sweep_tab import run_sweep
 from specviz.engine.config import METHODS, ConfigError
 from specviz.engine.methods import Live, knob, ui_knobs
-from specviz.render import draw, html, panels
+from specviz.render import draw, html, panels, tree_picture
 from specviz.render.exports import export_run
 from specviz.render.figures import histogram_image
 
@@ -207,11 +207,22 @@ class Handlers:
             return {"replay_caption": "Generate first, then scrub through the run."}
         t = st.traces[method]
         img, caption = panels.replay_image(t, st.images.get(method), step)
-        upd = {"replay_image": img, "replay_caption": caption}
+        upd = {"replay_image": img, "replay_caption": caption, "replay_tree": self._tree(st, t, step)}
         if slider:
             upd["replay_step"] = gr.Slider(minimum=0, maximum=len(t.steps) - 1, value=min(step, len(t.steps) - 1),
                                            step=1, interactive=True)
         return upd
+
+    def _tree(self, st: RunState, t, step: int):
+        """The step's draft tree as a picture (thumbnails decoded by the run's model), or a note for chains."""
+        layout = tree_picture.tree_layout(t, min(max(step, 0), len(t.steps) - 1))
+        if layout is None:
+            return draw.message(f"{t.method} drafted no tree at this step (a chain or an AR step)", 360)
+        try:
+            patch = tree_picture.patches(self.backend.load(st.model)[0])
+        except Exception:                           # noqa: BLE001 - thumbnails are optional: numbered boxes instead
+            patch = None
+        return tree_picture.draw_tree(layout, patch)
 
     @friendly
     def export(self, st: RunState):
