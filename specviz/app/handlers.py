@@ -39,7 +39,7 @@ PREVIEWED = Live(lambda: tuple(k.name for k in ui_knobs("main")))     # the slid
 GEN_OUTPUTS = Live(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m in METHODS),
                             *(f"map_{k}" for k in panels.KINDS), "summary", "hist", "status", "state",
                             "replay_method", "replay_step", "replay_image", "replay_caption", "preview_image",
-                            "preview_table"))
+                            "preview_table", "replay_tree"))
 PREVIEW_OUTPUTS = ("preview_image", "preview_table")
 MAPS_EVERY_S = 2.0          # heatmaps during a run: at most this often (one update of all six: ~0.15 s)
 
