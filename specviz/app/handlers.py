@@ -15,6 +15,7 @@ from PIL import Image
 
 from specviz.analysis.preview import KnobValues, rescore
 from specviz.app.errors import friendly
+from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
 from specviz.app.session import (
     RACE_PX,
     Backend,
@@ -60,6 +61,7 @@ class Handlers:
     # Every handler takes its inputs as one dict keyed by name and returns (or yields) updates keyed by output name
     # (GEN_OUTPUTS, ...); app/edge.py wires the names to components.
     # ------------------------------------------------------------------------------------------------ generate
+    @on_gpu(run_seconds)
     def generate(self, inputs: dict):
         """Stream the race: {GEN_INPUTS..., opacity} -> updates by GEN_OUTPUTS name."""
         yield from self._race({k: inputs[k] for k in GEN_INPUTS}, float(inputs["opacity"]))
@@ -105,6 +107,7 @@ class Handlers:
         return upd | {"summary": [], "hist": None, "replay_image": None, "replay_caption": html.REPLAY_PENDING,
                       "preview_image": None, "preview_table": ""}
 
+    @on_gpu(BASE_S)
     @friendly
     def open_traces(self, inputs: dict):
         """Open trace JSON files {files, opacity} (Export / CLI output, or anyone's): maps, summary, replay and
@@ -230,6 +233,7 @@ class Handlers:
             raise gr.Error("Nothing to export yet: generate first.")
         return [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root)]
 
+    @on_gpu(MAX_S)
     @friendly
     def sweep(self, method: str, param: str, values: str, prompts, measure: str = "implausible",
               progress=gr.Progress()):  # noqa: B008 (Gradio API)
