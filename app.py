@@ -11,7 +11,7 @@ import gradio as gr
 import torch
 
 from specviz.analysis import views
-from specviz.app import atlas_tab, present, serving, sweep_tab
+from specviz.app import atlas_tab, history_tab, present, serving, sweep_tab
 from specviz.app import widgets as w
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
@@ -133,6 +133,8 @@ def _tabs(c: dict) -> None:
             w.Markdown("*time s* is the method's own compute; the race interleaves the methods on one clock.")
             c["hist"] = w.Image(label="Accepted length", format="png", type="pil", interactive=False,
                                 show_label=False, elem_id="hist")
+        with gr.Tab("History", id="history", elem_id="tab_history"):
+            history_tab.layout(c)
         with gr.Tab("Sweep", id="sweep", elem_id="tab_sweep"):
             w.Markdown("A small grid over one rule parameter on the embedded model (same captions and seed for "
                         "every point; AR and lossless SJD as references): step compression against a quality cost "
@@ -190,8 +192,9 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
          pick("replay_image", "replay_caption", "replay_tree"), **quick)
     wire(c["replay_method"].change, h.replay_pick, pick("state", "replay_method"),
          pick("replay_step", "replay_image", "replay_caption", "replay_tree"), **quick)
-    wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"]}, outs | pick("methods"),
-         api_name="open_traces", **model)
+    opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"]},
+                  outs | pick("methods"), api_name="open_traces", **model)
+    history_tab.wire(c, {"generate": runs[:2], "rerun": runs[2:], "opened": [opened]}, h.export_root)
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
                           api_visibility="private")
