@@ -56,7 +56,8 @@ def test_without_spaces_the_app_is_unchanged(tmp_path):
 
 def test_the_lease_fits_the_run():
     from specviz.app.gpu import MAX_S, run_seconds
-    assert run_seconds(None, {"methods": ["ar", "sjd"]}) == 70 and run_seconds(None, {"methods": list("x" * 40)}) == MAX_S
+    assert run_seconds(None, {"methods": ["ar", "sjd"]}) == 70
+    assert run_seconds(None, {"methods": list("x" * 40)}) == MAX_S
 
 
 def test_real_spaces_outside_a_space_returns_the_function():
