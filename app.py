@@ -11,7 +11,7 @@ import gradio as gr
 import torch
 
 from specviz.analysis import views
-from specviz.app import atlas_tab, history_tab, present, serving, sweep_tab
+from specviz.app import atlas_tab, follow, history_tab, present, serving, sweep_tab
 from specviz.app import widgets as w
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
@@ -195,6 +195,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"]},
                   outs | pick("methods"), api_name="open_traces", **model)
     history_tab.wire(c, {"generate": runs[:2], "rerun": runs[2:], "opened": [opened]}, h.export_root)
+    follow.wire(c, [*runs, opened])
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
                           api_visibility="private")

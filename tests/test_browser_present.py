@@ -105,3 +105,44 @@ def test_inspector_in_view_and_present_mode_fits_one_screen(served, tmp_path, vi
 
 def _centre(box):
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+@pytest.mark.browser
+def test_enter_reruns_the_history_grows_and_the_inspector_follows(served, tmp_path):
+    """Two runs at different λ (the second started by Enter in λ's number box): the History tab shows both runs'
+    rows; the inspector shows the second run's record for the cell clicked after the first (not the stale one)."""
+    from specviz.analysis import history as hist
+    from specviz.render import html
+    browser, url = served
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.set_default_timeout(60_000)
+    page.goto(url)
+    page.click("#generate")
+    page.get_by_text("All done").first.wait_for()
+    img = page.locator("#img_csd img")
+    box = img.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.55, box["y"] + box["height"] * 0.45)
+    page.locator("#sv-verdict").wait_for()
+    first = page.locator("#sv-verdict").inner_text()
+    pos = int(page.locator("#inspector .sv-insp").get_attribute("data-pos"))
+    number = page.locator("#lam input[type=number]")
+    number.fill("3")
+    number.press("Enter")                                             # a keyboard commit: re-runs
+    page.get_by_text("Clock").first.wait_for()
+    page.get_by_text("All done").first.wait_for()
+    page.wait_for_function("t => document.querySelector('#sv-verdict') && "
+                           "document.querySelector('#sv-verdict').innerText !== t", arg=first)
+    second = page.locator("#sv-verdict").inner_text()
+    assert int(page.locator("#inspector .sv-insp").get_attribute("data-pos")) == pos
+    page.click("#tab_history-button")
+    time.sleep(1)
+    save(page, tmp_path, "history_1440x900")
+    page.get_by_text("rerun").first.wait_for()
+    cells = [x.strip() for x in page.locator("#hist_table").inner_text().split("\n") if x.strip()]
+    width = len(hist.Row.HEADERS)                                      # the table reads one cell per line
+    rows = [cells[i:i + width] for i in range(width, len(cells), width)]
+    assert len(rows) == 8                                              # 2 runs x the 4 default methods
+    assert {(r[1], float(r[4])) for r in rows} == {("rerun", 3.0), ("generate", 0.5)}
+    save(page, tmp_path, "history_1440x900")
+    page.close()
+    assert html.inspected("class='sv-insp' data-method='csd' data-pos='3'") == ("csd", 3) and first != second

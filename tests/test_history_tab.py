@@ -64,3 +64,16 @@ def test_bad_picks_are_one_clear_error(two_runs):
     h, table, view = history_tab.clear(h)
     assert table == [] and not h.rows()
     assert history_tab.record(RunState(), h, "generate")[1] == []
+
+
+def test_the_inspector_follows_the_new_run_never_a_stale_record(two_runs):
+    from specviz.app import follow
+    from specviz.render import html
+    first, second = two_runs
+    shown = html.inspector(first.traces["csd"], 7)
+    assert html.inspected(shown) == ("csd", 7)
+    fresh = follow.refresh(second, shown)
+    assert fresh == html.inspector(second.traces["csd"], 7) and fresh != shown      # the new run's record
+    gone = follow.refresh(RunState("scenes", "x", {"ar": second.traces["ar"]}, {}), shown)
+    assert "csd did not run" in gone
+    assert follow.refresh(second, "<i>Token inspector: click a cell</i>") == gr.skip()

@@ -78,7 +78,7 @@ def _important(css: str) -> str:
 
 CSS = CSS + _important(PRESENT)
 
-# on load: ?present=1 switches Present mode on; the `p` key (outside text fields) toggles it
+# on load: ?present=1 switches Present mode on; the `p` key (outside text fields) toggles it; keyboard commits
 JS = """
 () => {
   const box = () => document.querySelector('#present input[type=checkbox]');
@@ -88,9 +88,20 @@ JS = """
     tryOn();
   }
   document.addEventListener('keydown', (e) => {
-    const t = e.target.tagName;
+    const el = e.target, t = el.tagName;
     if (e.key === 'p' && !e.ctrlKey && !e.metaKey && !e.altKey && t !== 'INPUT' && t !== 'TEXTAREA') {
       const b = box(); if (b) b.click();
+    }
+    // keyboard commits re-run like releasing the mouse: Enter in a slider's number box (Gradio releases a slider
+    // when its number box loses focus), arrow keys on the slider itself after a 600 ms pause (Gradio releases on
+    // pointerup)
+    const slider = t === 'INPUT' && el.closest('.block') && el.closest('.block').querySelector('input[type=range]');
+    if (!slider) return;
+    if (e.key === 'Enter' && el.type === 'number') { el.blur(); }
+    if (el.type === 'range' && ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home',
+                                'End'].includes(e.key)) {
+      clearTimeout(el._svCommit);
+      el._svCommit = setTimeout(() => el.dispatchEvent(new PointerEvent('pointerup', {bubbles: true})), 600);
     }
   });
 }

@@ -2,7 +2,8 @@
 Pure string building over trace views; no Gradio."""
 from __future__ import annotations
 
-from html import escape
+import re
+from html import escape, unescape
 
 from specviz.analysis import views
 from specviz.analysis.preview import Preview
@@ -85,7 +86,8 @@ def inspector(trace, pos: int) -> str:
     """p vs q, acceptance, entropy, TV and the decision history at one position (docs/design.md §6)."""
     r, c = divmod(pos, trace.grid[1])
     hist = views.attempts(trace, pos)
-    head = f"<div class='sv-insp'><h4>{escape(trace.method)} · row {r}, column {c} (position {pos})</h4>"
+    head = (f"<div class='sv-insp' data-method='{escape(trace.method)}' data-pos='{pos}'>"
+            f"<h4>{escape(trace.method)} · row {r}, column {c} (position {pos})</h4>")
     if not hist:
         return head + "<p>Nothing was decided here yet.</p></div>"
     judged = [a for a in hist if a.event.decision in views.JUDGED]
@@ -95,6 +97,12 @@ def inspector(trace, pos: int) -> str:
                                                                                                     trace.config)
     return (f"{head}{verdict_line(trace.method, hist, key)}<div class='sv-cols'><div>{left}</div><div>{right}</div>"
             "</div></div>")
+
+
+def inspected(text: str) -> tuple[str, int] | None:
+    """(method, position) of the cell an inspector fragment describes (its data attributes), or None."""
+    found = re.search(r"class='sv-insp' data-method='([^']*)' data-pos='(\d+)'", text or "")
+    return (unescape(found.group(1)), int(found.group(2))) if found else None
 
 
 def verdict_line(method: str, hist, key) -> str:
