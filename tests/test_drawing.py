@@ -35,11 +35,25 @@ def test_bar_chart_bars_are_exactly_proportional_to_the_counts():
     import numpy as np
 
     img = np.asarray(charts.bar_chart({"a": [0, 6, 3], "b": [2, 0, 1]}, "t", "x", "y", size=(640, 280)))
-    ph, y0 = 280 - 30 - 40, 280 - 40
+    left, right, top, bottom = charts.MARGINS
+    ph, y0 = 280 - top - bottom, 280 - bottom
     for k, counts in enumerate(([0, 6, 3], [2, 0, 1])):
         rgb = np.array(charts.BAR_RGB[k])
         for x, c in enumerate(counts):
-            slot = (640 - 52 - 120) / 3
-            col = int(52 + x * slot + 0.1 * slot + k * 0.8 * slot / 2 + 0.4 * slot / 2)   # the bar's middle
+            slot = (640 - left - right) / 3
+            col = int(left + x * slot + 0.1 * slot + k * 0.8 * slot / 2 + 0.4 * slot / 2)   # the bar's middle
             height = int((np.abs(img[:y0, col].astype(int) - rgb).sum(-1) == 0).sum())
             assert height == round(c / 6 * ph), (k, x, height)
+
+
+def test_the_histogram_leaves_out_methods_that_draft_nothing(monkeypatch):
+    """AR commits one token per forward: its lone bar would dwarf the others, so it is named, not drawn."""
+    from types import SimpleNamespace
+
+    from specviz.render import figures
+    seen = {}
+    monkeypatch.setattr(charts, "bar_chart", lambda series, title, *a, **k: seen.update(series=series, title=title))
+    t = SimpleNamespace
+    figures.histogram_image({"ar": t(summary={"accepted_hist": [0, 256]}),
+                             "csd": t(summary={"accepted_hist": [0, 40, 30, 10]})})
+    assert seen["series"] == {"csd": [0, 40, 30, 10]} and "ar left out" in seen["title"]

@@ -13,6 +13,7 @@ from matplotlib.patches import Patch
 
 from specviz.analysis import views
 from specviz.core.trace import DECISIONS
+from specviz.engine import methods
 from specviz.render import charts, draw
 
 SLIDE_MAPS = ("entropy", "tv", "decision", "finalize", "tv_cost")
@@ -22,9 +23,12 @@ SLIDE_IN = (16, 9)                  # inches: a 16:9 slide (1920 x 1080 px at 12
 def histogram_image(traces: dict):
     """Grouped bars: how many verification steps committed k tokens, per method (summary['accepted_hist']).
     Drawn with PIL (charts.bar_chart): a matplotlib figure cost ~0.3 s per run to draw and encode in the server."""
-    hists = {m: list(t.summary.get("accepted_hist", [0])) for m, t in traces.items()}
-    return charts.bar_chart(hists, "Accepted length per target forward", "tokens committed by one verification step",
-                            "steps")
+    drafting = {m: t for m, t in traces.items() if m not in methods.REGISTRY or methods.get(m).family.drafts}
+    hists = {m: list(t.summary.get("accepted_hist", [0])) for m, t in drafting.items()}
+    left_out = [m for m in traces if m not in drafting]          # AR: every forward commits one token, a lone bar
+    note = f" ({', '.join(left_out)} left out: one token per forward)" if left_out else ""
+    return charts.bar_chart(hists, "Accepted length per target forward" + note,
+                            "tokens committed by one verification step", "verification steps")
 
 
 def slide_figure(traces: dict, images: dict, prompt: str = "", settings: str = "") -> Figure:
