@@ -121,7 +121,7 @@ def test_preview_inspector_replay_and_export_handlers(state):
     out = h.preview({"state": st, "lam": 0.9, "delta": 1.0, "tau_pos": 0.6, "tau_seq": 0.6, "opacity": 1.0})
     img, table = out["preview_image"], out["preview_table"]
     assert out["tabs"].selected == "preview"
-    assert "Preview of recorded drafts" in table and img.size[0] > draw.PANEL
+    assert "Preview: an estimate" in table and img.size[0] > draw.PANEL
     x0, y0 = draw.layout(3)[1]
     c = draw.cell_px((4, 4))
     evt = gr.SelectData(None, {"index": [x0 + 2 * c + 1, y0 + c + 1], "value": None})

@@ -85,7 +85,7 @@ def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     page.mouse.move(box["x"] + 0.1 * box["width"], box["y"] + box["height"] / 2)
     page.mouse.down()
     page.mouse.move(box["x"] + 0.7 * box["width"], box["y"] + box["height"] / 2, steps=5)
-    page.locator("#preview_table").filter(has_text="Preview of recorded drafts").wait_for()
+    page.locator("#preview_table").filter(has_text="Preview: an estimate").wait_for()
     page.mouse.up()
     page.locator("#preview_image img").wait_for()
     shot(page, tmp_path, "4_preview")
