@@ -15,7 +15,7 @@ from specviz.config import METHODS, RunConfig
 from specviz.methods import get, ui_knobs
 from specviz.models import ALLOWED_HUB
 from specviz.session import Backend, default_backend
-from specviz.ui import GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, api_params, slot_visibility
+from specviz.ui import API_FPS, GEN_OUTPUTS, KNOBS, PREVIEWED, Handlers, api_params, slot_visibility
 
 # the default comparison, chosen from the bench on scenes (docs/methods_lossless.md): the baseline, classic lossless
 # SJD, the best lossless successor (MC-SJD: same drafts, coupled; +56 % step compression on scenes v2, README
@@ -154,7 +154,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     gen_in = [c[k] for k in KNOBS] + [c["opacity"]]
     outs = [c[n] for n in GEN_OUTPUTS]
     model = dict(concurrency_id="model", concurrency_limit=1, show_progress="minimal", show_progress_on=[c["status"]])
-    named = api_params(h.generate, [*KNOBS, "opacity"], _api_defaults())
+    named = api_params(h.generate, [*KNOBS, "opacity"], _api_defaults(), request=True)  # lean for API
     runs = [c["go"].click(named, gen_in, outs, api_name="generate", **model),
             c["prompt"].submit(h.generate, gen_in, outs, api_visibility="private", **model)]
     quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
@@ -190,9 +190,11 @@ def _api_defaults() -> dict:
     return D.to_dict() | {"methods": DEFAULT_METHODS, "opacity": 1.0}
 
 
-def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: str | None = None) -> gr.Blocks:
-    """The whole app. `backend` injects models (tests pass tiny ones); default: assets + local HF cache."""
-    h = Handlers(backend or default_backend(), export_root, fps)
+def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: str | None = None,
+               api_fps: float = API_FPS) -> gr.Blocks:
+    """The whole app. `backend` injects models (tests pass tiny ones); default: assets + local HF cache. `fps`: race
+    frames a second streamed to a page; `api_fps`: to gradio_client callers (ui.API_FPS)."""
+    h = Handlers(backend or default_backend(), export_root, fps, api_fps)
     c: dict = {}
     with gr.Blocks(title="specviz", fill_width=True, delete_cache=(900, 3600)) as demo:
         c["state"] = gr.State(None, time_to_live=STATE_TTL_S)

@@ -30,6 +30,7 @@ from specviz.session import (
     LaneView,
     check_draft,
     check_model,
+    default_draft,
     load,
     make_configs,
     race,
@@ -46,6 +47,13 @@ GEN_OUTPUTS = Live(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m
                             "preview_table"))
 PREVIEW_OUTPUTS = ("preview_image", "preview_table")
 MAPS_EVERY_S = 2.0          # heatmaps during a run: at most this often (one update of all six: ~0.15 s)
+# API callers (gradio_client, which marks its requests `x-gradio-user: api`) fetch every picture of every streamed
+# update as a file, at ~70 ms of client CPU each here (a fresh httpx client and TLS context per file): a browser-rate
+# stream of a four-method run made ~1,000 fetches and took 115 s instead of 8 s. They get a lean stream instead
+# (lean_stream): API_FPS updates a second, the race pictures at most every API_PICTURES_EVERY_S, the maps only with
+# the final update, which always carries every output (it is the call's result).
+API_FPS = 2.0
+API_PICTURES_EVERY_S = 2.0
 OOM_MESSAGE = ("Out of memory during this run; its memory has been released. Try fewer methods, a shorter window or "
                "tree, or a smaller model (the app is ready for the next run).")
 
@@ -105,13 +113,15 @@ def as_tuple(names, values: dict) -> tuple:
 
 
 class Handlers:
-    def __init__(self, backend: Backend, export_root: str | None = None, fps: float = 8.0):
-        self.backend, self.export_root, self.fps = backend, export_root, fps
+    def __init__(self, backend: Backend, export_root: str | None = None, fps: float = 8.0, api_fps: float = API_FPS):
+        self.backend, self.export_root, self.fps, self.api_fps = backend, export_root, fps, api_fps
 
     # ------------------------------------------------------------------------------------------------ generate
     def generate(self, *args):
-        """Stream the race: (KNOBS..., opacity) -> GEN_OUTPUTS tuples."""
-        for upd in self._race(dict(zip(KNOBS, args[:len(KNOBS)], strict=False)), float(args[len(KNOBS)])):
+        """Stream the race: (KNOBS..., opacity[, gr.Request]) -> GEN_OUTPUTS tuples (lean for API callers)."""
+        n = len(KNOBS)
+        lean = is_api_call(args[n + 1] if len(args) > n + 1 else None)
+        for upd in self._race(dict(zip(KNOBS, args[:n], strict=False)), float(args[n]), lean):
             yield as_tuple(GEN_OUTPUTS, upd)
 
     def rerun(self, *args):
@@ -123,26 +133,30 @@ class Handlers:
         yield from self.generate(*args)
 
     @friendly
-    def _race(self, knobs: dict, opacity: float):
+    def _race(self, knobs: dict, opacity: float, lean: bool = False):
         name = check_model(self.backend, knobs.pop("model") or "")
-        knobs["draft_model"] = check_draft(self.backend, knobs.get("draft_model", ""))
         methods = knobs.pop("methods")
+        knobs["draft_model"] = default_draft(self.backend, name, check_draft(self.backend, knobs.get("draft_model",
+                                                                                                       "")), methods)
         cfgs = make_configs(methods, model=name, **_typed(knobs))
-        model, factory = load(self.backend, name, cfgs[0].draft_model)
-        t0, finished, maps_at = time.perf_counter(), set(), -1.0
+        model, factory = load(self.backend, name, knobs["draft_model"])
+        t0, finished, maps_at, pictures_at, sent = time.perf_counter(), set(), -1.0, time.perf_counter(), {}
         shown = self._blank()
-        for fr in race(model, factory, cfgs, fps=self.fps):
+        for fr in race(model, factory, cfgs, fps=self.api_fps if lean else self.fps):
             fresh = [v for v in fr.lanes if v.method not in finished]
             finished |= {v.method for v in fresh if v.done}
-            shown |= {f"img_{v.method}": v.image for v in fresh}
+            if not lean or fr.done or time.perf_counter() - pictures_at >= API_PICTURES_EVERY_S:
+                shown |= {f"img_{v.method}": v.image for v in fresh}
+                pictures_at = time.perf_counter()
             shown |= {f"stats_{v.method}": html.lane_stats(v) for v in fresh}
             shown["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0)
             if fr.done:
                 shown |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)
-            elif time.perf_counter() - maps_at >= MAPS_EVERY_S:       # the maps fill in as the run goes (no
-                shown |= self._maps(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)  # overlay yet)
+                shown |= {f"img_{v.method}": v.image for v in fr.lanes}     # the result carries every picture
+            elif not lean and time.perf_counter() - maps_at >= MAPS_EVERY_S:  # the maps fill in as the run goes
+                shown |= self._maps(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)  # (no overlay)
                 maps_at = time.perf_counter()
-            yield dict(shown)
+            yield dict(shown) if fr.done else only_changed(shown, sent)
 
     @staticmethod
     def _blank() -> dict:
@@ -151,7 +165,8 @@ class Handlers:
         streams diffs), because an output left out or skipped is far dearer: Gradio rebuilds its component and its
         config for each one (~1.1 ms per output per update against ~0.1 ms for an unchanged text and ~0.8 ms for an
         unchanged picture; measured 2026-12-01, Gradio 6.31). Only the state and the replay controls wait for the
-        final update."""
+        final update. Pictures are the exception (only_changed): one sent unchanged is one more file for an API client
+        to fetch."""
         upd = {f"img_{m}": None for m in METHODS} | {f"stats_{m}": "" for m in METHODS}
         return upd | {"summary": [], "hist": None, "replay_image": None, "replay_caption": html.REPLAY_PENDING,
                       "preview_image": None, "preview_table": ""}
@@ -270,9 +285,31 @@ class Handlers:
         return run_sweep(method, param, str(values), int(prompts or 2), self.export_root, progress)
 
 
-def api_params(fn, names: list, defaults: dict):
+def is_api_call(request) -> bool:
+    """Whether a gr.Request comes from gradio_client (it sends `x-gradio-user: api` with every call), not a page."""
+    headers = getattr(request, "headers", None) or {}
+    return headers.get("x-gradio-user") == "api"
+
+
+def only_changed(upd: dict, sent: dict) -> dict:
+    """A streamed update with every picture that is the very object sent last time (a finished lane, the maps between
+    refreshes) replaced by gr.skip(): the page keeps it, and a client that fetches files fetches nothing. `sent`
+    (picture name -> object) is updated. Text and None go out as values: skipping them saves no fetch and costs more
+    server time than resending (docs/gradio.md, issue 14)."""
+    out = dict(upd)
+    for name, v in upd.items():
+        if v is None or not name.startswith(("img_", "map_")):
+            continue
+        if sent.get(name) is v:
+            out[name] = gr.skip()
+        sent[name] = v
+    return out
+
+
+def api_params(fn, names: list, defaults: dict, request: bool = False):
     """`fn(*args)` with a signature naming each positional input (Gradio names API parameters after the handler's
-    signature: without this the API shows param_0, param_1, ...). Defaults let API callers omit parameters."""
+    signature: without this the API shows param_0, param_1, ...). Defaults let API callers omit parameters.
+    `request`: also pass the call's gr.Request as the last argument (not an API parameter)."""
     P = inspect.Parameter
     if inspect.isgeneratorfunction(fn):
         def named(*args):
@@ -281,7 +318,11 @@ def api_params(fn, names: list, defaults: dict):
         def named(*args):
             return fn(*args)
     named.__name__ = getattr(fn, "__name__", "handler")
-    named.__signature__ = inspect.Signature([P(n, P.POSITIONAL_OR_KEYWORD, default=defaults[n]) for n in names])
+    params = [P(n, P.POSITIONAL_OR_KEYWORD, default=defaults[n]) for n in names]
+    if request:                         # Gradio finds gr.Request parameters by their type hints
+        params.append(P("request", P.POSITIONAL_OR_KEYWORD, default=None, annotation=gr.Request))
+        named.__annotations__ = {"request": gr.Request}
+    named.__signature__ = inspect.Signature(params)
     return named
 
 
