@@ -61,7 +61,8 @@ def _controls(backend: Backend, c: dict) -> None:
 def _drafters(backend: Backend, k):
     """The Drafter control: the model's own drafter (the EAGLE head shipped with scenes) or an offered draft model."""
     return w.Dropdown([("model's own (scenes: EAGLE head)", ""), *backend.drafters], value="", label=k.label,
-                      info="tree methods (sd, cascade, lantern) propose with this drafter",
+                      info="tree methods (sd, cascade, lantern) propose with this drafter; on a model without its "
+                           "own, the one draft model offered here is the default",
                       allow_custom_value=backend.allow_paths, elem_id=k.name)
 
 
