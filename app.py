@@ -145,7 +145,7 @@ def _tabs(c: dict) -> None:
             c["files"] = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="files")
             w.Markdown("Open trace JSON files (from Export above or `specviz generate --trace`) to see their maps, "
                         "summary and replay again; images are decoded when their model is offered here.")
-            c["open_files"] = gr.File(label="Trace JSON files", file_count="multiple", file_types=[".json"],
+            c["open_files"] = w.File(label="Trace JSON files", file_count="multiple", file_types=[".json"],
                                       elem_id="open_files")
             c["open"] = gr.Button("Open traces", elem_id="open")
     c["inspector"] = w.HTML("<i>Token inspector: click a cell of any image or map.</i>", elem_id="inspector")
@@ -197,7 +197,7 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
     frames a second streamed to a page; `api_fps`: to gradio_client callers (ui.API_FPS)."""
     h = Handlers(backend or default_backend(), export_root, fps, api_fps)
     c: dict = {}
-    with gr.Blocks(title="specviz", fill_width=True, delete_cache=(900, 3600)) as demo:
+    with gr.Blocks(title="specviz", fill_width=True, delete_cache=serving.cache_rule()) as demo:
         c["state"] = gr.State(None, time_to_live=STATE_TTL_S)
         w.Markdown(INTRO)
         with gr.Row():
@@ -241,6 +241,7 @@ def main(argv=None) -> None:
     except (FileNotFoundError, ValueError) as e:
         raise SystemExit(f"error: {e}") from None
     demo = build_demo(backend)
+    serving.trace_memory_if_asked()                               # SPECVIZ_TRACEMALLOC=1 (scripts/soak.py)
     serving.quiet_when_idle(demo.queue(default_concurrency_limit=1)).launch(  # idle CPU: see specviz/serving.py
         server_name=args.host, server_port=args.port, share=args.share, **STYLE, **SERVE)
 

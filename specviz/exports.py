@@ -16,7 +16,8 @@ from pathlib import Path
 from specviz import figures, methods, panels, render, video
 
 LIVE = ("lam", "delta", "tau_pos", "tau_seq")   # the sliders every shared file name carries
-MAX_AGE_S = 3600                    # export folders older than this are deleted when a new one is made
+# export folders older than this are deleted when a new one is made (serving.cache_age_s: 3600 unless a soak says)
+MAX_AGE_S = int(os.environ.get("SPECVIZ_CACHE_AGE_S") or 3600)
 
 
 def export_dir(root: str | Path | None = None) -> Path:

@@ -114,7 +114,20 @@ class Image(_Info, gr.Image):
     unchanged (a finished lane, the maps between refreshes) reuses its file. Gradio's own encoding (Pillow, level 6,
     adaptive filters, every time) took 0.32 s of a 1.9 s four-method run here (py-spy, 2026-12-01); Pillow at level 1
     still spent 12-18 ms on one 1192x340 heatmap composite, _png 6-7 ms (files about as large: flat colours
-    compress well either way). Same cache layout as Gradio's own."""
+    compress well either way). Same cache layout as Gradio's own.
+
+    Pruning: Gradio deletes old cache files through the `temp_files` sets of the app's own components. An update of
+    an output (gr.skip() included) replaces the component in that session's state by a copy built outside the Blocks,
+    whose set nobody prunes: its files stayed for ever (scripts/soak.py). A copy shares its original's set instead."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.elem_id is None:
+            return
+        if self.is_rendered:                            # the app's own instance: Gradio prunes its set
+            _PRUNED[self.elem_id] = self.temp_files
+        elif self.elem_id in _PRUNED:                   # a session's copy (render=False): the same set
+            self.temp_files = _PRUNED[self.elem_id]
 
     def postprocess(self, value):
         if not isinstance(value, PILImage.Image) or self.format != "png" or _watermarked(self):
@@ -130,6 +143,7 @@ class Image(_Info, gr.Image):
         return ImageData(path=path, orig_name="image.png")
 
 
+_PRUNED: dict = {}          # elem_id -> temp_files set of the app's own Image (the last app built in this process)
 _PNG_TYPES = {"L": (1, 0), "RGB": (3, 2), "RGBA": (4, 6)}       # mode -> (channels, PNG colour type)
 
 
@@ -156,6 +170,22 @@ def _watermarked(image) -> bool:
     there is none (comparing the options object itself with None made the fast path above never run)."""
     wm = image.watermark
     return wm is not None and getattr(wm, "watermark", wm) is not None
+
+
+class File(gr.File):
+    """gr.File whose upload leaves no empty file behind: Gradio 6.31's preprocess (type "filepath") opens a
+    NamedTemporaryFile(delete=False) in the cache for every uploaded file and never uses or deletes it; nothing prunes
+    those (one per opened trace, scripts/soak.py)."""
+
+    def _process_single_file(self, f):
+        if self.type != "filepath":
+            return super()._process_single_file(f)
+        from gradio.utils import NamedString
+        from gradio_client import utils as client_utils
+        if self.file_types and not client_utils.is_valid_file(f.path, self.file_types):
+            raise gr.Error("Invalid file type. Please upload a file that is one of these formats: "
+                           f"{self.file_types}")
+        return NamedString(f.path)
 
 
 class HTML(_Info, gr.HTML):
