@@ -202,8 +202,9 @@ def memory_growth(a: dict, b: dict) -> str:
 
 # -- the soak ---------------------------------------------------------------------------------------------------------
 def soak(runs: int, threads: int = 1, seed: int = 0, cache_age: int = 60, pool=tuple(METHODS),
-         log_path: str | None = None, trace_memory: bool = False, progress=print) -> dict:
+         log_path: str | None = None, trace_memory: bool = False, progress=None) -> dict:
     """Drive the served app for `runs` runs; returns {"rows": [...per run...], "summary": {...}, "memory": str}."""
+    progress = progress or (lambda line: print(line, flush=True))
     rng = random.Random(seed)
     tmp = Path(tempfile.mkdtemp(prefix="specviz-soak-"))
     env = {"GRADIO_TEMP_DIR": str(tmp / "gradio"), "SPECVIZ_CACHE_AGE_S": str(cache_age)}

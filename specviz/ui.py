@@ -50,8 +50,8 @@ MAPS_EVERY_S = 2.0          # heatmaps during a run: at most this often (one upd
 # API callers (gradio_client, which marks its requests `x-gradio-user: api`) fetch every picture of every streamed
 # update as a file, at ~70 ms of client CPU each here (a fresh httpx client and TLS context per file): a browser-rate
 # stream of a four-method run made ~1,000 fetches and took 115 s instead of 8 s. They get a lean stream instead
-# (lean_stream): API_FPS updates a second, the race pictures at most every API_PICTURES_EVERY_S, the maps only with
-# the final update, which always carries every output (it is the call's result).
+# (Handlers._race, lean): API_FPS updates a second, the race pictures at most every API_PICTURES_EVERY_S, the maps
+# only with the final update, which always carries every output (it is the call's result).
 API_FPS = 2.0
 API_PICTURES_EVERY_S = 2.0
 OOM_MESSAGE = ("Out of memory during this run; its memory has been released. Try fewer methods, a shorter window or "

@@ -1,0 +1,32 @@
+"""A short soak of the served app (issue 26): ~20 consecutive runs through gradio_client (mixed methods and knobs,
+slider previews, re-runs, exports, opened traces, a cancelled run) with no error, flat open file descriptors and the
+temp dir bounded by the pruning rule. scripts/soak.py --runs 200 is the long version (README)."""
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "soak.py"
+
+
+@pytest.fixture(scope="module")
+def soak():
+    spec = importlib.util.spec_from_file_location("soak", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_short_soak(soak, tmp_path):
+    res = soak.soak(22, threads=1, seed=1, cache_age=8, pool=soak.FAST, log_path=str(tmp_path / "app.log"),
+                    progress=lambda line: None)
+    rows, sm = res["rows"], res["summary"]
+    print(soak.table(rows))
+    print(sm)
+    assert [r["errors"] for r in rows if r["errors"]] == []
+    fds = [r["fds"] for r in rows[4:]]                       # after start-up (first page, first export, ...)
+    assert max(fds) - min(fds) <= 2, f"open file descriptors grew: {fds}"
+    assert sm["stale_files_max"] == 0, "files older than the pruning rule allows were left in the temp dir"
+    # bounded: the last runs hold no more files than a few runs' worth, not everything ever written
+    made = sum(max(0, b["temp_files"] - a["temp_files"]) for a, b in zip(rows, rows[1:]))
+    assert rows[-1]["temp_files"] < made / 2
