@@ -21,9 +21,9 @@ serves with age 3600 s; the soak passes a short one (SPECVIZ_CACHE_AGE_S, defaul
 within it, and checks after every run that no file older than age + age / 4 + 10 s is left (`stale_files`, expected
 0; every export file is also handed to Gradio, which ages it like its own).
 
---trace-memory starts tracemalloc in the server (SPECVIZ_TRACEMALLOC=1, specviz/serving.py) and prints the 15
-allocation sites that grew most between run 20 (or the first) and the last run, and the object types whose counts
-grew (gc).
+--trace-memory counts the server's live Python objects by type after run 20 (or the first) and after the last run
+and prints the types whose counts grew (gc; SPECVIZ_TRACEMALLOC=gc, specviz/serving.py); --tracemalloc also traces
+allocations (about 3x slower) and prints the 15 allocation sites that grew most.
 """
 from __future__ import annotations
 
@@ -48,9 +48,10 @@ from specviz.ui import GEN_OUTPUTS, KNOBS, PREVIEWED  # noqa: E402
 
 FAST = ("ar", "sjd", "mcsjd", "csd")                    # --fast: the chain methods that take about a second each
 BASE = 20                                               # the slope and the ratio start at this run
+EVERY = {"rerun": 3, "opacity": 4, "export": 5, "open": 7, "cancel": 11}     # run i does it when i % n == 0
 
 
-# -- the server, from /proc ------------------------------------------------------------------------------------------
+# -- the server, from /proc --------------------------------------------------------------------------------------------
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -84,7 +85,7 @@ def slope(xs: list, ys: list) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else 0.0
 
 
-# -- the session ------------------------------------------------------------------------------------------------------
+# -- the session -------------------------------------------------------------------------------------------------------
 class Session:
     """One gradio_client session that also calls the page's own (private) events, as the page does."""
 
@@ -126,7 +127,7 @@ def finished(job, what: str) -> list:
     return out
 
 
-def one_run(s: Session, i: int, rng: random.Random, pool, state: dict) -> list[str]:
+def one_run(s: Session, i: int, rng: random.Random, pool, state: dict, every: dict = EVERY) -> list[str]:
     """Run i's actions; returns its errors (one line each)."""
     errors = []
 
@@ -143,24 +144,24 @@ def one_run(s: Session, i: int, rng: random.Random, pool, state: dict) -> list[s
         moved = {k: knobs[k] for k in PREVIEWED} | {"lam": rng.choice([0.5, 1.0, 3.0]),
                                                      "delta": round(rng.uniform(0.3, 0.95), 2)}
         act("preview", lambda m=moved: s.page("lam", "input", *[m[k] for k in PREVIEWED], 1.0).result())
-    if i % 3 == 0:                                          # a slider released: the page's re-run stream
+    if i % every["rerun"] == 0:                             # a slider released: the page's re-run stream
         knobs["lam"] = rng.choice([0.5, 1.0, 2.0])
         act("rerun", lambda: finished(s.page("lam", "release", *gen_args(knobs)), "rerun"))
-    if i % 4 == 0:
+    if i % every["opacity"] == 0:
         act("opacity", lambda: s.page("opacity", "change", round(rng.uniform(0.2, 1.0), 2)).result())
         act("replay", lambda: s.page("replay_step", "change", knobs["methods"][0], 1).result())
-    if i % 5 == 0:
+    if i % every["export"] == 0:
         files = act("export", lambda: s.page("export", "click").result())
         if files:                                           # keep the traces, as a user downloads them
             keep = state["dir"] / f"export-{i}"
             keep.mkdir()
             paths = [Path(f["path"] if isinstance(f, dict) else f) for f in files]
             state["traces"] = [str(shutil.copy(p, keep)) for p in paths if p.name.endswith("_trace.json")]
-    if i % 7 == 0 and state.get("traces"):
+    if i % every["open"] == 0 and state.get("traces"):
         from gradio_client import handle_file
         act("open", lambda: finished(s.client.submit([handle_file(p) for p in state["traces"]], 1.0,
                                                      api_name="/open_traces"), "open"))
-    if i % 11 == 0:
+    if i % every["cancel"] == 0:
         def cancel():
             job = s.client.submit(*gen_args(draw_knobs(rng, pool)), api_name="/generate")
             for _ in job:                                   # its first streamed update
@@ -173,9 +174,9 @@ def one_run(s: Session, i: int, rng: random.Random, pool, state: dict) -> list[s
     return errors
 
 
-# -- tracemalloc in the server ------------------------------------------------------------------------------------------
+# -- tracemalloc in the server -----------------------------------------------------------------------------------------
 def memory_snapshot(pid: int, path: Path, timeout: float = 60.0) -> dict | None:
-    """Ask the server (started with SPECVIZ_TRACEMALLOC=1) for a snapshot: SIGUSR1, then wait for `path`."""
+    """Ask the server (started with SPECVIZ_TRACEMALLOC set) for its counts: SIGUSR1, then wait for `path`."""
     path.unlink(missing_ok=True)
     os.kill(pid, signal.SIGUSR1)
     end = time.monotonic() + timeout
@@ -188,28 +189,30 @@ def memory_snapshot(pid: int, path: Path, timeout: float = 60.0) -> dict | None:
 
 
 def memory_growth(a: dict, b: dict) -> str:
-    import tracemalloc
-    snap_a = tracemalloc.Snapshot.load(a["snapshot"])
-    snap_b = tracemalloc.Snapshot.load(b["snapshot"])
-    lines = ["allocation sites that grew most (tracemalloc, traceback depth 8, innermost frame shown):"]
-    for st in snap_b.compare_to(snap_a, "traceback")[:15]:
-        frames = " <- ".join(f"{Path(f.filename).name}:{f.lineno}" for f in st.traceback[:4])
-        lines.append(f"  {st.size_diff / 1024:+9.1f} KiB {st.count_diff:+7d} blocks  {frames}")
+    lines = [f"live Python objects: {a['objects']} -> {b['objects']}"]
+    if a.get("snapshot") and b.get("snapshot"):
+        import tracemalloc
+        snap_a = tracemalloc.Snapshot.load(a["snapshot"])
+        snap_b = tracemalloc.Snapshot.load(b["snapshot"])
+        lines.append("allocation sites that grew most (tracemalloc, traceback depth 8, innermost frame first):")
+        for st in snap_b.compare_to(snap_a, "traceback")[:15]:
+            frames = " <- ".join(f"{Path(f.filename).name}:{f.lineno}" for f in st.traceback[:4])
+            lines.append(f"  {st.size_diff / 1024:+9.1f} KiB {st.count_diff:+7d} blocks  {frames}")
     grew = sorted(((n, b["types"].get(n, 0) - a["types"].get(n, 0)) for n in b["types"]), key=lambda t: -t[1])
     lines.append("object types whose counts grew (gc): " + ", ".join(f"{n} +{d}" for n, d in grew[:15] if d > 0))
     return "\n".join(lines)
 
 
-# -- the soak ---------------------------------------------------------------------------------------------------------
+# -- the soak ----------------------------------------------------------------------------------------------------------
 def soak(runs: int, threads: int = 1, seed: int = 0, cache_age: int = 60, pool=tuple(METHODS),
-         log_path: str | None = None, trace_memory: bool = False, progress=None) -> dict:
+         log_path: str | None = None, trace_memory: str = "", progress=None, every: dict = EVERY) -> dict:
     """Drive the served app for `runs` runs; returns {"rows": [...per run...], "summary": {...}, "memory": str}."""
     progress = progress or (lambda line: print(line, flush=True))
     rng = random.Random(seed)
     tmp = Path(tempfile.mkdtemp(prefix="specviz-soak-"))
     env = {"GRADIO_TEMP_DIR": str(tmp / "gradio"), "SPECVIZ_CACHE_AGE_S": str(cache_age)}
     if trace_memory:
-        env |= {"SPECVIZ_TRACEMALLOC": "1", "SPECVIZ_TRACEMALLOC_FILE": str(tmp / "soak-mem.json")}
+        env |= {"SPECVIZ_TRACEMALLOC": trace_memory, "SPECVIZ_TRACEMALLOC_FILE": str(tmp / "soak-mem.json")}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)                                  # the child inherits them
     rows, snaps, state = [], {}, {"dir": tmp / "soak-downloads"}
@@ -222,7 +225,7 @@ def soak(runs: int, threads: int = 1, seed: int = 0, cache_age: int = 60, pool=t
                 t_start = time.monotonic()
                 for i in range(1, runs + 1):
                     t0 = time.monotonic()
-                    errors = one_run(s, i, rng, pool, state)
+                    errors = one_run(s, i, rng, pool, state, every)
                     if proc.poll() is not None:
                         errors.append(f"server exited with code {proc.returncode}")
                     files = temp_files(tmp / "gradio")
@@ -283,19 +286,21 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seeds the draw of methods, knobs and seeds")
     ap.add_argument("--cache-age", type=int, default=60, help="the pruning age in seconds (the app serves 3600)")
     ap.add_argument("--fast", action="store_true", help=f"draw methods from {', '.join(FAST)} only")
-    ap.add_argument("--trace-memory", action="store_true", help="tracemalloc in the server; print what grew")
+    ap.add_argument("--trace-memory", action="store_true", help="count the server's objects by type; print what grew")
+    ap.add_argument("--tracemalloc", action="store_true", help="also trace allocations in the server (slow)")
     ap.add_argument("--log", default=None, help="the server's output goes here")
     ap.add_argument("--json", default=None, help="also write the JSON line to this file")
     args = ap.parse_args(argv)
     res = soak(args.runs, args.threads, args.seed, args.cache_age, FAST if args.fast else tuple(METHODS),
-               args.log, args.trace_memory)
+               args.log, "1" if args.tracemalloc else "gc" if args.trace_memory else "")
     meta = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
             "loadavg": [round(x, 2) for x in os.getloadavg()], "args": vars(args)}
     print(table(res["rows"]))
     sm = res["summary"]
-    print(f"\n{sm['runs']} runs in {sm['seconds_total']} s, {sm['errors']} errors; RSS {sm['rss_first_mb']} MB after run "
-          f"1, {sm['rss_base_mb']} MB after run {BASE}, {sm['rss_last_mb']} MB after run {sm['runs']} "
-          f"(x{sm['rss_last_over_base']}; slope over runs {BASE}..{sm['runs']}: {sm['rss_slope_mb_per_run']} MB/run); "
+    print(f"\n{sm['runs']} runs in {sm['seconds_total']} s, {sm['errors']} errors; RSS {sm['rss_first_mb']} MB "
+          f"after run 1, {sm['rss_base_mb']} MB after run {BASE}, {sm['rss_last_mb']} MB after run {sm['runs']} "
+          f"(x{sm['rss_last_over_base']}; slope over runs {BASE}..{sm['runs']}: {sm['rss_slope_mb_per_run']} "
+          "MB/run); "
           f"fds {sm['fds_min_max'][0]}-{sm['fds_min_max'][1]}; temp files max {sm['temp_files_max']}, last "
           f"{sm['temp_files_last']}, stale max {sm['stale_files_max']} (age {sm['cache_age_s']} s)")
     if "memory" in res:

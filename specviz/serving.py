@@ -98,10 +98,12 @@ def cache_rule() -> tuple[int, int]:
 
 
 def trace_memory_if_asked() -> None:
-    """With SPECVIZ_TRACEMALLOC=1: trace allocations (8 frames deep) and, on SIGUSR1, write a snapshot (pickled, hex)
-    and the live object counts by type to SPECVIZ_TRACEMALLOC_FILE, then `<file>.done` (scripts/soak.py reads them).
-    Off by default: tracing slows every allocation."""
-    if os.environ.get("SPECVIZ_TRACEMALLOC") != "1":
+    """With SPECVIZ_TRACEMALLOC=gc: on SIGUSR1, write the live Python objects' counts by type to
+    SPECVIZ_TRACEMALLOC_FILE, then `<file>.done` (scripts/soak.py reads them); with SPECVIZ_TRACEMALLOC=1 also trace
+    allocations (8 frames deep) and write a snapshot beside it (pickled). Off by default: tracing slows every
+    allocation (a soak run ~3x here)."""
+    mode = os.environ.get("SPECVIZ_TRACEMALLOC")
+    if mode not in ("1", "gc"):
         return
     import gc
     import json
@@ -109,18 +111,21 @@ def trace_memory_if_asked() -> None:
     import signal
     import tracemalloc
     from collections import Counter
-    tracemalloc.start(8)
+    if mode == "1":
+        tracemalloc.start(8)
     out = Path(os.environ.get("SPECVIZ_TRACEMALLOC_FILE") or "specviz-tracemalloc.json")
     dumps = []
 
     def dump(*_):
         gc.collect()
-        snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
         dumps.append(1)
-        path = out.with_name(f"{out.stem}-{len(dumps)}.pickle")
-        path.write_bytes(pickle.dumps(snap))
+        path = None
+        if tracemalloc.is_tracing():
+            snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+            path = out.with_name(f"{out.stem}-{len(dumps)}.pickle")
+            path.write_bytes(pickle.dumps(snap))
         types = Counter(type(o).__name__ for o in gc.get_objects())
-        out.write_text(json.dumps({"snapshot": str(path), "types": dict(types),
+        out.write_text(json.dumps({"snapshot": path and str(path), "types": dict(types), "objects": sum(types.values()),
                                    "traced_mb": tracemalloc.get_traced_memory()[0] / 2 ** 20}))
         out.with_suffix(".done").write_text("")
     signal.signal(signal.SIGUSR1, dump)
