@@ -208,6 +208,7 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
                 cols = _race_row(c)
                 _tabs(c)
         _wire(h, c, cols)
+    w.safe_pruning(demo)                    # Gradio's cache sweep must survive files added while it runs
     return demo
 
 

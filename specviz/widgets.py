@@ -144,6 +144,28 @@ class Image(_Info, gr.Image):
 
 
 _PRUNED: dict = {}          # elem_id -> temp_files set of the app's own Image (the last app built in this process)
+
+
+class SnapshotSet(set):
+    """A set that iterates over a copy of itself. Gradio's cache sweep (route_utils.delete_files_created_by_app,
+    every `frequency` s in a thread) iterates each component's temp_files set while handler threads add the files
+    they write; the first "Set changed size during iteration" killed the sweep task silently and nothing was ever
+    pruned again (scripts/soak.py, a long streamed run). set.copy runs under the GIL: no add interleaves."""
+
+    def __iter__(self):
+        return iter(set.copy(self))
+
+
+def safe_pruning(demo) -> None:
+    """Give every component of `demo` (a built gr.Blocks) a SnapshotSet of temp files, in the list Gradio sweeps."""
+    swaps = {}
+    for block in demo.blocks.values():
+        old = getattr(block, "temp_files", None)
+        if type(old) is set:
+            block.temp_files = swaps[id(old)] = SnapshotSet(old)
+    demo.temp_file_sets[:] = [swaps.get(id(t), t) for t in demo.temp_file_sets]
+    for name, old in list(_PRUNED.items()):
+        _PRUNED[name] = swaps.get(id(old), old)
 _PNG_TYPES = {"L": (1, 0), "RGB": (3, 2), "RGBA": (4, 6)}       # mode -> (channels, PNG colour type)
 
 
