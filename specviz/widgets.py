@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import io
 import math
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -154,6 +155,11 @@ class SnapshotSet(set):
 
     def __iter__(self):
         return iter(set.copy(self))
+
+    def __isub__(self, removed):
+        """The sweep drops the files it deleted, in one step at the end; one written again meanwhile (the same
+        picture sent again: its content-addressed path) stays tracked, else nothing would ever delete it."""
+        return set.__isub__(self, {f for f in removed if not os.path.exists(f)})
 
 
 def safe_pruning(demo) -> None:
