@@ -31,3 +31,40 @@ def test_short_soak(soak, tmp_path):
     # bounded: the last runs hold no more files than a few runs' worth, not everything ever written
     made = sum(max(0, b["temp_files"] - a["temp_files"]) for a, b in zip(rows, rows[1:]))
     assert rows[-1]["temp_files"] < made / 2
+
+
+def test_cache_sweep_survives_concurrent_adds_and_keeps_rewritten_files(tmp_path):
+    """widgets.SnapshotSet: Gradio's sweep iterates each component's temp-file set while handlers add to it, then
+    drops what it deleted; an add during the sweep must not kill it, and a file written again must stay tracked."""
+    import threading
+
+    import app
+    from specviz import widgets
+    from tests.apptools import tiny_backend
+    s = widgets.SnapshotSet(str(tmp_path / f"{i}.png") for i in range(2000))
+    stop = threading.Event()
+
+    def add():
+        i = 0
+        while not stop.is_set():
+            s.add(f"new-{i}")
+            i += 1
+    t = threading.Thread(target=add)
+    t.start()
+    try:
+        seen = sum(1 for _ in s for _ in range(50))          # slow iteration while the other thread adds
+    finally:
+        stop.set()
+        t.join()
+    assert seen >= 2000 * 50
+    kept = tmp_path / "kept.png"
+    kept.write_bytes(b"x")
+    s |= {str(kept)}
+    s -= {str(kept), str(tmp_path / "0.png")}
+    assert str(kept) in s and str(tmp_path / "0.png") not in s
+    demo = app.build_demo(tiny_backend()[0])
+    image = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "img_ar")
+    assert isinstance(image.temp_files, widgets.SnapshotSet)
+    assert any(t is image.temp_files for t in demo.temp_file_sets)
+    copy = type(image)(**{**image.constructor_args, "render": False})        # a session's copy after gr.skip()
+    assert copy.temp_files is image.temp_files
