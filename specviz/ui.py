@@ -162,7 +162,7 @@ class Handlers:
             elif not lean and time.perf_counter() - maps_at >= MAPS_EVERY_S:  # the maps fill in as the run goes
                 shown |= self._maps(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)  # (no overlay)
                 maps_at = time.perf_counter()
-            yield dict(shown) if fr.done else only_changed(shown, sent)
+            yield only_changed(shown, sent) if lean and not fr.done else dict(shown)
 
     @staticmethod
     def _blank() -> dict:
@@ -171,8 +171,9 @@ class Handlers:
         streams diffs), because an output left out or skipped is far dearer: Gradio rebuilds its component and its
         config for each one (~1.1 ms per output per update against ~0.1 ms for an unchanged text and ~0.8 ms for an
         unchanged picture; measured 2026-12-01, Gradio 6.31). Only the state and the replay controls wait for the
-        final update. Pictures are the exception (only_changed): one sent unchanged is one more file for an API client
-        to fetch."""
+        final update. API callers get the lean stream instead (only_changed): for them a picture sent unchanged is one
+        more file to fetch. (A page must not get skipped pictures: in Gradio 6.31 the skipped image re-mounts without
+        its elem_id and label.)"""
         upd = {f"img_{m}": None for m in METHODS} | {f"stats_{m}": "" for m in METHODS}
         return upd | {"summary": [], "hist": None, "replay_image": None, "replay_caption": html.REPLAY_PENDING,
                       "preview_image": None, "preview_table": ""}
@@ -299,8 +300,8 @@ def is_api_call(request) -> bool:
 
 
 def only_changed(upd: dict, sent: dict) -> dict:
-    """A streamed update with every picture that is the very object sent last time (a finished lane, the maps between
-    refreshes) replaced by gr.skip(): the page keeps it, and a client that fetches files fetches nothing. `sent`
+    """A streamed update with every picture that is the very object sent last time (a finished lane) replaced by
+    gr.skip(): a client that fetches files fetches nothing. `sent`
     (picture name -> object) is updated. Text and None go out as values: skipping them saves no fetch and costs more
     server time than resending (docs/gradio.md, issue 14)."""
     out = dict(upd)

@@ -119,16 +119,20 @@ class Image(_Info, gr.Image):
 
     Pruning: Gradio deletes old cache files through the `temp_files` sets of the app's own components. An update of
     an output (gr.skip() included) replaces the component in that session's state by a copy built outside the Blocks,
-    whose set nobody prunes: its files stayed for ever (scripts/soak.py). A copy shares its original's set instead."""
+    whose set nobody prunes: its files stayed for ever (scripts/soak.py). A copy uses its original's set instead
+    (registered by safe_pruning). No __init__ here: Gradio builds a component's config from its __init__ signature.
+    """
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if self.elem_id is None:
-            return
-        if self.is_rendered:                            # the app's own instance: Gradio prunes its set
-            _PRUNED[self.elem_id] = self.temp_files
-        elif self.elem_id in _PRUNED:                   # a session's copy (render=False): the same set
-            self.temp_files = _PRUNED[self.elem_id]
+    @property
+    def temp_files(self):
+        own = self.__dict__.get("_own_temp_files")
+        if own is None or getattr(self, "is_rendered", True) or getattr(self, "elem_id", None) not in _PRUNED:
+            return own
+        return _PRUNED[self.elem_id]                    # a session's copy (render=False): the app's own set
+
+    @temp_files.setter
+    def temp_files(self, files):
+        self.__dict__["_own_temp_files"] = files
 
     def postprocess(self, value):
         if not isinstance(value, PILImage.Image) or self.format != "png" or _watermarked(self):
@@ -170,8 +174,9 @@ def safe_pruning(demo) -> None:
         if type(old) is set:
             block.temp_files = swaps[id(old)] = SnapshotSet(old)
     demo.temp_file_sets[:] = [swaps.get(id(t), t) for t in demo.temp_file_sets]
-    for name, old in list(_PRUNED.items()):
-        _PRUNED[name] = swaps.get(id(old), old)
+    for block in demo.blocks.values():                  # session copies of these Images use their sets
+        if isinstance(block, Image) and block.elem_id is not None and block.is_rendered:
+            _PRUNED[block.elem_id] = block.temp_files
 _PNG_TYPES = {"L": (1, 0), "RGB": (3, 2), "RGBA": (4, 6)}       # mode -> (channels, PNG colour type)
 
 
