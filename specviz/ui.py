@@ -172,8 +172,8 @@ class Handlers:
         config for each one (~1.1 ms per output per update against ~0.1 ms for an unchanged text and ~0.8 ms for an
         unchanged picture; measured 2026-12-01, Gradio 6.31). Only the state and the replay controls wait for the
         final update. API callers get the lean stream instead (only_changed): for them a picture sent unchanged is one
-        more file to fetch. (A page must not get skipped pictures: in Gradio 6.31 the skipped image re-mounts without
-        its elem_id and label.)"""
+        more file to fetch, and it gets None (a skipped picture also leaves a component copy in the session for good:
+        docs/gradio.md, issue 26)."""
         upd = {f"img_{m}": None for m in METHODS} | {f"stats_{m}": "" for m in METHODS}
         return upd | {"summary": [], "hist": None, "replay_image": None, "replay_caption": html.REPLAY_PENDING,
                       "preview_image": None, "preview_table": ""}

@@ -234,8 +234,8 @@ def _pictures(update) -> list:
 
 def test_streamed_updates_send_values_not_skips(state):
     """A page's updates carry every output's value (a skipped output makes Gradio rebuild its component, dearer than
-    resending an unchanged value, and a skipped picture re-mounts without its elem_id and label); only the state and
-    the replay controls wait for the final update; the maps fill in during the run."""
+    resending an unchanged value); only the state and the replay controls wait for the final update; the maps fill
+    in during the run."""
     h, _ = state
     h.backend.load("scenes")[0].delay = 0.02
     try:
