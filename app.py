@@ -15,6 +15,7 @@ from specviz.app import atlas_tab, follow, history_tab, present, serving, sweep_
 from specviz.app import widgets as w
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
+from specviz.app.stream import API_FPS
 from specviz.app.session import Backend, default_backend
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
@@ -66,7 +67,8 @@ def _controls(backend: Backend, c: dict) -> None:
 def _drafters(backend: Backend, k):
     """The Drafter control: the model's own drafter (the EAGLE head shipped with scenes) or an offered draft model."""
     return w.Dropdown([("model's own (scenes: EAGLE head)", ""), *backend.drafters], value="", label=k.label,
-                      info="tree methods (sd, cascade, lantern) propose with this drafter",
+                      info="tree methods (sd, cascade, lantern) propose with this drafter; on a model without its "
+                           "own, the one draft model offered here is the default",
                       allow_custom_value=backend.allow_paths, elem_id=k.name)
 
 
@@ -159,7 +161,7 @@ def _tabs(c: dict) -> None:
             c["files"] = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="files")
             w.Markdown("Open trace JSON files (from Export above or `specviz generate --trace`) to see their maps, "
                         "summary and replay again; images are decoded when their model is offered here.")
-            c["open_files"] = gr.File(label="Trace JSON files", file_count="multiple", file_types=[".json"],
+            c["open_files"] = w.File(label="Trace JSON files", file_count="multiple", file_types=[".json"],
                                       elem_id="open_files")
             c["open"] = gr.Button("Open traces", elem_id="open")
     c["inspector"] = w.HTML("<i>Token inspector: click a cell of any image or map.</i>", elem_id="inspector")
@@ -171,7 +173,8 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     gen_in = pick(*GEN_INPUTS, "opacity")
     outs = pick(*GEN_OUTPUTS)
     model = dict(concurrency_id="model", concurrency_limit=1, show_progress="minimal", show_progress_on=[c["status"]])
-    runs = [wire(c["go"].click, h.generate, gen_in, outs, _api_defaults(), api_name="generate", **model),
+    runs = [wire(c["go"].click, h.generate, gen_in, outs, _api_defaults(), request=True, api_name="generate",
+                 **model),                                             # request: API callers get the lean stream
             wire(c["prompt"].submit, h.generate, gen_in, outs, api_visibility="private", **model)]
     quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
     for name in PREVIEWED:
@@ -211,11 +214,13 @@ def _api_defaults() -> dict:
     return D.to_dict() | {"methods": DEFAULT_METHODS, "opacity": 1.0}
 
 
-def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: str | None = None) -> gr.Blocks:
-    """The whole app. `backend` injects models (tests pass tiny ones); default: assets + local HF cache."""
-    h = Handlers(backend or default_backend(), export_root, fps)
+def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: str | None = None,
+               api_fps: float = API_FPS) -> gr.Blocks:
+    """The whole app. `backend` injects models (tests pass tiny ones); default: assets + local HF cache. `fps`: race
+    frames a second streamed to a page; `api_fps`: to gradio_client callers (app/stream.py)."""
+    h = Handlers(backend or default_backend(), export_root, fps, api_fps)
     c: dict = {}
-    with gr.Blocks(title="specviz", fill_width=True, delete_cache=(900, 3600)) as demo:
+    with gr.Blocks(title="specviz", fill_width=True, delete_cache=serving.cache_rule()) as demo:
         c["state"] = gr.State(None, time_to_live=STATE_TTL_S)
         w.Markdown(INTRO, elem_id="intro")
         with gr.Row():
@@ -229,6 +234,7 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
                 cols = _race_row(c)
                 _tabs(c)
         _wire(h, c, cols)
+    w.safe_pruning(demo)                    # Gradio's cache sweep must survive files added while it runs
     return demo
 
 
@@ -261,6 +267,7 @@ def main(argv=None) -> None:
     except (FileNotFoundError, ValueError) as e:
         raise SystemExit(f"error: {e}") from None
     demo = build_demo(backend)
+    serving.trace_memory_if_asked()                               # SPECVIZ_TRACEMALLOC=1 (scripts/soak.py)
     serving.quiet_when_idle(demo.queue(default_concurrency_limit=1)).launch(  # idle CPU: see specviz/app/serving.py
         server_name=args.host, server_port=args.port, share=args.share, **STYLE, **SERVE)
 

@@ -4,13 +4,15 @@
 
 Starts `python app.py --threads N` on a free port and drives `/generate` through gradio_client with the app's defaults
 (RunConfig() knobs, seed 0) for the default four methods and for every registered method: time to the first streamed
-output and end to end; and the same configs in-process through `session.race(...)` at the app's frame rate (frames
-rendered, as the app does; the app's slower consumer makes it render fewer): time to the first frame and to the last;
-and the race rendering only its first and final frame (the engine's own time). One warm-up run each, then --runs
-rounds that alternate app and in-process runs (a busy machine slows all alike); medians. --browser adds one run in
-Chromium (Playwright, /usr/bin/chromium): click Generate -> status "All done", default four methods. Prints a Markdown
-table, then one JSON line with every measurement. CPU s: the app process's CPU time per run, and this process's for
-the in-process races; on a busy machine wall times favour whichever process the scheduler favours, CPU times do not."""
+output and end to end, with `download_files=False` and with a default client (which downloads every file of every
+streamed update; the app streams gradio_client callers a lean stream, specviz/ui.py); and the same configs in-process
+through `session.race(...)` at the app's page frame rate (frames rendered, as the app does for a page): time to the
+first frame and to the last; and the race rendering only its first and final frame (the engine's own time). One
+warm-up run each, then --runs rounds that alternate the app and in-process runs (a busy machine slows all alike);
+medians. --browser adds one run in Chromium (Playwright, /usr/bin/chromium): click Generate -> status "All done",
+default four methods. Prints a Markdown table, then one JSON line with every measurement. CPU s: the app process's CPU
+time per run, and this process's for the in-process races; on a busy machine wall times favour whichever process the
+scheduler favours, CPU times do not. (issue 26 added the default client)"""
 from __future__ import annotations
 
 import argparse
@@ -69,6 +71,7 @@ def interleaved(fns: dict, runs: int) -> dict:
 
 
 def through_client(client, methods: list, pid: int):
+    """One /generate call: (first output s, end s, updates, ticks, app CPU s)."""
     def once():
         cpu0 = cpu_seconds(pid)
         job = client.submit(*api_args(methods), api_name="/generate")
@@ -114,25 +117,30 @@ def median(rows: list[tuple], i: int) -> float:
 
 
 def report(runs: dict, browser: dict | None, meta: dict) -> str:
-    lines = ["| methods | app first output s | app end to end s | race first frame s | race end to end s | "
-             "race, first + last frame only s | frames app / race | end to end app / race | app / race first + last "
-             "| first output app / race | CPU s app / race / first + last |", "|---" * 11 + "|"]
+    lines = ["| methods | app first output s | app end to end s | default client: first output s | default client: "
+             "end to end s | race first frame s | race end to end s | race, first + last frame only s | "
+             "updates app / race frames | end to end app / race | default client / app | default client / race | "
+             "app / race first + last | CPU s app / default client / race / first + last |", "|---" * 14 + "|"]
     out = {"meta": meta, "sets": {}}
     for name, both in runs.items():
-        a, r, b = both["app"], both["race"], both["bare"]
-        if len({run[3] for run in a + r + b}) != 1:           # same configs, same seed: the same clock everywhere
+        a, d, r, b = both["app"], both["default"], both["race"], both["bare"]
+        if len({run[3] for run in a + d + r + b}) != 1:           # same configs, same seed: the same clock everywhere
             raise RuntimeError(f"{name}: app and in-process runs disagree on the ticks: {both}")
         row = {"app_first_s": median(a, 0), "app_end_s": median(a, 1), "race_first_s": median(r, 0),
                "race_end_s": median(r, 1), "bare_end_s": median(b, 1), "app_updates": median(a, 2),
-               "race_frames": median(r, 2), "cpu_s": [median(a, 4), median(r, 4), median(b, 4)]}
+               "race_frames": median(r, 2), "cpu_s": [median(a, 4), median(d, 4), median(r, 4), median(b, 4)],
+               "default_first_s": median(d, 0), "default_end_s": median(d, 1)}
         row["end_ratio"] = round(row["app_end_s"] / row["race_end_s"], 2)
         row["bare_ratio"] = round(row["app_end_s"] / row["bare_end_s"], 2)
         row["first_ratio"] = round(row["app_first_s"] / row["race_first_s"], 2)
+        row["default_vs_app"] = round(row["default_end_s"] / row["app_end_s"], 2)
+        row["default_vs_race"] = round(row["default_end_s"] / row["race_end_s"], 2)
         lines.append(f"| {name}: {' '.join(SETS[name])} | {row['app_first_s']} | {row['app_end_s']} | "
+                     f"{row['default_first_s']} | {row['default_end_s']} | "
                      f"{row['race_first_s']} | {row['race_end_s']} | {row['bare_end_s']} | {row['app_updates']:g} / "
-                     f"{row['race_frames']:g} | {row['end_ratio']} | {row['bare_ratio']} | {row['first_ratio']} | "
-                     f"{' / '.join(map(str, row['cpu_s']))} |")
-        out["sets"][name] = row | {"app_runs": a, "race_runs": r, "bare_runs": b}
+                     f"{row['race_frames']:g} | {row['end_ratio']} | {row['default_vs_app']} | "
+                     f"{row['default_vs_race']} | {row['bare_ratio']} | {' / '.join(map(str, row['cpu_s']))} |")
+        out["sets"][name] = row | {"app_runs": a, "default_runs": d, "race_runs": r, "bare_runs": b}
     if browser:
         lines.append(f"\nChromium, default four methods: click Generate -> 'All done' "
                      f"{browser['click_to_all_done_s']} s (status line: {browser['status_line']})")
@@ -146,7 +154,6 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="torch threads, in the app and in-process")
     ap.add_argument("--sets", nargs="+", choices=list(SETS), default=list(SETS))
     ap.add_argument("--browser", action="store_true", help="also one Chromium run (Playwright)")
-    ap.add_argument("--download", action="store_true", help="let gradio_client download every streamed image")
     ap.add_argument("--json", default=None, help="also write the JSON line to this file")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -156,18 +163,21 @@ def main(argv=None) -> int:
     runs, browser = {}, None
     log = Path(tempfile.gettempdir()) / "app_latency_app.log"
     with served_app("--threads", str(args.threads), log_path=log) as (proc, url):
-        client = Client(url, verbose=False, download_files="/tmp/gradio" if args.download else False)
+        client = Client(url, verbose=False, download_files=False)
+        default = Client(url, verbose=False)                        # downloads every file, as a user's client does
         try:
             for name in args.sets:
                 runs[name] = interleaved({"app": through_client(client, SETS[name], proc.pid),
+                                          "default": through_client(default, SETS[name], proc.pid),
                                           "race": in_process(model, factory, SETS[name]),
                                           "bare": in_process(model, factory, SETS[name], BARE_FPS)}, args.runs)
         finally:
             client.close()
+            default.close()
         if args.browser:
             browser = in_browser(url)
     meta = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": args.runs, "threads": args.threads,
-            "fps": FPS, "download_files": args.download, "cpus": os.cpu_count(),
+            "fps": FPS, "api_fps": app.API_FPS, "cpus": os.cpu_count(),
             "loadavg_1min_start_end": [load0, round(os.getloadavg()[0], 2)], "knobs": KNOB_VALUES}
     text = report(runs, browser, meta)
     print(text)

@@ -25,7 +25,7 @@ from tests.apptools import (
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     backend, slow, factory = tiny_backend()
-    demo = app.build_demo(backend, fps=1000, export_root=str(tmp_path_factory.mktemp("exports")))
+    demo = app.build_demo(backend, fps=1000, api_fps=1000, export_root=str(tmp_path_factory.mktemp("exports")))
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True)
     client = Client(url, verbose=False)
     yield client, slow
@@ -64,8 +64,9 @@ def test_generate_streams_and_matches_the_engine(served):
     assert rows["csd"][1] < rows["ar"][1] == 16
     first = updates[0]
     assert "● forward" in out(first, "stats_ar")                           # the first frame is mid-race
-    assert Image.open(out(first, "map_decision")).size[0] > 2 * draw.PANEL  # maps fill in during the run
     assert Image.open(out(final, "map_decision")).size[0] > 2 * draw.PANEL
+    # gradio_client fetches every picture of every update: it gets the lean stream, no maps before the final update
+    assert not [u for u in updates[:-1] if isinstance(out(u, "map_decision"), str)]
 
 
 def test_stop_ends_the_run_within_one_iteration_and_a_new_run_works(served):
@@ -239,12 +240,55 @@ def test_png_writer_is_lossless():
     assert np.array_equal(np.asarray(back), np.asarray(pal.convert("RGB")))
 
 
+class _ApiRequest:
+    headers = {"x-gradio-user": "api"}                   # what gradio_client sends with every call
+
+
+def _pictures(update: dict) -> list:
+    return [(n, v) for n, v in update.items() if n.startswith(("img_", "map_")) and v is not None and v != gr.skip()]
+
+
 def test_streamed_updates_send_values_not_skips(state):
-    """Every update of a run carries every output's value (a skipped output makes Gradio rebuild its component:
-    dearer than resending an unchanged value); only the state and the replay controls wait for the final update."""
+    """A page's updates carry every output's value (a skipped output makes Gradio rebuild its component, dearer than
+    resending an unchanged value); only the state and the replay controls wait for the final update; the maps fill
+    in during the run."""
     h, _ = state
-    ups = list(h.generate(knob_inputs(["ar", "csd"])))
-    assert len(ups) >= 2
+    h.backend.load("scenes")[0].delay = 0.02
+    try:
+        ups = list(h.generate(knob_inputs(["ar", "csd"])))
+    finally:
+        h.backend.load("scenes")[0].delay = 0.0
+    assert len(ups) >= 3
     skipped = {n for u in ups[:-1] for n in GEN_OUTPUTS if n not in u or u[n] == gr.skip()}
     assert skipped == {"state", "replay_method", "replay_step", "replay_tree"}
+    assert isinstance(ups[0]["map_decision"], Image.Image)                          # maps fill in during the run
     assert not [n for n in GEN_OUTPUTS if n not in ups[-1] or ups[-1][n] == gr.skip()]
+
+
+def test_api_callers_get_a_lean_stream(state, monkeypatch):
+    """gradio_client (x-gradio-user: api) fetches every picture of every update as a file (~70 ms of its CPU each):
+    it gets API_FPS updates a second, race pictures at most every API_PICTURES_EVERY_S and never one sent unchanged,
+    maps only in the final update (which carries every output, as the call's result)."""
+    import specviz.app.handlers as handlers_module
+    h, _ = state
+    lean = Handlers(h.backend, fps=1000, api_fps=1000)
+    monkeypatch.setattr(handlers_module, "API_PICTURES_EVERY_S", 0.15)
+    h.backend.load("scenes")[0].delay = 0.02
+    try:
+        ups = list(lean.generate(knob_inputs(["ar", "csd"]) | {"request": _ApiRequest()}))
+        page = list(lean.generate(knob_inputs(["ar", "csd"])))
+    finally:
+        h.backend.load("scenes")[0].delay = 0.0
+    early = [p for u in ups[:-1] for p in _pictures(u)]
+    assert not [u for u in ups[:-1] if any(u.get(n) == gr.skip() for n in GEN_OUTPUTS[:GEN_OUTPUTS.index("summary")])]
+    assert not [n for n, _ in early if n.startswith("map_")]                       # maps: final update only
+    assert not _pictures(ups[0])                                                   # the first update: no file
+    assert 0 < len(early) < sum(len(_pictures(u)) for u in page[:-1]) / 2          # a few lane pictures on the way
+    assert len({id(v) for _, v in early}) == len(early)
+    final = ups[-1]
+    assert all(isinstance(final[n], Image.Image) for n in ("img_ar", "img_csd", "map_decision", "hist"))
+    assert fingerprint_final(final) == fingerprint_final(page[-1])
+
+
+def fingerprint_final(final: dict) -> tuple:
+    return tuple(np.asarray(final[n]).tobytes() for n in ("img_ar", "img_csd", "map_decision"))

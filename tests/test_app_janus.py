@@ -16,6 +16,7 @@ from specviz.core.trace import Trace
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.runner import run
 from specviz.models import load_model
+from specviz.app.handlers import Handlers
 from tests.apptools import module_gradio_tmp  # noqa: F401 (fixture)
 from tests.janus_tiny import tiny_pair
 
@@ -71,9 +72,31 @@ def test_lambda_by_name_matches_the_engine(served, paths):
     assert row[1] == want.summary["target_forwards"] and row[4] == want.summary["relaxed"]
 
 
-def test_tree_methods_without_a_drafter_name_the_app_option(served, paths):
-    with pytest.raises(Exception, match="Drafter"):
-        served.predict(prompt="a red house", model=paths[0], methods=["cascade"], api_name="/generate")
+def test_the_one_offered_draft_model_is_the_default_drafter(served, paths):
+    """Served with one --draft-model, a Janus target runs sd and cascade without naming draft_model (issue 26), and
+    each trace's config names the drafter that ran (none for a method that drafts no tree)."""
+    result = served.predict(prompt="a red house", model=paths[0], methods=["sd", "cascade"], api_name="/generate",
+                            **SMALL)
+    assert list(_rows(result)) == ["sd", "cascade"]
+    for m in ("sd", "cascade"):
+        assert paths[1] in result[GEN_OUTPUTS.index(f"stats_{m}")], m
+    base = default_backend("cpu", allow_paths=True, drafters=(paths[1],))
+    h = Handlers(Backend(base.load, (paths[0],), (), True, base.drafters))
+    args = {**RunConfig().to_dict(), **SMALL, "prompt": "a red house", "model": paths[0], "methods": ["ar", "sd"]}
+    final = list(h.generate({k: args[k] for k in GEN_INPUTS} | {"opacity": 1.0}))[-1]
+    traces = final["state"].traces
+    assert traces["sd"].config["draft_model"] == paths[1] and traces["ar"].config["draft_model"] == ""
+
+
+def test_tree_methods_without_a_drafter_name_the_app_option(paths):
+    """No draft model offered (or two: the caller must choose): the error names the Drafter option."""
+    import gradio as gr
+    base = default_backend("cpu", allow_paths=True)
+    args = {**RunConfig().to_dict(), **SMALL, "prompt": "a red house", "model": paths[0], "methods": ["cascade"]}
+    for drafters in [(), (paths[1], paths[0])]:
+        h = Handlers(Backend(base.load, (paths[0],), (), True, drafters))
+        with pytest.raises(gr.Error, match="Drafter"):
+            list(h.generate({k: args[k] for k in GEN_INPUTS} | {"opacity": 1.0}))
 
 
 def test_cascade_groups_on_janus(paths, tmp_path):

@@ -10,9 +10,11 @@ from typing import Callable
 import gradio as gr
 
 
-def wire(event, fn: Callable, inputs: dict, outputs: dict, defaults: dict | None = None, **listener):
+def wire(event, fn: Callable, inputs: dict, outputs: dict, defaults: dict | None = None, request: bool = False,
+         **listener):
     """event(handler, inputs_kwargs=inputs, outputs=[...], **listener) for fn(values by name) -> updates by name.
-    `defaults` (by input name) lets API callers omit parameters; returns the event's dependency."""
+    `defaults` (by input name) lets API callers omit parameters; `request`: the call's gr.Request joins the values as
+    "request" (not an API parameter: Gradio injects it by its type hint). Returns the event's dependency."""
     def to_components(upd: dict):
         got = {outputs[n]: v for n, v in upd.items() if n in outputs}
         return got or gr.skip()
@@ -26,5 +28,9 @@ def wire(event, fn: Callable, inputs: dict, outputs: dict, defaults: dict | None
             return to_components(fn(values))
     P, given = inspect.Parameter, defaults or {}
     handler.__name__ = getattr(fn, "__name__", "handler")
-    handler.__signature__ = inspect.Signature([P(n, P.KEYWORD_ONLY, default=given.get(n, P.empty)) for n in inputs])
+    params = [P(n, P.KEYWORD_ONLY, default=given.get(n, P.empty)) for n in inputs]
+    if request:
+        params.append(P("request", P.KEYWORD_ONLY, default=None, annotation=gr.Request))
+        handler.__annotations__ = {"request": gr.Request}
+    handler.__signature__ = inspect.Signature(params)
     return event(handler, inputs_kwargs=inputs, outputs=list(outputs.values()), **listener)

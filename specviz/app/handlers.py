@@ -22,11 +22,13 @@ from specviz.app.session import (
     LaneView,
     check_draft,
     check_model,
+    default_draft,
     load,
     make_configs,
     race,
     read_traces,
 )
+from specviz.app.stream import API_FPS, API_PICTURES_EVERY_S, is_api_call, only_changed, trimmed_heap
 from specviz.app.sweep_tab import run_sweep
 from specviz.engine.config import METHODS, ConfigError
 from specviz.engine.methods import Live, knob, ui_knobs
@@ -55,16 +57,18 @@ class RunState:
 
 
 class Handlers:
-    def __init__(self, backend: Backend, export_root: str | None = None, fps: float = 8.0):
-        self.backend, self.export_root, self.fps = backend, export_root, fps
+    def __init__(self, backend: Backend, export_root: str | None = None, fps: float = 8.0, api_fps: float = API_FPS):
+        self.backend, self.export_root, self.fps, self.api_fps = backend, export_root, fps, api_fps
 
     # Every handler takes its inputs as one dict keyed by name and returns (or yields) updates keyed by output name
     # (GEN_OUTPUTS, ...); app/edge.py wires the names to components.
     # ------------------------------------------------------------------------------------------------ generate
     @on_gpu(run_seconds)
     def generate(self, inputs: dict):
-        """Stream the race: {GEN_INPUTS..., opacity} -> updates by GEN_OUTPUTS name."""
-        yield from self._race({k: inputs[k] for k in GEN_INPUTS}, float(inputs["opacity"]))
+        """Stream the race: {GEN_INPUTS..., opacity[, request]} -> updates by GEN_OUTPUTS name (lean for API
+        callers: app/stream.py)."""
+        lean = is_api_call(inputs.get("request"))
+        yield from self._race({k: inputs[k] for k in GEN_INPUTS}, float(inputs["opacity"]), lean)
 
     def rerun(self, inputs: dict):
         """Slider released: re-run only on the embedded (fast) models; elsewhere the preview must do."""
@@ -74,26 +78,34 @@ class Handlers:
         yield from self.generate(inputs)
 
     @friendly
-    def _race(self, knobs: dict, opacity: float):
+    def _race(self, knobs: dict, opacity: float, lean: bool = False):
         name = check_model(self.backend, knobs.pop("model") or "")
-        knobs["draft_model"] = check_draft(self.backend, knobs.get("draft_model", ""))
         methods = knobs.pop("methods")
+        knobs["draft_model"] = default_draft(self.backend, name, check_draft(self.backend, knobs.get("draft_model",
+                                                                                                       "")), methods)
         cfgs = make_configs(methods, model=name, **_typed(knobs))
-        model, factory = load(self.backend, name, cfgs[0].draft_model)
-        t0, finished, maps_at = time.perf_counter(), set(), -1.0
+        model, factory = load(self.backend, name, knobs["draft_model"])
+        with trimmed_heap():
+            yield from self._stream(name, cfgs, model, factory, opacity, lean)
+
+    def _stream(self, name, cfgs, model, factory, opacity, lean):
+        t0, finished, maps_at, pictures_at, sent = time.perf_counter(), set(), -1.0, time.perf_counter(), {}
         shown = self._blank()
-        for fr in race(model, factory, cfgs, fps=self.fps):
+        for fr in race(model, factory, cfgs, fps=self.api_fps if lean else self.fps):
             fresh = [v for v in fr.lanes if v.method not in finished]
             finished |= {v.method for v in fresh if v.done}
-            shown |= {f"img_{v.method}": v.image for v in fresh}
+            if not lean or fr.done or time.perf_counter() - pictures_at >= API_PICTURES_EVERY_S:
+                shown |= {f"img_{v.method}": v.image for v in fresh}
+                pictures_at = time.perf_counter()
             shown |= {f"stats_{v.method}": html.lane_stats(v) for v in fresh}
             shown["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0)
             if fr.done:
                 shown |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)
-            elif time.perf_counter() - maps_at >= MAPS_EVERY_S:       # the maps fill in as the run goes (no
-                shown |= self._maps(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)  # overlay yet)
+                shown |= {f"img_{v.method}": v.image for v in fr.lanes}     # the result carries every picture
+            elif not lean and time.perf_counter() - maps_at >= MAPS_EVERY_S:  # the maps fill in as the run goes
+                shown |= self._maps(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)  # (no overlay)
                 maps_at = time.perf_counter()
-            yield dict(shown)
+            yield only_changed(shown, sent) if lean and not fr.done else dict(shown)
 
     @staticmethod
     def _blank() -> dict:
@@ -102,7 +114,9 @@ class Handlers:
         streams diffs), because an output left out or skipped is far dearer: Gradio rebuilds its component and its
         config for each one (~1.1 ms per output per update against ~0.1 ms for an unchanged text and ~0.8 ms for an
         unchanged picture; measured 2026-12-01, Gradio 6.31). Only the state and the replay controls wait for the
-        final update."""
+        final update. API callers get the lean stream instead (only_changed): for them a picture sent unchanged is one
+        more file to fetch, and it gets None (a skipped picture also leaves a component copy in the session for good:
+        docs/gradio.md, issue 26)."""
         upd = {f"img_{m}": None for m in METHODS} | {f"stats_{m}": "" for m in METHODS}
         return upd | {"summary": [], "hist": None, "replay_image": None, "replay_caption": html.REPLAY_PENDING,
                       "preview_image": None, "preview_table": ""}
@@ -231,7 +245,8 @@ class Handlers:
     def export(self, st: RunState):
         if not st or not st.traces:
             raise gr.Error("Nothing to export yet: generate first.")
-        return [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root)]
+        with trimmed_heap():
+            return [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root)]
 
     @on_gpu(MAX_S)
     @friendly

@@ -86,3 +86,46 @@ def served_app(*args: str, timeout: float = 180.0, log_path: str | os.PathLike |
             proc.wait()
         if log_path:
             out.close()
+
+
+# -- long-running use (scripts/soak.py) -------------------------------------------------------------------------------
+def cache_rule() -> tuple[int, int]:
+    """Gradio's delete_cache for the app: every `age / 4` seconds, the app's temp files older than `age` are deleted;
+    age 3600 s, or SPECVIZ_CACHE_AGE_S (the soak shortens it so that pruning happens within the soak; exports.py
+    prunes its export folders by the same age)."""
+    age = int(os.environ.get("SPECVIZ_CACHE_AGE_S") or 3600)
+    return max(1, age // 4), age
+
+
+def trace_memory_if_asked() -> None:
+    """With SPECVIZ_TRACEMALLOC=gc: on SIGUSR1, write the live Python objects' counts by type to
+    SPECVIZ_TRACEMALLOC_FILE, then `<file>.done` (scripts/soak.py reads them); with SPECVIZ_TRACEMALLOC=1 also trace
+    allocations (8 frames deep) and write a snapshot beside it (pickled). Off by default: tracing slows every
+    allocation (a soak run ~3x here)."""
+    mode = os.environ.get("SPECVIZ_TRACEMALLOC")
+    if mode not in ("1", "gc"):
+        return
+    import gc
+    import json
+    import pickle
+    import signal
+    import tracemalloc
+    from collections import Counter
+    if mode == "1":
+        tracemalloc.start(8)
+    out = Path(os.environ.get("SPECVIZ_TRACEMALLOC_FILE") or "specviz-tracemalloc.json")
+    dumps = []
+
+    def dump(*_):
+        gc.collect()
+        dumps.append(1)
+        path = None
+        if tracemalloc.is_tracing():
+            snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+            path = out.with_name(f"{out.stem}-{len(dumps)}.pickle")
+            path.write_bytes(pickle.dumps(snap))
+        types = Counter(type(o).__name__ for o in gc.get_objects())
+        out.write_text(json.dumps({"snapshot": path and str(path), "types": dict(types), "objects": sum(types.values()),
+                                   "traced_mb": tracemalloc.get_traced_memory()[0] / 2 ** 20}))
+        out.with_suffix(".done").write_text("")
+    signal.signal(signal.SIGUSR1, dump)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import io
+import math
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -111,7 +113,24 @@ class Image(_Info, gr.Image):
     unchanged (a finished lane, the maps between refreshes) reuses its file. Gradio's own encoding (Pillow, level 6,
     adaptive filters, every time) took 0.32 s of a 1.9 s four-method run here (py-spy, 2026-12-01); Pillow at level 1
     still spent 12-18 ms on one 1192x340 heatmap composite, _png 6-7 ms (files about as large: flat colours
-    compress well either way). Same cache layout as Gradio's own."""
+    compress well either way). Same cache layout as Gradio's own.
+
+    Pruning: Gradio deletes old cache files through the `temp_files` sets of the app's own components. An update of
+    an output (gr.skip() included) replaces the component in that session's state by a copy built outside the Blocks,
+    whose set nobody prunes: its files stayed for ever (scripts/soak.py). A copy uses its original's set instead
+    (registered by safe_pruning). No __init__ here: Gradio builds a component's config from its __init__ signature.
+    """
+
+    @property
+    def temp_files(self):
+        own = self.__dict__.get("_own_temp_files")
+        if own is None or getattr(self, "is_rendered", True) or getattr(self, "elem_id", None) not in _PRUNED:
+            return own
+        return _PRUNED[self.elem_id]                    # a session's copy (render=False): the app's own set
+
+    @temp_files.setter
+    def temp_files(self, files):
+        self.__dict__["_own_temp_files"] = files
 
     def postprocess(self, value):
         if not isinstance(value, PILImage.Image) or self.format != "png" or _watermarked(self):
@@ -127,6 +146,35 @@ class Image(_Info, gr.Image):
         return ImageData(path=path, orig_name="image.png")
 
 
+_PRUNED: dict = {}          # elem_id -> temp_files set of the app's own Image (the last app built in this process)
+
+
+class SnapshotSet(set):
+    """A set that iterates over a copy of itself. Gradio's cache sweep (route_utils.delete_files_created_by_app,
+    every `frequency` s in a thread) iterates each component's temp_files set while handler threads add the files
+    they write; the first "Set changed size during iteration" killed the sweep task silently and nothing was ever
+    pruned again (scripts/soak.py, a long streamed run). set.copy runs under the GIL: no add interleaves."""
+
+    def __iter__(self):
+        return iter(set.copy(self))
+
+    def __isub__(self, removed):
+        """The sweep drops the files it deleted, in one step at the end; one written again meanwhile (the same
+        picture sent again: its content-addressed path) stays tracked, else nothing would ever delete it."""
+        return set.__isub__(self, {f for f in removed if not os.path.exists(f)})
+
+
+def safe_pruning(demo) -> None:
+    """Give every component of `demo` (a built gr.Blocks) a SnapshotSet of temp files, in the list Gradio sweeps."""
+    swaps = {}
+    for block in demo.blocks.values():
+        old = getattr(block, "temp_files", None)
+        if type(old) is set:
+            block.temp_files = swaps[id(old)] = SnapshotSet(old)
+    demo.temp_file_sets[:] = [swaps.get(id(t), t) for t in demo.temp_file_sets]
+    for block in demo.blocks.values():                  # session copies of these Images use their sets
+        if isinstance(block, Image) and block.elem_id is not None and block.is_rendered:
+            _PRUNED[block.elem_id] = block.temp_files
 _PNG_TYPES = {"L": (1, 0), "RGB": (3, 2), "RGBA": (4, 6)}       # mode -> (channels, PNG colour type)
 
 
@@ -153,6 +201,22 @@ def _watermarked(image) -> bool:
     there is none (comparing the options object itself with None made the fast path above never run)."""
     wm = image.watermark
     return wm is not None and getattr(wm, "watermark", wm) is not None
+
+
+class File(gr.File):
+    """gr.File whose upload leaves no empty file behind: Gradio 6.31's preprocess (type "filepath") opens a
+    NamedTemporaryFile(delete=False) in the cache for every uploaded file and never uses or deletes it; nothing prunes
+    those (one per opened trace, scripts/soak.py)."""
+
+    def _process_single_file(self, f):
+        if self.type != "filepath":
+            return super()._process_single_file(f)
+        from gradio.utils import NamedString
+        from gradio_client import utils as client_utils
+        if self.file_types and not client_utils.is_valid_file(f.path, self.file_types):
+            raise gr.Error("Invalid file type. Please upload a file that is one of these formats: "
+                           f"{self.file_types}")
+        return NamedString(f.path)
 
 
 class HTML(_Info, gr.HTML):

@@ -17,7 +17,8 @@ from specviz.engine import methods
 from specviz.render import draw, figures, panels, video
 
 LIVE = ("lam", "delta", "tau_pos", "tau_seq")   # the sliders every shared file name carries
-MAX_AGE_S = 3600                    # export folders older than this are deleted when a new one is made
+# export folders older than this are deleted when a new one is made (serving.cache_age_s: 3600 unless a soak says)
+MAX_AGE_S = int(os.environ.get("SPECVIZ_CACHE_AGE_S") or 3600)
 
 
 def export_dir(root: str | Path | None = None) -> Path:
@@ -55,8 +56,7 @@ def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None 
     config = next(iter(traces.values())).config
     stem = f"{slug(prompt)}_seed{config.get('seed', 0)}"
     shared = f"{stem}_{knob_tag(config, LIVE)}"
-    fig = figures.slide_figure(traces, images, prompt, video.settings_line(traces))
-    paths = [figures.save(fig, out / f"{shared}_figure.pdf"), figures.save(fig, out / f"{shared}_figure.png")]
+    paths = figures.in_one_thread(_slide, traces, images, prompt, out / f"{shared}_figure")
     for m, t in traces.items():
         p = out / _name(stem, m, t.config, ".png")
         draw.upscale(images[m], t.grid, 480).save(p)
@@ -77,6 +77,11 @@ def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None 
         for p in paths:
             z.write(p, p.name)
     return [bundle] + paths
+
+
+def _slide(traces: dict, images: dict, prompt: str, stem: Path) -> list[Path]:
+    fig = figures.slide_figure(traces, images, prompt, video.settings_line(traces))
+    return [figures.save(fig, stem.with_name(stem.name + ext)) for ext in (".pdf", ".png")]
 
 
 def _name(stem: str, method: str, config: dict, suffix: str) -> str:

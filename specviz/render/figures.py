@@ -3,6 +3,7 @@ histogram, a slide figure laying out each method's image and maps, exportable as
 Pareto plot."""
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -82,6 +83,17 @@ def _decision_legend(fig):
     handles = [Patch(color=np.array(draw.DECISION_RGB[d]) / 255, label=draw.DECISION_LABEL[d])
                for d in DECISIONS if d != "rejected"]
     fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=10, frameon=False)
+
+
+_DRAWER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="specviz-matplotlib")
+
+
+def in_one_thread(fn, *args, **kwargs):
+    """fn(*args, **kwargs) in the one thread that draws matplotlib figures for the server. matplotlib caches its
+    FreeType fonts per thread (font_manager._get_font: 64 entries keyed by thread id, two open font files each), and
+    Gradio's worker threads come and go (idle ones exit after 10 s): each export drawn in a new thread kept two more
+    open files and their fonts' memory (scripts/soak.py)."""
+    return _DRAWER.submit(fn, *args, **kwargs).result()
 
 
 def save(fig: Figure, path: str | Path) -> Path:

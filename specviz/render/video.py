@@ -130,16 +130,23 @@ def frames(traces: dict, images: dict, labels: dict | None = None):
 def write_videos(traces: dict, images: dict, stem: Path, labels: dict | None = None,
                  fps: int = FPS) -> tuple[Path, Path]:
     """Write stem.gif and stem.mp4; returns their paths. The GIF's palette is each frame's own (fast octree, no
-    dithering: flat token cells stay flat); the MP4 is H.264 yuv420p, which every slide program plays."""
+    dithering: flat token cells stay flat); the MP4 is H.264 yuv420p, which every slide program plays. Frames are
+    drawn once and streamed into the MP4 as they come; only the GIF's palette frames (1 byte a pixel) are kept. Holding
+    the RGB film and its stacked copy took ~1 GB at 160 frames, and the server kept that memory (scripts/soak.py)."""
     import imageio.v3 as iio  # the PyAV plugin pulls in av (ffmpeg): loaded only when a video is asked for
-    film = list(frames(traces, images, labels))
     gif, mp4 = stem.parent / f"{stem.name}.gif", stem.parent / f"{stem.name}.mp4"   # stems hold dots (λ 0.5)
-    pal = [Image.fromarray(f).quantize(255, Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE) for f in film]
-    ms = [round(1000 / fps)] * len(film)
+    pal = []
+    with iio.imopen(mp4, "w", plugin="pyav") as out:
+        out.init_video_stream("libx264", fps=fps, pixel_format="yuv420p")
+        for f in frames(traces, images, labels):
+            out.write_frame(f)
+            pal.append(Image.fromarray(f).quantize(255, Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE))
+            last = f
+        for _ in range(round(HOLD_S * fps)):
+            out.write_frame(last)
+    ms = [round(1000 / fps)] * len(pal)
     ms[-1] += round(1000 * HOLD_S)
     pal[0].save(gif, save_all=True, append_images=pal[1:], duration=ms, loop=0)
-    held = film + [film[-1]] * round(HOLD_S * fps)
-    iio.imwrite(mp4, np.stack(held), plugin="pyav", codec="libx264", fps=fps, out_pixel_format="yuv420p")
     return gif, mp4
 
 
