@@ -15,8 +15,8 @@ from specviz.app import atlas_tab, follow, history_tab, present, serving, sweep_
 from specviz.app import widgets as w
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
-from specviz.app.stream import API_FPS
 from specviz.app.session import Backend, default_backend
+from specviz.app.stream import API_FPS
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.methods import get, ui_knobs

@@ -42,10 +42,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from specviz.engine.config import METHODS, RunConfig  # noqa: E402
-from specviz.app.serving import served_app  # noqa: E402
 from specviz.app.handlers import GEN_INPUTS as KNOBS  # noqa: E402
 from specviz.app.handlers import GEN_OUTPUTS, PREVIEWED  # noqa: E402
+from specviz.app.serving import served_app  # noqa: E402
+from specviz.engine.config import METHODS, RunConfig  # noqa: E402
 
 FAST = ("ar", "sjd", "mcsjd", "csd")                    # --fast: the chain methods that take about a second each
 BASE = 20                                               # the slope and the ratio start at this run

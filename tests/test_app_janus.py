@@ -10,13 +10,12 @@ import torch
 from gradio_client import Client
 
 import app
-from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS
+from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, Handlers
 from specviz.app.session import Backend, default_backend
 from specviz.core.trace import Trace
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.runner import run
 from specviz.models import load_model
-from specviz.app.handlers import Handlers
 from tests.apptools import module_gradio_tmp  # noqa: F401 (fixture)
 from tests.janus_tiny import tiny_pair
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import io
-import math
 import os
 import struct
 import zlib
