@@ -20,17 +20,17 @@ def wire(event, fn: Callable, inputs: dict, outputs: dict, defaults: dict | None
         return got or gr.skip()
 
     if inspect.isgeneratorfunction(fn):
-        def handler(**values):
-            for upd in fn(values):
+        def handler(*req, **values):
+            for upd in fn(values | dict(zip(("request",), req))):
                 yield to_components(upd)
     else:
-        def handler(**values):
-            return to_components(fn(values))
+        def handler(*req, **values):
+            return to_components(fn(values | dict(zip(("request",), req))))
     P, given = inspect.Parameter, defaults or {}
     handler.__name__ = getattr(fn, "__name__", "handler")
     params = [P(n, P.KEYWORD_ONLY, default=given.get(n, P.empty)) for n in inputs]
-    if request:
-        params.append(P("request", P.KEYWORD_ONLY, default=None, annotation=gr.Request))
+    if request:                         # Gradio inserts a gr.Request only into a positional parameter with that hint
+        params.insert(0, P("request", P.POSITIONAL_OR_KEYWORD, default=None, annotation=gr.Request))
         handler.__annotations__ = {"request": gr.Request}
     handler.__signature__ = inspect.Signature(params)
     return event(handler, inputs_kwargs=inputs, outputs=list(outputs.values()), **listener)

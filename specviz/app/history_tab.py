@@ -23,8 +23,8 @@ def layout(c: dict) -> None:
     c["history"] = gr.State(None)
     c["hist_table"] = w.Dataframe(headers=list(hist.Row.HEADERS), interactive=False, wrap=True, elem_id="hist_table")
     with gr.Row():
-        c["hist_a"] = w.Number(None, label="Run A", precision=0, minimum=1, elem_id="hist_a")
-        c["hist_b"] = w.Number(None, label="Run B", precision=0, minimum=1, elem_id="hist_b")
+        c["hist_a"] = w.Number(1, label="Run A", precision=0, minimum=1, elem_id="hist_a")
+        c["hist_b"] = w.Number(2, label="Run B", precision=0, minimum=1, elem_id="hist_b")
         c["hist_method"] = w.Dropdown([], label="Method", allow_custom_value=True, elem_id="hist_method")
     with gr.Row():
         c["hist_compare"] = gr.Button("Compare A and B", elem_id="hist_compare")
