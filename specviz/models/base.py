@@ -62,3 +62,11 @@ class Model(Protocol):
     def output_head(self, hidden: torch.Tensor) -> torch.Tensor:
         """(..., h) -> (..., V) the target's frozen image head (EAGLE drafters reuse it), float32."""
         ...
+
+
+def kept_rows(kept, pending: int) -> torch.Tensor:
+    """`commit`'s `kept` as a 1-D long CPU tensor, checked against the last forward's `pending` scratch rows."""
+    kept = torch.as_tensor(kept, dtype=torch.long).view(-1).cpu()
+    if kept.numel() > pending or (kept.numel() and (kept.min() < 0 or kept.max() >= pending)):
+        raise IndexError(f"kept rows {kept.tolist()} out of range for a forward of {pending} tokens")
+    return kept

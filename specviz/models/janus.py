@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from specviz.models.base import Prefilled
+from specviz.models.base import Prefilled, kept_rows
 
 _TRUE = {"1", "ON", "YES", "TRUE"}
 
@@ -121,10 +121,8 @@ class JanusModel:
     @torch.inference_mode()
     def commit(self, state: JanusState, kept: torch.Tensor) -> None:
         """Keep the scratch rows `kept` (indices into the last forward's tokens, a path in order), drop the rest."""
-        kept = torch.as_tensor(kept, dtype=torch.long).view(-1).cpu()
+        kept = kept_rows(kept, state.pending)
         n, t, k = state.pending, state.length, kept.numel()
-        if k > n or (k and (kept.min() < 0 or kept.max() >= n)):
-            raise IndexError(f"kept rows {kept.tolist()} out of range for a forward of {n} tokens")
         if k and not torch.equal(kept, torch.arange(k)):                       # tree path: compact
             src = (t + kept).to(self.device)
             for layer in state.cache.layers:

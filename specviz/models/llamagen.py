@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 from PIL import Image
 
-from specviz.models.base import Prefilled
+from specviz.models.base import Prefilled, kept_rows
 from specviz.models.llamagen_net import FAMILY, T5_HUB, GPTConfig, LlamaGenGPT
 from specviz.models.llamagen_vq import VQConfig, VQDecoder
 
@@ -126,10 +126,8 @@ class LlamaGenModel:
 
     @torch.inference_mode()
     def commit(self, state: LlamaGenState, kept: torch.Tensor) -> None:
-        kept = torch.as_tensor(kept, dtype=torch.long).view(-1).cpu()
+        kept = kept_rows(kept, state.pending)
         n, t, k = state.pending, state.length, kept.numel()
-        if k > n or (k and (kept.min() < 0 or kept.max() >= n)):
-            raise IndexError(f"kept rows {kept.tolist()} out of range for a forward of {n} tokens")
         if k and not torch.equal(kept, torch.arange(k)):                         # tree path: compact
             src = (t + kept).to(self.device)
             for kc, vc in state.cache:
