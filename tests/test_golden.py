@@ -5,8 +5,9 @@ fields (laws p and q, acceptance probabilities, u, entropy, TV, costs, cosines) 
 |got - want| <= ATOL + RTOL |want| with RTOL = ATOL = 1e-5. The engine computes in float32; another reduction order
 (other SIMD kernels, another thread count) moves a field by up to 3e-6 absolute (measured here: 1 vs 2 threads over
 all 10,745 recorded floats, worst an entropy of 0.626), so the tolerance has a 3x margin over that noise and still
-fails any change of a rule (a law scaled by 1 + 1e-3, a flipped decision: see the comparator tests below). The guard
-therefore holds on any CPU without hashing float bits.
+fails any change of a rule (a law scaled by 1 + 1e-3, a flipped decision: see the comparator tests below). The
+absolute part means a value below ~0.01 may move by up to 1e-5 unseen; a changed rule moves the larger values too.
+The guard therefore holds on any CPU without hashing float bits.
 
 `python -m tests.test_golden` re-records tests/golden_traces.json; do that only for an intended behaviour change and
 say so in the commit. The canonical form keeps the fields every trace version has (named or positional records are
