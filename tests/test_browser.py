@@ -107,6 +107,8 @@ def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     page.locator("#status").filter(has_text="All done").wait_for()
     shot(page, tmp_path, "6_after_stop", full_page=True)
 
+    page.keyboard.press("Escape")                                  # the floating inspector closes: nothing covered
+    assert not page.locator("#inspector .sv-insp").first.is_visible()
     page.click("#tab_export-button")                               # export, then open the written traces again
     page.click("#export")
     page.locator("#files a").first.wait_for()

@@ -1,5 +1,5 @@
 """The page's look: legible text at any zoom, tables that wrap, a regular grid of lanes, the inspector always in
-view, and Present mode — one screen for a projector (race, a map and the inspector side by side, the setup controls
+view (floating at the bottom right after a click; its × or Escape closes it), and Present mode — one screen for a projector (race, a map and the inspector side by side, the setup controls
 folded away). Present mode is a class on <body>: the 'Present mode' checkbox, the URL `?present=1` or the `p` key
 toggle it; nothing in the Python state depends on it."""
 from __future__ import annotations
@@ -31,6 +31,8 @@ CSS = """
                      border: 1px solid #d0d4dc; border-radius: 8px; box-shadow: 0 4px 18px rgba(0, 0, 0, .18);
                      padding: 8px 12px;}
 #inspector .sv-cols {grid-template-columns: minmax(0, 1fr);}
+.sv-close {float: right; cursor: pointer; font-size: 22px; line-height: 1; padding: 0 4px; color: #555;}
+body.sv-present .sv-close {display: none;}
 """
 
 # Present mode overrides. Gradio also adds a copy of every rule prefixed with its container classes, which outranks
@@ -56,11 +58,15 @@ body.sv-present #main > #inspector {grid-column: 2; grid-row: 1 / span 6; border
 body.sv-present #inspector .sv-t {font-size: 12px; width: 100%;}
 body.sv-present #inspector .sv-t td, body.sv-present #inspector .sv-t th {overflow-wrap: anywhere; padding: 1px 2px;}
 body.sv-present #inspector .sv-cols {grid-template-columns: minmax(0, 1fr);}
+.sv-close {float: right; cursor: pointer; font-size: 22px; line-height: 1; padding: 0 4px; color: #555;}
+body.sv-present .sv-close {display: none;}
 body.sv-present #inspector .sv-t tr > :nth-child(2), body.sv-present #inspector .sv-t tr > :nth-child(9),
 body.sv-present #inspector .sv-t tr > :nth-child(5) {display: none;}
 body.sv-present #inspector .sv-insp {position: static; width: auto; max-height: none; box-shadow: none; border: 0;
                                      padding: 0 4px;}
 body.sv-present #inspector .sv-cols {grid-template-columns: minmax(0, 1fr);}
+.sv-close {float: right; cursor: pointer; font-size: 22px; line-height: 1; padding: 0 4px; color: #555;}
+body.sv-present .sv-close {display: none;}
 body.sv-present .sv-verdict {font-size: clamp(14px, 1vw, 19px);}
 body.sv-present #tabs img {max-height: 31vh; width: auto;}
 body.sv-present #opacity {display: none !important;}
@@ -87,7 +93,11 @@ JS = """
     const tryOn = () => { const b = box(); if (b) { if (!b.checked) b.click(); } else setTimeout(tryOn, 100); };
     tryOn();
   }
+  // the floating inspector closes with its × or Escape (a new click opens it again)
+  const close = () => document.querySelectorAll('#inspector .sv-insp').forEach(x => { x.style.display = 'none'; });
+  document.addEventListener('click', (e) => { if (e.target.closest && e.target.closest('.sv-close')) close(); });
   document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') close();
     const el = e.target, t = el.tagName;
     if (e.key === 'p' && !e.ctrlKey && !e.metaKey && !e.altKey && t !== 'INPUT' && t !== 'TEXTAREA') {
       const b = box(); if (b) b.click();

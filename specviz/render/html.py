@@ -87,6 +87,7 @@ def inspector(trace, pos: int) -> str:
     r, c = divmod(pos, trace.grid[1])
     hist = views.attempts(trace, pos)
     head = (f"<div class='sv-insp' data-method='{escape(trace.method)}' data-pos='{pos}'>"
+            f"<span class='sv-close' title='close (Escape)'>×</span>"
             f"<h4>{escape(trace.method)} · row {r}, column {c} (position {pos})</h4>")
     if not hist:
         return head + "<p>Nothing was decided here yet.</p></div>"
