@@ -133,6 +133,6 @@ def make_tiny_lumina(folder, seed: int = 0, peak: float = 6.0, convert: bool = T
     if tokenizer:
         write_tokenizer(folder, cfg["vocabulary_map"])
     if convert:
-        from specviz.models.chameleon_vq import convert_vqgan
+        from specviz.models.convert import convert_vqgan
         convert_vqgan(ckpt, yml, folder)
     return folder

@@ -259,7 +259,8 @@ class _Code:
 
 
 def test_vqgan_converter_refuses_code_and_writes_nothing_half(paths, tmp_path):
-    from specviz.models.chameleon_vq import convert_vqgan, load_vqgan
+    from specviz.models.chameleon_vq import load_vqgan
+    from specviz.models.convert import convert_vqgan
     src = Path(paths[0]) / "chameleon_tokenizer"
     out = convert_vqgan(src / "vqgan.ckpt", src / "vqgan.yaml", tmp_path / "ok")
     assert out.name == "vqgan.safetensors" and load_vqgan(tmp_path / "ok").quantize.embedding.weight.shape == (8192, 8)

@@ -1,7 +1,8 @@
 """The page's look: legible text at any zoom, tables that wrap, a regular grid of lanes, the inspector always in
-view (floating at the bottom right after a click; its × or Escape closes it), and Present mode — one screen for a projector (race, a map and the inspector side by side, the setup controls
-folded away). Present mode is a class on <body>: the 'Present mode' checkbox, the URL `?present=1` or the `p` key
-toggle it; nothing in the Python state depends on it."""
+view (floating at the bottom right after a click; its × or Escape closes it), and Present mode — one screen for
+a projector (race, a map and the inspector side by side, the setup controls folded away). Present mode is a class
+on <body>: the 'Present mode' checkbox, the URL `?present=1` or the `p` key toggle it; nothing in the Python state
+depends on it."""
 from __future__ import annotations
 
 import re

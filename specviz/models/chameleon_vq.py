@@ -2,7 +2,7 @@
 
 Released as Meta's `vqgan.ckpt` (a Lightning pickle whose "state_dict" holds encoder, decoder, quantizer and loss
 weights) plus `vqgan.yaml` (taming-transformers `model.params`: embed_dim, n_embed, ddconfig). `convert_vqgan`
-reads the pickle once with `torch.load(weights_only=True)` and writes what decoding needs as safetensors
+is read once by `specviz convert lumina-vqgan` (models/convert.py) and written as safetensors
 (`vqgan.safetensors`: quantize.embedding, post_quant_conv, decoder.*) plus the parameters (`vqgan.json`); the app
 and CLI only ever read those two files (`load_vqgan`).
 
@@ -167,40 +167,8 @@ def _shapes(params: dict) -> dict:
         return {k: tuple(v.shape) for k, v in ChameleonVQDecoder(params).state_dict().items()}
 
 
-def convert_vqgan(ckpt, yaml_path, out_dir) -> Path:
-    """Meta's vqgan.ckpt + vqgan.yaml -> out_dir/vqgan.safetensors + out_dir/vqgan.json (decoder weights only).
-
-    The pickle is read once with weights_only=True: one that carries code is refused. Nothing is written unless
-    every check passes."""
-    from safetensors.torch import save_file
-    params = params_from_yaml(yaml_path)
-    try:
-        obj = torch.load(ckpt, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"there is no VQGAN checkpoint {ckpt}") from None
-    except Exception as e:                           # UnpicklingError for a pickle carrying code, or not a pickle
-        first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
-        raise ValueError(f"{ckpt} was refused by torch.load(weights_only=True) (a pickle that carries code, or "
-                         f"not a checkpoint): {first}") from None
-    sd = obj.get("state_dict", obj) if isinstance(obj, dict) else None
-    if not isinstance(sd, dict) or not all(isinstance(v, torch.Tensor) for v in sd.values()):
-        raise ValueError(f"{ckpt} holds no tensor state_dict")
-    unknown = sorted(k for k in sd if not k.startswith(KEEP + DROP))
-    if unknown:
-        raise ValueError(f"{ckpt}: {len(unknown)} unexpected VQGAN weight(s), e.g. {unknown[0]!r}")
-    keep = {k: v.detach().float().contiguous() for k, v in sd.items() if k.startswith(KEEP)}
-    check_state(keep, params, str(ckpt))
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / "vqgan.safetensors.partial"
-    save_file(keep, str(tmp))
-    (out / "vqgan.json").write_text(json.dumps(params, indent=1))
-    tmp.replace(out / "vqgan.safetensors")
-    return out / "vqgan.safetensors"
-
-
 def load_vqgan(folder, device="cpu") -> ChameleonVQDecoder:
-    """folder/vqgan.safetensors + folder/vqgan.json (written by convert_vqgan) -> decoder in float32, eval mode."""
+    """folder/vqgan.safetensors + folder/vqgan.json (written by convert.convert_vqgan) -> float32 decoder, eval."""
     from safetensors.torch import load_file
     folder = Path(folder)
     st, js = folder / "vqgan.safetensors", folder / "vqgan.json"

@@ -22,6 +22,10 @@ from pathlib import Path
 
 import torch
 
+from specviz.models.chameleon_vq import DROP as VQGAN_DROP
+from specviz.models.chameleon_vq import KEEP as VQGAN_KEEP
+from specviz.models.chameleon_vq import check_state as check_vqgan
+from specviz.models.chameleon_vq import params_from_yaml
 from specviz.models.llamagen_net import FAMILY, GPT_SHAPES, T5_HUB, GPTConfig, LlamaGenGPT
 from specviz.models.llamagen_vq import VQConfig, VQDecoder
 
@@ -193,6 +197,26 @@ def convert_llamagen(gpt: str, vq: str, out: str, image_size: int | None = None,
     return dest
 
 
+def convert_vqgan(ckpt, yaml_path, out_dir) -> Path:
+    """Meta's vqgan.ckpt + vqgan.yaml -> out_dir/vqgan.safetensors + out_dir/vqgan.json (decoder weights only).
+    The pickle is read once through read_pickle (weights_only=True); nothing is written unless every check passes."""
+    from safetensors.torch import save_file  # as convert_llamagen: only a conversion writes safetensors
+    params = params_from_yaml(yaml_path)
+    sd = read_pickle(ckpt, "VQGAN")
+    unknown = sorted(k for k in sd if not k.startswith(VQGAN_KEEP + VQGAN_DROP))
+    if unknown:
+        raise CheckpointError(f"{ckpt}: {len(unknown)} unexpected VQGAN weight(s), e.g. {unknown[0]!r}")
+    keep = {k: v.detach().float().contiguous() for k, v in sd.items() if k.startswith(VQGAN_KEEP)}
+    check_vqgan(keep, params, str(ckpt))
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / "vqgan.safetensors.partial"
+    save_file(keep, str(tmp))
+    (out / "vqgan.json").write_text(json.dumps(params, indent=1))
+    tmp.replace(out / "vqgan.safetensors")
+    return out / "vqgan.safetensors"
+
+
 def add_parser(sub) -> None:
     """`convert llamagen ...` under the CLI's subcommands."""
     cv = sub.add_parser("convert", help="released checkpoints (pickles) -> a safetensors directory for --model")
@@ -216,7 +240,6 @@ def add_parser(sub) -> None:
 
 def main(args) -> int:
     if args.family == "lumina-vqgan":
-        from specviz.models.chameleon_vq import convert_vqgan
         print(json.dumps({"out": str(convert_vqgan(args.ckpt, args.yaml, args.out)), "family": "lumina-vqgan"}))
         return 0
     dest = convert_llamagen(args.gpt, args.vq, args.out, args.image_size, args.n_head, args.gpt_model, args.t5,

@@ -3,7 +3,7 @@
 A release directory (e.g. `huggingface-cli download Alpha-VLLM/Lumina-mGPT-7B-768 --local-dir DIR`) holds
 config.json (model_type "chameleon", architectures ChameleonXLLMXForConditionalGeneration), safetensors shards
 in the transformers Chameleon key layout, and the tokenizer. The Chameleon VQGAN is converted into the same
-directory once (chameleon_vq.convert_vqgan -> vqgan.safetensors + vqgan.json). Safetensors only; no remote code.
+directory once (`specviz convert lumina-vqgan` -> vqgan.safetensors + vqgan.json). Safetensors only; no remote code.
 
 What differs between the release and transformers 5.x's `ChameleonForConditionalGeneration`, and how:
 - q_norm / k_norm weight and bias: the release (Lumina's copy of the 4.4x modeling) stores one (head_dim,) row per
