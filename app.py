@@ -184,13 +184,14 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
                          trigger_mode="always_last", **model))
     c["present"].change(None, [c["present"]], None, js=present.TOGGLE, api_visibility="private")
     c["stop"].click(lambda: html.STOPPED, None, [c["status"]], cancels=runs, queue=False, api_visibility="private")
-    wire(c["opacity"].change, h.maps, pick("state", "opacity"), pick(*(f"map_{k}" for k in panels.KINDS)), **quick)
-    for m in METHODS:
-        c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], [c["inspector"]], **quick)
+    wire(c["opacity"].change, h.maps, pick("state", "opacity", "inspector"), pick(*(f"map_{k}" for k in panels.KINDS)),
+         **quick)
+    clicks = [c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], [c["inspector"]], **quick) for m in METHODS]
     for k in (*panels.KINDS, None):
         img = c[f"map_{k}"] if k else c["preview_image"]
-        img.select(h.inspect_map(k), [c["state"]], [c["inspector"]], **quick)
-    c["replay_image"].select(h.inspect_replay(), [c["state"], c["replay_method"]], [c["inspector"]], **quick)
+        clicks.append(img.select(h.inspect_map(k), [c["state"]], [c["inspector"]], **quick))
+    clicks.append(c["replay_image"].select(h.inspect_replay(), [c["state"], c["replay_method"]], [c["inspector"]],
+                                           **quick))
     wire(c["replay_step"].change, h.replay, pick("state", "replay_method", "replay_step"),
          pick("replay_image", "replay_caption", "replay_tree"), **quick)
     wire(c["replay_method"].change, h.replay_pick, pick("state", "replay_method"),
@@ -198,7 +199,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"]},
                   outs | pick("methods"), api_name="open_traces", **model)
     history_tab.wire(c, {"generate": runs[:2], "rerun": runs[2:], "opened": [opened]}, h.export_root)
-    follow.wire(c, [*runs, opened])
+    follow.wire(c, [*runs, opened], clicks)
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
                           api_visibility="private")

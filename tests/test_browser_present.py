@@ -11,7 +11,7 @@ import pytest
 
 import app
 from specviz.render import draw
-from tests.apptools import tiny_backend
+from tests.apptools import module_gradio_tmp, tiny_backend  # noqa: F401 (fixture: one cache dir for the server)
 from tests.test_browser import ARGS, CHROMIUM
 
 VIEWS = {"1920x1080": (1920, 1080, 1.0), "1440x900": (1440, 900, 1.0), "1920x1080@150%": (1280, 720, 1.5)}
@@ -55,6 +55,31 @@ def label_px(page, selector) -> float:
     return draw.TEXT * w / nw
 
 
+RINGED = ("#img_ar img", "#map_entropy img")
+
+
+def ring_at(page, selector, pos: int, grid=(12, 12)) -> bool:
+    """The picture the browser shows at `selector` (read back through a canvas) has focus.RING_IN on the edge of cell
+    `pos` of its first panel (a lane image: the whole picture; a map: the first panel of draw.layout) and not in the
+    cell's middle."""
+    from specviz.render import focus
+    page.locator(selector).scroll_into_view_if_needed()           # Gradio's pictures load lazily
+    page.wait_for_function("s => document.querySelector(s).complete && document.querySelector(s).naturalWidth > 0",
+                           arg=selector)
+    width = page.locator(selector).evaluate("e => e.naturalWidth")
+    x0, y0, px = (0, 0, width) if selector.startswith("#img_") else (*draw.layout(1)[0], draw.PANEL)
+    c = draw.cell_px(grid, px)
+    r, col = divmod(pos, grid[1])
+    x, y = x0 + col * c, y0 + r * c
+    got = page.locator(selector).evaluate(PIXELS, [[x, y + c // 2], [x + c // 2, y], [x + c // 2, y + c // 2]])
+    return tuple(got[0]) == focus.RING_IN and tuple(got[1]) == focus.RING_IN and tuple(got[2]) != focus.RING_IN
+
+
+PIXELS = """(e, points) => { const c = document.createElement('canvas'); c.width = e.naturalWidth;
+    c.height = e.naturalHeight; const g = c.getContext('2d'); g.drawImage(e, 0, 0);
+    return points.map(([x, y]) => Array.from(g.getImageData(x, y, 1, 1).data.slice(0, 3))); }"""
+
+
 def save(page, tmp_path, name):
     page.screenshot(path=str(tmp_path / f"{name}.png"))
     where = os.environ.get("SPECVIZ_SCREENSHOTS")                  # a folder (1: docs/screenshots)
@@ -77,8 +102,13 @@ def test_inspector_in_view_and_present_mode_fits_one_screen(served, tmp_path, vi
     time.sleep(0.5)
     img = page.locator("#img_csd img")
     box = img.bounding_box()
+    plain = {sel: page.locator(sel).evaluate("e => e.src") for sel in RINGED}
     page.mouse.click(box["x"] + box["width"] * 0.55, box["y"] + box["height"] * 0.45)
     page.locator("#sv-verdict").wait_for()
+    pos = int(page.locator("#inspector .sv-insp").get_attribute("data-pos"))
+    for sel, src in plain.items():                                 # the clicked cell, ringed in another lane and a map
+        page.wait_for_function("([s, src]) => document.querySelector(s).src !== src", arg=[sel, src])
+        assert ring_at(page, sel, pos), f"{view}: {sel} does not ring position {pos}"
     time.sleep(1.0)                                                # the panel's scrollbar settles
     save(page, tmp_path, f"normal_{view}")
     assert in_view(page, "#sv-verdict"), f"{view}: the verdict is out of view after the click"

@@ -15,6 +15,7 @@ from PIL import Image
 
 from specviz.analysis.preview import KnobValues, rescore
 from specviz.app.errors import friendly
+from specviz.app.follow import marked
 from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
 from specviz.app.session import (
     RACE_PX,
@@ -151,14 +152,15 @@ class Handlers:
         upd |= {"preview_image": panels.preview_map([], {}, {}), "preview_table": ""}
         return upd
 
-    def _maps(self, st: RunState, opacity: float) -> dict:
-        return {f"map_{k}": panels.heatmap(k, st.traces, st.images, opacity) for k in panels.KINDS}
+    def _maps(self, st: RunState, opacity: float, mark: int | None = None) -> dict:
+        return {f"map_{k}": im for k, im in panels.heatmaps(st.traces, st.images, opacity, mark).items()}
 
     # ------------------------------------------------------------------------------------------------ cheap views
     @friendly
     def maps(self, inputs: dict):
-        """The map opacity moved: {state, opacity} -> the maps."""
-        return self._maps(inputs["state"] or RunState(), float(inputs["opacity"]))
+        """The map opacity moved: {state, opacity, inspector} -> the maps (the inspected cell stays ringed)."""
+        st = inputs["state"] or RunState()
+        return self._maps(st, float(inputs["opacity"]), marked(st, inputs.get("inspector", "")))
 
     @friendly
     def preview(self, inputs: dict):

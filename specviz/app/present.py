@@ -58,9 +58,6 @@ body.sv-present #main > #inspector {grid-column: 2; grid-row: 1 / span 6; border
                                     overflow-y: auto;}
 body.sv-present #inspector .sv-t {font-size: 12px; width: 100%;}
 body.sv-present #inspector .sv-t td, body.sv-present #inspector .sv-t th {overflow-wrap: anywhere; padding: 1px 2px;}
-body.sv-present #inspector .sv-cols {grid-template-columns: minmax(0, 1fr);}
-.sv-close {float: right; cursor: pointer; font-size: 22px; line-height: 1; padding: 0 4px; color: #555;}
-body.sv-present .sv-close {display: none;}
 body.sv-present #inspector .sv-t tr > :nth-child(2), body.sv-present #inspector .sv-t tr > :nth-child(9),
 body.sv-present #inspector .sv-t tr > :nth-child(5) {display: none;}
 body.sv-present #inspector .sv-insp {position: static; width: auto; max-height: none; box-shadow: none; border: 0;
@@ -118,5 +115,5 @@ JS = """
 }
 """
 
-# the checkbox's own listener: runs in the browser only
-TOGGLE = "(on) => { document.body.classList.toggle('sv-present', !!on); return []; }"
+# the checkbox's own listener: runs in the browser only; Present mode starts at the top (the one screen it lays out)
+TOGGLE = "(on) => { document.body.classList.toggle('sv-present', !!on); if (on) window.scrollTo(0, 0); return []; }"

@@ -10,24 +10,27 @@ from specviz.analysis import views
 from specviz.analysis.preview import Preview
 from specviz.core.trace import DECISIONS, Trace
 from specviz.engine import methods
-from specviz.render import draw
+from specviz.render import draw, focus
 
 GROUP_PX = 480                  # the groups map's panels: member counts need cells of ~30 px
 KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups")
 REPLAY_PX = 360
 
 
-def race_frame(decoded: Image.Image, decided: np.ndarray, grid, px: int = draw.PANEL) -> Image.Image:
-    """A partial image: decoded codes upscaled crisp, undecided cells hatched."""
-    return draw.hatch(draw.upscale(decoded, grid, px), ~decided)
+def race_frame(decoded: Image.Image, decided: np.ndarray, grid, px: int = draw.PANEL,
+               mark: int | None = None) -> Image.Image:
+    """A partial image: decoded codes upscaled crisp, undecided cells hatched (`mark`: the inspected cell, ringed)."""
+    im = draw.hatch(draw.upscale(decoded, grid, px), ~decided)
+    return im if mark is None else focus.outline(im, mark, grid)
 
 
 def base_image(image: np.ndarray | None, grid, px: int = draw.PANEL) -> Image.Image | None:
     return None if image is None else draw.upscale(image, grid, px)
 
 
-def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
-    """One composite per map kind over all methods of a run (shared colour scale, legend on the right)."""
+def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0, mark: int | None = None) -> Image.Image:
+    """One composite per map kind over all methods of a run (shared colour scale, legend on the right); `mark`: the
+    inspected position, ringed in every panel."""
     if not traces:
         return draw.message("Generate to see the maps")
     if kind == "decision":
@@ -40,8 +43,16 @@ def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0) -> Imag
     out = []
     for (method, im) in panels:
         grid = traces[method].grid
-        out.append((_title(traces[method]), draw.blend(im, base_image(images.get(method), grid, px), opacity)))
+        im = draw.blend(im, base_image(images.get(method), grid, px), opacity)
+        if mark is not None and side is not None:           # side None: the groups map's note, no grid to ring
+            im = focus.outline(im, mark, grid)
+        out.append((_title(traces[method]), im))
     return draw.composite(out, side, px)
+
+
+def heatmaps(traces: dict, images: dict, opacity: float = 1.0, mark: int | None = None) -> dict:
+    """Every map kind's composite, by kind (KINDS order)."""
+    return {k: heatmap(k, traces, images, opacity, mark) for k in KINDS}
 
 
 def map_layout(kind: str, traces: dict) -> tuple[list, int]:
