@@ -180,7 +180,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     for name in PREVIEWED:
         wire(c[name].input, h.preview, pick("state", *PREVIEWED, "opacity"),
              pick("preview_image", "preview_table", "tabs"), trigger_mode="always_last", **quick)
-        runs.append(wire(c[name].release, h.rerun, gen_in, outs, api_visibility="private",
+        runs.append(wire(c[name].release, h.rerun, gen_in | pick("state"), outs, api_visibility="private",
                          trigger_mode="always_last", **model))
     c["present"].change(None, [c["present"]], None, js=present.TOGGLE, api_visibility="private")
     c["stop"].click(lambda: html.STOPPED, None, [c["status"]], cancels=runs, queue=False, api_visibility="private")

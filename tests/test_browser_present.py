@@ -163,6 +163,9 @@ def test_enter_reruns_the_history_grows_and_the_inspector_follows(served, tmp_pa
     page.wait_for_function("t => document.querySelector('#sv-verdict') && "
                            "document.querySelector('#sv-verdict').innerText !== t", arg=first)
     second = page.locator("#sv-verdict").inner_text()
+    page.click("#tab_preview-button")                                  # the re-run beside the preview's prediction
+    page.get_by_text("Re-run: predicted vs achieved").first.wait_for()
+    assert "achieved − predicted" in page.locator("#preview_table").inner_text()
     assert int(page.locator("#inspector .sv-insp").get_attribute("data-pos")) == pos
     page.click("#tab_history-button")
     time.sleep(1)

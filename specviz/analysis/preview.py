@@ -76,7 +76,12 @@ def rescore(trace: Trace, knobs: KnobValues) -> Preview:
             lens.append(expected_length(row))
             base.append(expected_length([(ev, ev.accept_prob) for ev, _ in row]))
     return Preview(trace.method, tunable(trace.method), accept.reshape(h, w), recorded.reshape(h, w), lens, base,
-                   _compression(n, lens), _compression(n, base), float(n / max(1, len(trace.steps))))
+                   _compression(n, lens), _compression(n, base), achieved(trace))
+
+
+def achieved(trace: Trace) -> float:
+    """What a run achieved: positions per target forward (the summary's step compression, unrounded)."""
+    return float(trace.grid[0] * trace.grid[1] / max(1, len(trace.steps)))
 
 
 def _compression(n: int, lens: list) -> float:
@@ -84,3 +89,27 @@ def _compression(n: int, lens: list) -> float:
     if not lens:
         return 1.0
     return float(n / (1.0 + (n - 1) / float(np.mean(lens))))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A slider re-run beside what the preview predicted for it (issue 26: predicted vs achieved)."""
+    method: str
+    before: float                       # the previous run's step compression (positions / target forwards)
+    predicted: float                    # the preview's E[step compression]: the previous drafts at the new knobs
+    achieved: float                     # the re-run's step compression
+
+
+def outcomes(before: dict, after: dict, moved: tuple) -> list[Outcome]:
+    """For each method of both runs: the estimate the preview showed for the re-run's values of the `moved` knobs
+    (the previous run's drafts re-scored, as `rescore`) against what the re-run achieved. Empty when the two runs
+    differ in prompt, seed or model (then the preview was about another run)."""
+    out = []
+    for m, new in after.items():
+        old = before.get(m)
+        if old is None or any(old.config.get(k) != new.config.get(k) for k in ("prompt", "seed", "model")):
+            continue
+        knobs = KnobValues.from_config(old.config, **{k: new.config.get(k) for k in moved})
+        pv = rescore(old, knobs)
+        out.append(Outcome(m, pv.recorded_compression, pv.expected_compression, achieved(new)))
+    return out

@@ -13,7 +13,7 @@ import gradio as gr
 import numpy as np
 from PIL import Image
 
-from specviz.analysis.preview import KnobValues, rescore
+from specviz.analysis.preview import KnobValues, outcomes, rescore
 from specviz.app.errors import friendly
 from specviz.app.follow import marked
 from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
@@ -72,11 +72,16 @@ class Handlers:
         yield from self._race({k: inputs[k] for k in GEN_INPUTS}, float(inputs["opacity"]), lean)
 
     def rerun(self, inputs: dict):
-        """Slider released: re-run only on the embedded (fast) models; elsewhere the preview must do."""
+        """Slider released: re-run only on the embedded (fast) models; elsewhere the preview must do. {GEN_INPUTS...,
+        opacity, state}: the finished run shows the preview's prediction for it beside what it achieved."""
         if inputs["model"] not in self.backend.live:
             yield {}
             return
-        yield from self.generate(inputs)
+        before = inputs.get("state")
+        for upd in self.generate(inputs):
+            if isinstance(upd.get("state"), RunState) and before and before.traces:
+                upd["preview_table"] = html.outcome_table(outcomes(before.traces, upd["state"].traces, PREVIEWED))
+            yield upd
 
     @friendly
     def _race(self, knobs: dict, opacity: float, lean: bool = False):

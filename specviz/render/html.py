@@ -220,6 +220,19 @@ def preview_table(previews: list[Preview], knobs) -> str:
             f"{rows}</table></div>")
 
 
+def outcome_table(rows: list) -> str:
+    """After a slider re-run: per method, the previous run, the preview's estimate for the new knobs and what the
+    re-run achieved (analysis.preview.outcomes)."""
+    if not rows:
+        return ""
+    body = "".join(f"<tr><td>{o.method}</td><td>{o.before:.2f}×</td><td>{o.predicted:.2f}×</td>"
+                   f"<td><b>{o.achieved:.2f}×</b></td><td>{o.achieved - o.predicted:+.2f}×</td></tr>" for o in rows)
+    return ("<div class='sv-prev'><b>Re-run: predicted vs achieved</b> — the preview's estimate (the previous run's "
+            "drafts re-scored under the new knobs) beside what the re-run achieved with drafts of its own. The "
+            "History tab keeps both runs.<table class='sv-t'><tr><th>method</th><th>before</th><th>predicted</th>"
+            f"<th>achieved</th><th>achieved − predicted</th></tr>{body}</table></div>")
+
+
 CSS = """
 .sv-lane {font-size: 13px; line-height: 1.35; padding: 2px 4px;}
 .sv-done {color: #1a7f37; font-weight: 600;}
