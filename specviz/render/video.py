@@ -138,8 +138,7 @@ def draw_frame(traces: dict, images: dict, k: int, labels: dict | None = None, s
     d.text((GAP, 52), f"{settings_line(traces)}   |   clock: target forward {min(k, total)} of {total}",
            font=draw.font(24), fill=SUB)
     for box, (m, t) in zip(lane_boxes(len(traces), grid, size), traces.items()):
-        n = len(t.steps)
-        state = f"done at forward {n}" if k >= n else f"forward {k}"
+        state = lane_state(t, k)
         tokens = int(committed_after(t, k).sum())
         name = (labels or {}).get(m, m)
         d.text((box.x, box.y - LABEL + 2), _fit(d, name, 24, box.px, True), font=draw.font(24, True), fill=INK)
@@ -147,6 +146,12 @@ def draw_frame(traces: dict, images: dict, k: int, labels: dict | None = None, s
                font=draw.font(20), fill=SUB)
         canvas.paste(lane_image(t, images.get(m), k, box.px, drafts), (box.x, box.y))
     return np.asarray(canvas)
+
+
+def lane_state(trace, k: int) -> str:
+    """A lane's clock label after k forwards, as the race counts: "forward k", or "done at forward F" once k >= F."""
+    n = len(trace.steps)
+    return f"done at forward {n}" if k >= n else f"forward {k}"
 
 
 def lane_image(trace, image, k: int, px: int, drafts=None) -> Image.Image:
