@@ -44,7 +44,7 @@ def layout(c: dict) -> None:
             c["replay_method"] = w.Radio([], label="Step details of", elem_id="replay_method")
             c["replay_caption"] = w.Markdown(elem_id="replay_caption")
             c["replay_tree"] = w.Image(format="png", type="pil", interactive=False,
-                                        label="This step: the draft tree (chains: the step's decisions)",
+                                        label="This step: draft tree or decisions",
                                         buttons=["download", "fullscreen"], elem_id="replay_tree")
 
 
