@@ -91,7 +91,7 @@ def test_the_last_clock_value_is_the_final_images():
     grid = next(iter(traces.values())).grid
     last = video.draw_frame(traces, images, video.slowest(traces), drafts=patch)
     assert video.slowest(traces) == max(len(t.steps) for t in traces.values()) == video.clock(traces)[-1]
-    for box, (m, t) in zip(video.lane_boxes(len(traces), grid), traces.items()):
+    for box, m in zip(video.lane_boxes(len(traces), grid), traces):
         c = draw.cell_px(grid, box.px)
         lane = last[box.y:box.y + c * grid[0], box.x:box.x + c * grid[1]]
         assert np.array_equal(lane, np.asarray(draw.upscale(images[m], grid, box.px))), m
