@@ -11,7 +11,7 @@ import gradio as gr
 import torch
 
 from specviz.analysis import views
-from specviz.app import atlas_tab, follow, history_tab, present, serving, sweep_tab
+from specviz.app import atlas_tab, follow, history_tab, present, replay_tab, serving, sweep_tab
 from specviz.app import widgets as w
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
@@ -120,16 +120,7 @@ def _tabs(c: dict) -> None:
             c["preview_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
                                           elem_id="preview_image")
         with gr.Tab("Replay", id="replay", elem_id="tab_replay"):
-            with gr.Row():
-                c["replay_method"] = w.Radio([], label="Run", elem_id="replay_method")
-                c["replay_step"] = w.Slider(0, 1, 0, step=1, label="Verification step (target forward)",
-                                             elem_id="replay_step")
-            c["replay_caption"] = w.Markdown(elem_id="replay_caption")
-            with gr.Row():
-                c["replay_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
-                                             elem_id="replay_image")
-                c["replay_tree"] = w.Image(format="png", type="pil", interactive=False, label="This step's draft tree",
-                                            buttons=["download", "fullscreen"], elem_id="replay_tree")
+            replay_tab.layout(c)
         with gr.Tab("Summary", id="summary", elem_id="tab_summary"):
             c["summary"] = w.Dataframe(headers=html.SUMMARY_HEADERS, interactive=False, wrap=True, elem_id="summary")
             w.Markdown("*time s* is the method's own compute; the race interleaves the methods on one clock.")
@@ -190,12 +181,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     for k in (*panels.KINDS, None):
         img = c[f"map_{k}"] if k else c["preview_image"]
         clicks.append(img.select(h.inspect_map(k), [c["state"]], [c["inspector"]], **quick))
-    clicks.append(c["replay_image"].select(h.inspect_replay(), [c["state"], c["replay_method"]], [c["inspector"]],
-                                           **quick))
-    wire(c["replay_step"].change, h.replay, pick("state", "replay_method", "replay_step"),
-         pick("replay_image", "replay_caption", "replay_tree"), **quick)
-    wire(c["replay_method"].change, h.replay_pick, pick("state", "replay_method"),
-         pick("replay_step", "replay_image", "replay_caption", "replay_tree"), **quick)
+    clicks.append(replay_tab.wire(h.replay, c))                     # a click on the replay inspects a lane's cell
     opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"]},
                   outs | pick("methods"), api_name="open_traces", **model)
     history_tab.wire(c, {"generate": runs[:2], "rerun": runs[2:], "opened": [opened]}, h.export_root)

@@ -134,22 +134,6 @@ def test_preview_inspector_replay_and_export_handlers(state):
     assert "cascade · row 2, column 3 (position 11)" in h.inspect_map("groups")(st, evt)
     evt = gr.SelectData(None, {"index": [c * 3 + 1, 1], "value": None})
     assert "row 0, column 3" in h.inspect_slot("cascade")(st, evt)
-    (rx, ry), rc = draw.layout(1, panels.REPLAY_PX)[0], draw.cell_px((4, 4), panels.REPLAY_PX)
-    evt = gr.SelectData(None, {"index": [rx + 3 * rc + 2, ry + 2 * rc + 2], "value": None})
-    assert "csd · row 2, column 3 (position 11)" in h.inspect_replay()(st, "csd", evt)
-    picked = h.replay_pick({"state": st, "replay_method": "csd"})
-    step, caption = picked["replay_step"], picked["replay_caption"]
-    assert step.maximum == len(st.traces["csd"].steps) - 1 and "prefill" in caption
-    caption = h.replay({"state": st, "replay_method": "csd", "replay_step": 1})["replay_caption"]
-    assert caption.startswith(f"csd · target forward 2 of {len(st.traces['csd'].steps)}")   # as the lane counts
-    from specviz.render import tree_picture
-    t = st.traces["cascade"]
-    tree_step = next(i for i in range(len(t.steps)) if tree_picture.tree_layout(t, i))
-    tree = h.replay({"state": st, "replay_method": "cascade", "replay_step": tree_step})["replay_tree"]
-    want = tree_picture.draw_tree(tree_picture.tree_layout(t, tree_step), tree_picture.patches(h.backend.load("")[0]))
-    assert tree.size == want.size and tree.tobytes() == want.tobytes()          # the drawn tree of that very step
-    chain = h.replay({"state": st, "replay_method": "csd", "replay_step": 1})["replay_tree"]
-    assert chain.size == (360, 360)                                             # a chain draws no tree: a note
     paths = h.export(st)
     names = {p.rsplit("/", 1)[-1] for p in paths}
     shared = "a-red-house_seed2_lam0.5_delta0.5_taupos0.5_tauseq0.5"
@@ -158,6 +142,52 @@ def test_preview_inspector_replay_and_export_handlers(state):
     assert all(Image.open(p).size[0] > 100 for p in paths if p.endswith(".png"))
     with pytest.raises(gr.Error, match="generate first"):
         h.export(RunState())
+
+
+def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
+    """The Replay tab (app/replay_tab.py): the clock runs 0..T (the slowest lane's forwards); the picture at k is the
+    race film's frame with the drafts (video.draw_frame, the run's patches); the picked method's details follow the
+    clock (its step k - 1, clamped); Play starts the timer, each tick moves the clock by exactly one and the last one
+    stops it at T; Pause stops it; a click on a lane's cell inspects that lane's cell."""
+    from specviz.render import tree_picture, video
+    h, st = state
+    r, total = h.replay, max(len(t.steps) for t in st.traces.values())
+    started = r.start(st)
+    assert started["replay_step"].maximum == total == len(st.traces["ar"].steps) == 16
+    assert started["replay_method"].value == "csd" and "Nothing has happened yet" in started["replay_caption"]
+    patch = tree_picture.patches(h.backend.load("scenes")[0])
+    for k in (0, 1, 5, total):
+        got = r.scrub({"state": st, "replay_method": "csd", "replay_step": k})
+        want = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces), drafts=patch)
+        assert np.array_equal(np.asarray(got["replay_image"]), want), k
+        assert got["replay_caption"].startswith(f"**Clock: target forward {k} of {total}.**")
+    csd = len(st.traces["csd"].steps)
+    cap = r.scrub({"state": st, "replay_method": "csd", "replay_step": 2})["replay_caption"]
+    assert f"csd · target forward 2 of {csd}:" in cap                       # clock k -> the method's step k - 1
+    late = r.pick({"state": st, "replay_method": "csd", "replay_step": total})["replay_caption"]
+    assert f"csd is done at forward {csd}; its last forward: csd · target forward {csd} of {csd}:" in late
+    t = st.traces["cascade"]
+    k = next(i for i in range(len(t.steps)) if tree_picture.tree_layout(t, i)) + 1
+    tree = r.pick({"state": st, "replay_method": "cascade", "replay_step": k})["replay_tree"]
+    want = tree_picture.draw_tree(tree_picture.tree_layout(t, k - 1), patch)
+    assert tree.tobytes() == want.tobytes()                                     # the drawn tree of step k - 1
+    chain = r.pick({"state": st, "replay_method": "csd", "replay_step": 2})["replay_tree"]
+    assert chain.tobytes() == panels.replay_image(st.traces["csd"], st.images["csd"], 1)[0].tobytes()
+    on = r.play({"state": st, "replay_step": 3, "replay_playing": False})
+    assert on["replay_timer"].active is True and on["replay_playing"] is True and "replay_step" not in on
+    assert r.tick({"state": st, "replay_step": 3}) == {"replay_step": 4}       # one clock value, still playing
+    last = r.tick({"state": st, "replay_step": total - 1})
+    assert last["replay_step"] == total and last["replay_timer"].active is False and last["replay_playing"] is False
+    assert "replay_step" not in r.tick({"state": st, "replay_step": total})    # at T: nothing moves, it stops
+    off = r.play({"state": st, "replay_step": 7, "replay_playing": True})
+    assert off["replay_timer"].active is False and off["replay_playing"] is False and "replay_step" not in off
+    again = r.play({"state": st, "replay_step": total, "replay_playing": False})
+    assert again["replay_step"] == 0 and again["replay_timer"].active is True  # Play at the end starts over
+    grid = t.grid
+    box = video.lane_boxes(len(st.traces), grid)[list(st.traces).index("csd")]
+    c = draw.cell_px(grid, box.px)
+    evt = gr.SelectData(None, {"index": [box.x + 3 * c + 2, box.y + 2 * c + 2], "value": None})
+    assert "csd · row 2, column 3 (position 11)" in r.inspect(st, evt)
 
 
 def test_slider_release_reruns_only_live_models(state):

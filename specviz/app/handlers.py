@@ -17,6 +17,7 @@ from specviz.analysis.preview import KnobValues, outcomes, rescore
 from specviz.app.errors import friendly
 from specviz.app.follow import marked
 from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
+from specviz.app.replay_tab import Replay
 from specviz.app.session import (
     RACE_PX,
     Backend,
@@ -33,7 +34,7 @@ from specviz.app.stream import API_FPS, API_PICTURES_EVERY_S, is_api_call, only_
 from specviz.app.sweep_tab import run_sweep
 from specviz.engine.config import METHODS, ConfigError
 from specviz.engine.methods import Live, knob, ui_knobs
-from specviz.render import draw, html, panels, tree_picture
+from specviz.render import draw, html, panels
 from specviz.render.exports import export_run
 from specviz.render.figures import histogram_image
 
@@ -60,6 +61,7 @@ class RunState:
 class Handlers:
     def __init__(self, backend: Backend, export_root: str | None = None, fps: float = 8.0, api_fps: float = API_FPS):
         self.backend, self.export_root, self.fps, self.api_fps = backend, export_root, fps, api_fps
+        self.replay = Replay(backend)
 
     # Every handler takes its inputs as one dict keyed by name and returns (or yields) updates keyed by output name
     # (GEN_OUTPUTS, ...); app/edge.py wires the names to components.
@@ -149,11 +151,9 @@ class Handlers:
         return upd | {"methods": gr.CheckboxGroup(value=list(traces))}
 
     def _finish(self, st: RunState, opacity: float) -> dict:
-        first = next((m for m in st.traces if m != "ar"), next(iter(st.traces)))    # replay the first speculative run
         upd = self._maps(st, opacity)
-        upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_image(st.traces),
-                "replay_method": gr.Radio(choices=list(st.traces), value=first)}
-        upd |= self._replay(st, first, 0, slider=True)
+        upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_image(st.traces)}
+        upd |= self.replay.start(st)                                        # the Replay tab (app/replay_tab.py)
         upd |= {"preview_image": panels.preview_map([], {}, {}), "preview_table": ""}
         return upd
 
@@ -205,48 +205,6 @@ class Handlers:
                 return "<i>Click inside one of the maps.</i>"
             return html.inspector(st.traces[shown[hit[0]]], hit[1])
         return fn
-
-    def inspect_replay(self):
-        @friendly
-        def fn(st: RunState, method: str, evt: gr.SelectData):
-            if not st or method not in st.traces:
-                return "<i>Generate first.</i>"
-            t = st.traces[method]
-            hit = draw.locate(1, evt.index[0], evt.index[1], t.grid, panels.REPLAY_PX)
-            return html.inspector(t, hit[1]) if hit else "<i>Click inside the grid.</i>"
-        return fn
-
-    @friendly
-    def replay(self, inputs: dict):
-        """The step slider moved: {state, replay_method, replay_step} -> image, caption."""
-        return self._replay(inputs["state"], inputs["replay_method"], int(inputs["replay_step"] or 0), False)
-
-    @friendly
-    def replay_pick(self, inputs: dict):
-        """Another run picked: {state, replay_method} -> step slider reset to its range, image, caption."""
-        return self._replay(inputs["state"], inputs["replay_method"], 0, True)
-
-    def _replay(self, st: RunState, method: str, step: int, slider: bool) -> dict:
-        if not st or method not in st.traces:
-            return {"replay_caption": "Generate first, then scrub through the run."}
-        t = st.traces[method]
-        img, caption = panels.replay_image(t, st.images.get(method), step)
-        upd = {"replay_image": img, "replay_caption": caption, "replay_tree": self._tree(st, t, step)}
-        if slider:
-            upd["replay_step"] = gr.Slider(minimum=0, maximum=len(t.steps) - 1, value=min(step, len(t.steps) - 1),
-                                           step=1, interactive=True)
-        return upd
-
-    def _tree(self, st: RunState, t, step: int):
-        """The step's draft tree as a picture (thumbnails decoded by the run's model), or a note for chains."""
-        layout = tree_picture.tree_layout(t, min(max(step, 0), len(t.steps) - 1))
-        if layout is None:
-            return draw.message(f"{t.method} drafted no tree at this step (a chain or an AR step)", 360)
-        try:
-            patch = tree_picture.patches(self.backend.load(st.model)[0])
-        except Exception:                           # noqa: BLE001 - thumbnails are optional: numbered boxes instead
-            patch = None
-        return tree_picture.draw_tree(layout, patch)
 
     @friendly
     def export(self, st: RunState):

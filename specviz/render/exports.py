@@ -70,8 +70,7 @@ def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None 
         panels.heatmap(kind, traces, images).save(p)
         paths.append(p)
     if videos:
-        labels = {m: methods.get(m).label if m in methods.REGISTRY else m for m in traces}
-        paths += video.write_videos(traces, images, out / f"{shared}_race", labels)
+        paths += video.write_videos(traces, images, out / f"{shared}_race", video.lane_labels(traces))
     bundle = out / f"{shared}_all.zip"
     with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as z:
         for p in paths:

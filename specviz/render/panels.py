@@ -141,7 +141,7 @@ def replay_image(trace: Trace, image: np.ndarray | None, step: int, px: int = RE
     grid = trace.grid
     base = base_image(image, grid, px) or draw.upscale(np.full((*grid, 3), 200, np.uint8), grid, px)
     im = draw.draw_replay(draw.hatch(base, ~views.decided_mask(trace, v.step)), v.events, v.drafted, grid)
-    title = f"{trace.method} · step {v.step}"
+    title = f"{trace.method} · forward {v.step + 1}"                      # counted as the race lanes count
     return draw.composite([(title, im)], replay_legend(), px), views.step_caption(trace, v)
 
 

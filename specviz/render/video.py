@@ -12,6 +12,10 @@ Design (what the tests check):
   images, drawn by `panels.race_frame` at the lane's size.
 - Every frame carries the settings (prompt, seed, λ, δ, τ_pos, τ_seq) and the clock; lanes sit on a regular grid
   (no method emphasised), 16:9 at SIZE.
+- The app's Replay tab draws its synchronized picture with the same `draw_frame`, adding each lane's drafts: at clock
+  k (1 <= k <= the lane's forwards) the cells drafted at the lane's step k - 1 and still uncommitted show the drafted
+  code's decoded patch faded (FADE) — proposals, not commitments — or an outline when no decoder is at hand.
+  `locate_lane` maps a click on that picture back to (lane, cell).
 Encoding: Pillow's GIF writer, and imageio's PyAV plugin (libx264, yuv420p) for MP4.
 """
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
+from specviz.engine import methods
 from specviz.render import draw
 from specviz.render.panels import race_frame
 
@@ -32,6 +37,10 @@ MAX_FRAMES = 160                    # clock frames at most (then the clock steps
 HOLD_S = 2.0                        # the final frame is held this long
 HEADER, LABEL, GAP = 92, 58, 16     # px: settings band, lane caption, gaps
 BG, INK, SUB = (255, 255, 255), (24, 26, 31), (88, 92, 102)
+FADE = 0.5                          # a draft's patch is blended this much with white: a proposal, not a commitment
+DRAFT_RGB = (200, 204, 212)         # the drafted cell's outline
+NO_IMAGE_RGB = (200, 200, 200)      # a lane whose image was not decoded here (an opened trace)
+OUTLINE = "outline"                 # lane_image(drafts=OUTLINE): drafted cells outlined only (no decoder at hand)
 
 
 @dataclass(frozen=True)
@@ -63,9 +72,19 @@ def lane_boxes(n: int, grid, size=SIZE) -> list[LaneBox]:
     return boxes
 
 
+def slowest(traces: dict) -> int:
+    """T: the slowest lane's target forwards, the clock's last value."""
+    return max(len(t.steps) for t in traces.values())
+
+
+def lane_labels(traces: dict) -> dict:
+    """method -> its label in the registry (a method unknown here keeps its name)."""
+    return {m: methods.get(m).label if m in methods.REGISTRY else m for m in traces}
+
+
 def clock(traces: dict) -> list[int]:
     """The clock values (target forwards) drawn, 0 first and the slowest lane's last forward last."""
-    total = max(len(t.steps) for t in traces.values())
+    total = slowest(traces)
     stride = max(1, math.ceil((total + 1) / MAX_FRAMES))
     ticks = list(range(0, total + 1, stride))
     return ticks if ticks[-1] == total else ticks + [total]
@@ -94,31 +113,86 @@ def settings_line(traces: dict) -> str:
             f"τ_pos {cfg.get('tau_pos', '?')} · τ_seq {cfg.get('tau_seq', '?')}")
 
 
-def draw_frame(traces: dict, images: dict, k: int, labels: dict | None = None, size=SIZE) -> np.ndarray:
-    """One frame (H, W, 3) uint8 of the race after k target forwards."""
+def proposals(trace, step: int) -> dict[int, int]:
+    """position -> the token drafted there at trace.steps[step] (positions inside the grid). A tree may propose
+    several alternatives for one position: the one on the accepted path (judged exact or relaxed) if any, else the
+    first drafted node there (in the step's drafted order)."""
+    st, n = trace.steps[step], trace.grid[0] * trace.grid[1]
+    accepted = {e.node for e in st.events if e.decision in ("exact", "relaxed")}
+    out: dict[int, int] = {}
+    for d in st.drafted:
+        if d.pos < n and (d.pos not in out or d.node in accepted):
+            out[d.pos] = d.token
+    return out
+
+
+def draw_frame(traces: dict, images: dict, k: int, labels: dict | None = None, size=SIZE,
+               drafts=None) -> np.ndarray:
+    """One frame (H, W, 3) uint8 of the race after k target forwards (`drafts`: as lane_image's; None in the film)."""
     grid = next(iter(traces.values())).grid
     canvas = Image.new("RGB", size, BG)
     d = ImageDraw.Draw(canvas)
     prompt = str(next(iter(traces.values())).config.get("prompt", ""))
     d.text((GAP, 10), _fit(d, prompt, 30, size[0] - 2 * GAP, True), font=draw.font(30, True), fill=INK)
-    total = max(len(t.steps) for t in traces.values())
+    total = slowest(traces)
     d.text((GAP, 52), f"{settings_line(traces)}   |   clock: target forward {min(k, total)} of {total}",
            font=draw.font(24), fill=SUB)
     for box, (m, t) in zip(lane_boxes(len(traces), grid, size), traces.items()):
-        n = len(t.steps)
-        state = f"done at forward {n}" if k >= n else f"forward {k}"
+        state = lane_state(t, k)
         tokens = int(committed_after(t, k).sum())
         name = (labels or {}).get(m, m)
         d.text((box.x, box.y - LABEL + 2), _fit(d, name, 24, box.px, True), font=draw.font(24, True), fill=INK)
         d.text((box.x, box.y - LABEL + 30), _fit(d, f"{state} · {tokens}/{grid[0] * grid[1]} tokens", 20, box.px),
                font=draw.font(20), fill=SUB)
-        canvas.paste(lane_image(t, images[m], k, box.px), (box.x, box.y))
+        canvas.paste(lane_image(t, images.get(m), k, box.px, drafts), (box.x, box.y))
     return np.asarray(canvas)
 
 
-def lane_image(trace, image, k: int, px: int) -> Image.Image:
-    """The lane after k forwards: the final image's committed cells, the rest hatched (the app's race_frame)."""
-    return race_frame(Image.fromarray(np.asarray(image, np.uint8)), committed_after(trace, k), trace.grid, px)
+def lane_state(trace, k: int) -> str:
+    """A lane's clock label after k forwards, as the race counts: "forward k", or "done at forward F" once k >= F."""
+    n = len(trace.steps)
+    return f"done at forward {n}" if k >= n else f"forward {k}"
+
+
+def lane_image(trace, image, k: int, px: int, drafts=None) -> Image.Image:
+    """The lane after k forwards: the final image's committed cells, the rest hatched (the app's race_frame); grey
+    cells when `image` is None. `drafts` (the Replay tab): a code -> decoded patch callable, or OUTLINE; then the
+    cells drafted at step k - 1 (1 <= k <= the lane's forwards) that are still uncommitted show that draft."""
+    grid = trace.grid
+    base = np.full((*grid, 3), NO_IMAGE_RGB, np.uint8) if image is None else np.asarray(image, np.uint8)
+    done = committed_after(trace, k)
+    im = race_frame(Image.fromarray(base), done, grid, px)
+    if drafts is None or not 1 <= k <= len(trace.steps):
+        return im
+    shown = {p: tok for p, tok in proposals(trace, k - 1).items() if not done.flat[p]}
+    return draw_drafts(im.copy(), shown, grid, None if drafts == OUTLINE else drafts)
+
+
+def draw_drafts(im: Image.Image, shown: dict, grid, patch=None) -> Image.Image:
+    """Each drafted cell (position -> token) as `patch(token)` blended FADE with white and outlined; with no patch
+    callable, the outline alone (over the hatching)."""
+    c = im.size[0] // grid[1]
+    d = ImageDraw.Draw(im)
+    for pos, tok in sorted(shown.items()):
+        r, col = divmod(pos, grid[1])
+        x0, y0 = col * c, r * c
+        if patch is not None:
+            a = np.asarray(patch(tok).convert("RGB").resize((c, c), Image.NEAREST), np.float32)
+            im.paste(Image.fromarray((a * (1 - FADE) + 255 * FADE).round().astype(np.uint8)), (x0, y0))
+        d.rectangle((x0 + 1, y0 + 1, x0 + c - 2, y0 + c - 2), outline=DRAFT_RGB, width=1)
+    return im
+
+
+def locate_lane(traces: dict, x: float, y: float, size=SIZE) -> tuple[str, int] | None:
+    """A pixel (x, y) of draw_frame's picture -> (the lane's method, the raster position clicked), or None outside
+    every lane's grid."""
+    grid = next(iter(traces.values())).grid
+    for box, m in zip(lane_boxes(len(traces), grid, size), traces):
+        c = draw.cell_px(grid, box.px)
+        col, row = int((x - box.x) // c), int((y - box.y) // c)
+        if x >= box.x and y >= box.y and col < grid[1] and row < grid[0]:
+            return m, row * grid[1] + col
+    return None
 
 
 def frames(traces: dict, images: dict, labels: dict | None = None):

@@ -1,0 +1,164 @@
+"""The app's Replay tab: a finished race replayed on its own clock of target forwards. One scrubber (the clock k = 0 ..
+T, T = the slowest lane's forwards) and a Play / Pause button (a gr.Timer, active only while playing, advances the
+clock by one value per tick and stops by itself at T) drive one picture of every lane at clock k — the race film's
+frame (render/video.draw_frame) with each lane's drafts of its step k - 1 drawn as faded patches of their codes. Beside
+it, the Run radio picks whose step details follow the same clock (clock k -> that method's step k - 1, clamped to its
+own steps): the step's caption and its draft tree (chains: the step's decisions on the grid). A click on a lane's cell
+opens the inspector for that lane's cell.
+
+Handlers take and return dicts keyed by component name (app/edge.py). app.py calls `layout` inside its tab, and
+handlers._finish calls `Replay.start` once a run (or an opened set of traces) is finished."""
+from __future__ import annotations
+
+import gradio as gr
+from PIL import Image
+
+from specviz.analysis import views
+from specviz.app import widgets as w
+from specviz.app.edge import wire as bind
+from specviz.app.errors import friendly
+from specviz.render import draw, html, panels, tree_picture, video
+
+TICK_S = 0.2                        # Play: five clock values a second
+PLAY, PAUSE = "▶ Play", "⏸ Pause"
+LEGEND = ("Every lane at the same clock: after k of its own target forwards (a lane that finished at forward F says "
+          "“done at forward F” from then on). Hatched: not committed yet. Faded: what the lane drafted at its k-th "
+          "forward and has not committed (a proposal, not a commitment). Click a cell to inspect it.")
+START = "Nothing has happened yet: every lane is hatched. Press Play or drag the clock."
+_PATCHES: dict = {}                 # id(model) -> (model, patch): a memo of decoded code patches, not request state
+
+
+def layout(c: dict) -> None:
+    w.Markdown(LEGEND, elem_classes="sv-sub")
+    with gr.Row(equal_height=True):
+        c["replay_play"] = gr.Button(PLAY, elem_id="replay_play", scale=0, min_width=120)
+        c["replay_step"] = w.Slider(0, 1, 0, step=1, label="Clock (target forwards): every lane after k of its own",
+                                     elem_id="replay_step")
+    c["replay_timer"] = gr.Timer(TICK_S, active=False)
+    c["replay_playing"] = gr.State(False)
+    with gr.Row():
+        with gr.Column(scale=3, min_width=320):
+            c["replay_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
+                                         buttons=["download", "fullscreen"], elem_id="replay_image")
+        with gr.Column(scale=2, min_width=280):
+            c["replay_method"] = w.Radio([], label="Step details of", elem_id="replay_method")
+            c["replay_caption"] = w.Markdown(elem_id="replay_caption")
+            c["replay_tree"] = w.Image(format="png", type="pil", interactive=False,
+                                        label="This step: draft tree or decisions",
+                                        buttons=["download", "fullscreen"], elem_id="replay_tree")
+
+
+def wire(r: "Replay", c: dict):
+    """The Replay tab's events; returns the click on the replay picture (it inspects a cell)."""
+    def pick(*names) -> dict:
+        return {n: c[n] for n in names}
+    quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
+    shown = pick("replay_image", "replay_caption", "replay_tree")
+    bind(c["replay_step"].change, r.scrub, pick("state", "replay_method", "replay_step"), shown,
+         trigger_mode="always_last", **quick)                      # the Timer moves the clock; this draws it
+    bind(c["replay_method"].change, r.pick, pick("state", "replay_method", "replay_step"),
+         pick("replay_caption", "replay_tree"), **quick)
+    controls = pick("replay_timer", "replay_playing", "replay_play", "replay_step")
+    bind(c["replay_play"].click, r.play, pick("state", "replay_step", "replay_playing"), controls, **quick)
+    bind(c["replay_timer"].tick, r.tick, pick("state", "replay_step"), controls, **quick)
+    return c["replay_image"].select(r.inspect, [c["state"]], [c["inspector"]], **quick)
+
+
+class Replay:
+    def __init__(self, backend):
+        self.backend = backend
+
+    def start(self, st) -> dict:
+        """A finished run: the Run radio on the first speculative method, the clock at 0 over 0..T."""
+        first = next((m for m in st.traces if m != "ar"), next(iter(st.traces)))
+        k = gr.Slider(minimum=0, maximum=video.slowest(st.traces), value=0, step=1, interactive=True)
+        return {"replay_method": gr.Radio(choices=list(st.traces), value=first), "replay_step": k} | \
+            self.view(st, first, 0)
+
+    @friendly
+    def scrub(self, inputs: dict) -> dict:
+        """The clock moved (dragged, or a Play tick): {state, replay_method, replay_step} -> picture and details."""
+        st = inputs["state"]
+        if not st or not st.traces:
+            return {"replay_caption": "Generate first, then scrub through the run."}
+        return self.view(st, inputs["replay_method"], int(inputs["replay_step"] or 0))
+
+    @friendly
+    def pick(self, inputs: dict) -> dict:
+        """Another run's details at the same clock: {state, replay_method, replay_step} -> caption and tree."""
+        st = inputs["state"]
+        if not st or inputs["replay_method"] not in st.traces:
+            return {}
+        return self.details(st, inputs["replay_method"], int(inputs["replay_step"] or 0))
+
+    @friendly
+    def play(self, inputs: dict) -> dict:
+        """Play / Pause: {state, replay_step, replay_playing}. Play at the end starts again from clock 0."""
+        st, k = inputs["state"], int(inputs["replay_step"] or 0)
+        if inputs["replay_playing"] or not st or not st.traces:
+            return stopped()
+        again = {"replay_step": 0} if k >= video.slowest(st.traces) else {}
+        return {"replay_timer": gr.Timer(active=True), "replay_playing": True, "replay_play": PAUSE} | again
+
+    @friendly
+    def tick(self, inputs: dict) -> dict:
+        """One Play tick: {state, replay_step} -> the clock one value on; at T the timer stops."""
+        st, k = inputs["state"], int(inputs["replay_step"] or 0)
+        if not st or not st.traces or k >= video.slowest(st.traces):
+            return stopped()
+        nxt = {"replay_step": k + 1}
+        return nxt | (stopped() if k + 1 >= video.slowest(st.traces) else {})
+
+    def view(self, st, method: str, k: int) -> dict:
+        """Clock k: every lane in one picture, and `method`'s step details."""
+        img = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces), drafts=self.drafts(st))
+        return {"replay_image": Image.fromarray(img)} | self.details(st, method, k)
+
+    def details(self, st, method: str, k: int) -> dict:
+        """`method` at clock k: its step k - 1 (clamped to its own steps) told in a line and drawn."""
+        method = method if method in st.traces else next(iter(st.traces))
+        t, total = st.traces[method], video.slowest(st.traces)
+        head = f"**Clock: target forward {min(k, total)} of {total}.** "
+        if k <= 0:
+            return {"replay_caption": head + START, "replay_tree": draw.message("No step yet (clock 0)", 360)}
+        step = min(k, len(t.steps)) - 1
+        done = f"{method} is done at forward {len(t.steps)}; its last forward: " if k > len(t.steps) else ""
+        return {"replay_caption": head + done + views.step_caption(t, views.step_view(t, step)),
+                "replay_tree": self.step_picture(st, method, step)}
+
+    def step_picture(self, st, method: str, step: int):
+        """The step's draft tree (thumbnails decoded by the run's model), or for a chain the step on the grid."""
+        t = st.traces[method]
+        layout = tree_picture.tree_layout(t, step)
+        if layout is None:
+            return panels.replay_image(t, st.images.get(method), step)[0]
+        return tree_picture.draw_tree(layout, self.patch(st))
+
+    def drafts(self, st):
+        """What draw_frame draws the drafts with: the run's decoded patches, else outlines (video.OUTLINE)."""
+        return self.patch(st) or video.OUTLINE
+
+    def patch(self, st):
+        """code -> decoded patch from the run's model (memoised per model), or None when no image was decoded here
+        (opened traces whose model is not offered) or the model does not load."""
+        if not st.images:
+            return None
+        try:
+            model = self.backend.load(st.model)[0]
+        except Exception:                           # noqa: BLE001 - patches are optional: outlines instead
+            return None
+        if id(model) not in _PATCHES:
+            _PATCHES[id(model)] = (model, tree_picture.patches(model))
+        return _PATCHES[id(model)][1]
+
+    @friendly
+    def inspect(self, st, evt: gr.SelectData):
+        """A click on the synchronized picture -> the inspector of that lane's cell."""
+        if not st or not st.traces:
+            return "<i>Generate first.</i>"
+        hit = video.locate_lane(st.traces, evt.index[0], evt.index[1])
+        return html.inspector(st.traces[hit[0]], hit[1]) if hit else "<i>Click a cell of one of the lanes.</i>"
+
+
+def stopped() -> dict:
+    return {"replay_timer": gr.Timer(active=False), "replay_playing": False, "replay_play": PLAY}
