@@ -158,7 +158,8 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     patch = tree_picture.patches(h.backend.load("scenes")[0])
     for k in (0, 1, 5, total):
         got = r.scrub({"state": st, "replay_method": "csd", "replay_step": k})
-        want = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces), drafts=patch)
+        want = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces),
+                                size=video.fit_size(3, (4, 4)), drafts=patch)
         assert np.array_equal(np.asarray(got["replay_image"]), want), k
         assert got["replay_caption"].startswith(f"**Clock: target forward {k} of {total}.**")
     csd = len(st.traces["csd"].steps)
@@ -184,7 +185,7 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     again = r.play({"state": st, "replay_step": total, "replay_playing": False})
     assert again["replay_step"] == 0 and again["replay_timer"].active is True  # Play at the end starts over
     grid = t.grid
-    box = video.lane_boxes(len(st.traces), grid)[list(st.traces).index("csd")]
+    box = video.lane_boxes(len(st.traces), grid, video.fit_size(3, grid))[list(st.traces).index("csd")]
     c = draw.cell_px(grid, box.px)
     evt = gr.SelectData(None, {"index": [box.x + 3 * c + 2, box.y + 2 * c + 2], "value": None})
     assert "csd · row 2, column 3 (position 11)" in r.inspect(st, evt)

@@ -36,13 +36,13 @@ def layout(c: dict) -> None:
                                      elem_id="replay_step")
     c["replay_timer"] = gr.Timer(TICK_S, active=False)
     c["replay_playing"] = gr.State(False)
+    c["replay_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
+                                 buttons=["download", "fullscreen"], elem_id="replay_image")
     with gr.Row():
-        with gr.Column(scale=3, min_width=320):
-            c["replay_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
-                                         buttons=["download", "fullscreen"], elem_id="replay_image")
         with gr.Column(scale=2, min_width=280):
             c["replay_method"] = w.Radio([], label="Step details of", elem_id="replay_method")
             c["replay_caption"] = w.Markdown(elem_id="replay_caption")
+        with gr.Column(scale=3, min_width=320):
             c["replay_tree"] = w.Image(format="png", type="pil", interactive=False,
                                         label="This step: draft tree or decisions",
                                         buttons=["download", "fullscreen"], elem_id="replay_tree")
@@ -111,7 +111,8 @@ class Replay:
 
     def view(self, st, method: str, k: int) -> dict:
         """Clock k: every lane in one picture, and `method`'s step details."""
-        img = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces), drafts=self.drafts(st))
+        img = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces), size=frame_size(st),
+                               drafts=self.drafts(st))
         return {"replay_image": Image.fromarray(img)} | self.details(st, method, k)
 
     def details(self, st, method: str, k: int) -> dict:
@@ -156,8 +157,13 @@ class Replay:
         """A click on the synchronized picture -> the inspector of that lane's cell."""
         if not st or not st.traces:
             return "<i>Generate first.</i>"
-        hit = video.locate_lane(st.traces, evt.index[0], evt.index[1])
+        hit = video.locate_lane(st.traces, evt.index[0], evt.index[1], frame_size(st))
         return html.inspector(st.traces[hit[0]], hit[1]) if hit else "<i>Click a cell of one of the lanes.</i>"
+
+
+def frame_size(st) -> tuple[int, int]:
+    """The synchronized picture's size: the page's width, as tall as the lanes need (video.fit_size)."""
+    return video.fit_size(len(st.traces), next(iter(st.traces.values())).grid)
 
 
 def stopped() -> dict:

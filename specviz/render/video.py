@@ -82,6 +82,16 @@ def lane_labels(traces: dict) -> dict:
     return {m: methods.get(m).label if m in methods.REGISTRY else m for m in traces}
 
 
+def fit_size(n: int, grid, width: int = SIZE[0]) -> tuple[int, int]:
+    """A frame `width` px wide whose height just holds n lanes in rows of up to five (the app's replay picture:
+    no empty bands, so the lanes are as large as the page's width allows)."""
+    cols = min(max(1, n), 5)
+    rows = math.ceil(max(1, n) / cols)
+    px = (width - (cols + 1) * GAP) // cols
+    ph = px // grid[1] * grid[0]
+    return width, HEADER + rows * (ph + LABEL + GAP) + GAP
+
+
 def clock(traces: dict) -> list[int]:
     """The clock values (target forwards) drawn, 0 first and the slowest lane's last forward last."""
     total = slowest(traces)
