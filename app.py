@@ -108,9 +108,10 @@ def _race_row(c: dict) -> list:
 def _tabs(c: dict) -> None:
     with gr.Tabs(elem_id="tabs") as c["tabs"]:
         with gr.Tab("Heatmaps", id="maps", elem_id="tab_maps"):
+            c["map_kind"] = gr.State("entropy")                      # the map on screen: a run refreshes it most
             with gr.Tabs():
                 for k in panels.KINDS:
-                    with gr.Tab(views.TITLES[k], elem_id=f"tab_{k}"):
+                    with gr.Tab(views.TITLES[k], elem_id=f"tab_{k}") as c[f"maptab_{k}"]:
                         c[f"map_{k}"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
                                                  buttons=["download", "fullscreen"], elem_id=f"map_{k}")
             c["opacity"] = w.Slider(0, 1, 1.0, step=0.05, label="Overlay: map opacity over the image",
@@ -161,7 +162,9 @@ def _tabs(c: dict) -> None:
 def _wire(h: Handlers, c: dict, cols: list) -> None:
     def pick(*names) -> dict:
         return {n: c[n] for n in names}
-    gen_in = pick(*GEN_INPUTS, "opacity")
+    gen_in = pick(*GEN_INPUTS, "opacity", "map_kind")
+    for k in panels.KINDS:
+        c[f"maptab_{k}"].select(lambda _k=k: _k, None, c["map_kind"], queue=False, api_visibility="private")
     outs = pick(*GEN_OUTPUTS)
     model = dict(concurrency_id="model", concurrency_limit=1, show_progress="minimal", show_progress_on=[c["status"]])
     runs = [wire(c["go"].click, h.generate, gen_in, outs, _api_defaults(), request=True, api_name="generate",

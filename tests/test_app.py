@@ -296,6 +296,27 @@ def test_streamed_updates_send_values_not_skips(state):
     assert not [n for n in GEN_OUTPUTS if n not in ups[-1] or ups[-1][n] == gr.skip()]
 
 
+def test_the_maps_keep_up_with_the_lanes(state):
+    """During a run the map on screen is redrawn on its own cadence (here: every update) and every map is redrawn in
+    the update where a lane finishes, complete for that lane: its decision panel is then already the final one."""
+    h, _ = state
+    fast = Handlers(h.backend, fps=1000)
+    fast.maps_every = {"all": 1e9, "shown": 0.0}
+    h.backend.load("scenes")[0].delay = 0.005
+    try:
+        ups = list(fast.generate(knob_inputs(["ar", "csd"]) | {"map_kind": "tv"}))
+    finally:
+        h.backend.load("scenes")[0].delay = 0.0
+    done = next(i for i, u in enumerate(ups) if "done at forward" in u["stats_csd"])
+    assert 1 < done < len(ups) - 2
+    for i in range(1, len(ups) - 1):
+        assert ups[i]["map_tv"] is not ups[i - 1]["map_tv"], i                    # the map on screen, every update
+        assert (ups[i]["map_entropy"] is not ups[i - 1]["map_entropy"]) == (i == done), i   # the rest: csd finishes
+    (x, y), px = draw.layout(2)[1], draw.PANEL
+    at_finish, final = (np.asarray(u["map_decision"])[y:y + px, x:x + px] for u in (ups[done], ups[-1]))
+    assert np.array_equal(at_finish, final)
+
+
 def test_api_callers_get_a_lean_stream(state, monkeypatch):
     """gradio_client (x-gradio-user: api) fetches every picture of every update as a file (~70 ms of its CPU each):
     it gets API_FPS updates a second, race pictures at most every API_PICTURES_EVERY_S and never one sent unchanged,

@@ -46,7 +46,10 @@ GEN_OUTPUTS = Live(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m
                             "replay_method", "replay_step", "replay_image", "replay_caption", "preview_image",
                             "preview_table", "replay_tree"))
 PREVIEW_OUTPUTS = ("preview_image", "preview_table")
-MAPS_EVERY_S = 2.0          # heatmaps during a run: at most this often (one update of all six: ~0.15 s)
+# heatmaps during a run: the map on screen every SHOWN_MAP_EVERY_S, all six every MAPS_EVERY_S and whenever a lane
+# finishes (so a finished lane's maps are complete in the update that shows its final image). Cost, scenes, four
+# methods, 2026-12-02: drawing all six 32 ms, Gradio's PNG encoding of them ~110 ms; one map ~5 + ~20 ms
+MAPS_EVERY_S, SHOWN_MAP_EVERY_S = 2.0, 0.5
 
 
 @dataclass
@@ -61,6 +64,7 @@ class RunState:
 class Handlers:
     def __init__(self, backend: Backend, export_root: str | None = None, fps: float = 8.0, api_fps: float = API_FPS):
         self.backend, self.export_root, self.fps, self.api_fps = backend, export_root, fps, api_fps
+        self.maps_every = {"all": MAPS_EVERY_S, "shown": SHOWN_MAP_EVERY_S}
         self.replay = Replay(backend)
 
     # Every handler takes its inputs as one dict keyed by name and returns (or yields) updates keyed by output name
@@ -68,10 +72,11 @@ class Handlers:
     # ------------------------------------------------------------------------------------------------ generate
     @on_gpu(run_seconds)
     def generate(self, inputs: dict):
-        """Stream the race: {GEN_INPUTS..., opacity[, request]} -> updates by GEN_OUTPUTS name (lean for API
-        callers: app/stream.py)."""
+        """Stream the race: {GEN_INPUTS..., opacity[, map_kind, request]} -> updates by GEN_OUTPUTS name (lean for
+        API callers: app/stream.py; map_kind: the heatmap tab on screen, refreshed most often)."""
         lean = is_api_call(inputs.get("request"))
-        yield from self._race({k: inputs[k] for k in GEN_INPUTS}, float(inputs["opacity"]), lean)
+        yield from self._race({k: inputs[k] for k in GEN_INPUTS}, float(inputs["opacity"]), lean,
+                              inputs.get("map_kind") or "entropy")
 
     def rerun(self, inputs: dict):
         """Slider released: re-run only on the embedded (fast) models; elsewhere the preview must do. {GEN_INPUTS...,
@@ -86,7 +91,7 @@ class Handlers:
             yield upd
 
     @friendly
-    def _race(self, knobs: dict, opacity: float, lean: bool = False):
+    def _race(self, knobs: dict, opacity: float, lean: bool = False, kind: str = "entropy"):
         name = check_model(self.backend, knobs.pop("model") or "")
         methods = knobs.pop("methods")
         knobs["draft_model"] = default_draft(self.backend, name, check_draft(self.backend, knobs.get("draft_model",
@@ -94,13 +99,15 @@ class Handlers:
         cfgs = make_configs(methods, model=name, **_typed(knobs))
         model, factory = load(self.backend, name, knobs["draft_model"])
         with trimmed_heap():
-            yield from self._stream(name, cfgs, model, factory, opacity, lean)
+            yield from self._stream(name, cfgs, model, factory, opacity, lean, kind)
 
-    def _stream(self, name, cfgs, model, factory, opacity, lean):
-        t0, finished, maps_at, pictures_at, sent = time.perf_counter(), set(), -1.0, time.perf_counter(), {}
+    def _stream(self, name, cfgs, model, factory, opacity, lean, kind):
+        t0, finished, pictures_at, sent = time.perf_counter(), set(), time.perf_counter(), {}
+        maps_at = kind_at = -1e9
         shown = self._blank()
         for fr in race(model, factory, cfgs, fps=self.api_fps if lean else self.fps):
             fresh = [v for v in fr.lanes if v.method not in finished]
+            finishing = any(v.done for v in fresh)
             finished |= {v.method for v in fresh if v.done}
             if not lean or fr.done or time.perf_counter() - pictures_at >= API_PICTURES_EVERY_S:
                 shown |= {f"img_{v.method}": v.image for v in fresh}
@@ -110,9 +117,14 @@ class Handlers:
             if fr.done:
                 shown |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)
                 shown |= {f"img_{v.method}": v.image for v in fr.lanes}     # the result carries every picture
-            elif not lean and time.perf_counter() - maps_at >= MAPS_EVERY_S:  # the maps fill in as the run goes
-                shown |= self._maps(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)  # (no overlay)
-                maps_at = time.perf_counter()
+            elif not lean:                                                # the maps fill in as the run goes
+                now = time.perf_counter()
+                if finishing or now - maps_at >= self.maps_every["all"]:
+                    shown |= self._maps(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)
+                    maps_at = kind_at = now
+                elif kind in panels.KINDS and now - kind_at >= self.maps_every["shown"]:
+                    shown[f"map_{kind}"] = panels.heatmap(kind, fr.traces, fr.images, opacity)
+                    kind_at = now
             yield only_changed(shown, sent) if lean and not fr.done else dict(shown)
 
     @staticmethod
