@@ -1,9 +1,12 @@
-"""The README screenshot: the real app on the embedded model, after one run with the default methods.
+"""The README screenshots: the real app on the embedded model, after one run with the default methods.
 
-    python scripts/screenshot.py [--out assets/screenshot.png] [--mid mid.png]
+    python scripts/screenshot.py [--out assets/screenshot.png] [--mid mid.png] [--present assets/present.png]
+                                 [--replay assets/replay.png]
 
 Starts `python app.py` on a free port (specviz.app.serving.served_app), drives Debian's Chromium with Playwright, clicks
-Generate, optionally captures a mid-run frame, waits for "All done" and saves a full-page screenshot.
+Generate, optionally captures a mid-run frame, waits for "All done" and saves the window (1440x1000). --present: a
+1920x1080 window in Present mode after a click on a cell of the CSD lane (the verdict, the cell ringed in every lane
+and map); --replay: the Replay tab at 1920x1080 after a few seconds of Play.
 """
 from __future__ import annotations
 
@@ -23,6 +26,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="assets/screenshot.png")
     ap.add_argument("--mid", default=None, help="also save a frame taken while the methods race")
+    ap.add_argument("--present", default=None, help="also save Present mode at 1920x1080 after a click")
+    ap.add_argument("--replay", default=None, help="also save the Replay tab at 1920x1080 while it plays")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -41,9 +46,44 @@ def main(argv=None) -> int:
         time.sleep(1.0)
         page.screenshot(path=args.out, full_page=False)
         print(page.locator("#status").inner_text())
+        for out, shoot in ((args.present, present), (args.replay, replay)):
+            if out:
+                wide = browser.new_page(viewport={"width": 1920, "height": 1080})
+                wide.set_default_timeout(120_000)
+                shoot(wide, url)
+                wide.screenshot(path=out)
+                print(f"wrote {out}")
         browser.close()
     print(f"wrote {args.out}")
     return 0
+
+
+def _run(page, url: str) -> None:
+    page.goto(url)
+    page.click("#generate")
+    page.locator("#status").filter(has_text="All done").wait_for()
+
+
+def present(page, url: str) -> None:
+    """Present mode, a cell of the CSD lane clicked, its ring drawn everywhere."""
+    _run(page, url + "?present=1")
+    box = page.locator("#img_csd img").bounding_box()
+    before = page.locator("#img_ar img").evaluate("e => e.src")
+    page.mouse.click(box["x"] + box["width"] * 0.42, box["y"] + box["height"] * 0.3)
+    page.locator("#sv-verdict").wait_for()
+    page.wait_for_function("src => document.querySelector('#img_ar img').src !== src", arg=before)
+    time.sleep(1.5)
+
+
+def replay(page, url: str) -> None:
+    """The Replay tab after about three seconds of Play."""
+    _run(page, url)
+    page.click("#tab_replay-button")
+    page.click("#replay_play")
+    time.sleep(3.0)
+    page.click("#replay_play")
+    time.sleep(1.0)
+    page.locator("#replay_image").scroll_into_view_if_needed()
 
 
 if __name__ == "__main__":

@@ -147,7 +147,7 @@ def test_preview_inspector_replay_and_export_handlers(state):
 def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     """The Replay tab (app/replay_tab.py): the clock runs 0..T (the slowest lane's forwards); the picture at k is the
     race film's frame with the drafts (video.draw_frame, the run's patches); the picked method's details follow the
-    clock (its step k - 1, clamped); Play starts the timer, each tick moves the clock by exactly one and the last one
+    clock (its step k - 1, clamped); Play starts the timer, each tick moves the clock to the video's next frame (here one forward) and the last one
     stops it at T; Pause stops it; a click on a lane's cell inspects that lane's cell."""
     from specviz.render import tree_picture, video
     h, st = state
@@ -177,6 +177,10 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     on = r.play({"state": st, "replay_step": 3, "replay_playing": False})
     assert on["replay_timer"].active is True and on["replay_playing"] is True and "replay_step" not in on
     assert r.tick({"state": st, "replay_step": 3}) == {"replay_step": 4}       # one clock value, still playing
+    long = RunState(st.model, st.prompt, {"ar": _stretched(st.traces["ar"], 400)}, st.images)
+    assert video.clock(long.traces)[:3] == [0, 3, 6]                            # 401 clock values: every 3rd drawn
+    assert r.tick({"state": long, "replay_step": 3}) == {"replay_step": 6}     # Play steps like the video
+    assert r.tick({"state": long, "replay_step": 4}) == {"replay_step": 6}
     last = r.tick({"state": st, "replay_step": total - 1})
     assert last["replay_step"] == total and last["replay_timer"].active is False and last["replay_playing"] is False
     assert "replay_step" not in r.tick({"state": st, "replay_step": total})    # at T: nothing moves, it stops
@@ -189,6 +193,13 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     c = draw.cell_px(grid, box.px)
     evt = gr.SelectData(None, {"index": [box.x + 3 * c + 2, box.y + 2 * c + 2], "value": None})
     assert "csd · row 2, column 3 (position 11)" in r.inspect(st, evt)
+
+
+def _stretched(trace, n: int):
+    """The trace with its steps repeated up to n (a race too long for one frame per forward)."""
+    import dataclasses
+    steps = (list(trace.steps) * (n // len(trace.steps) + 1))[:n]
+    return dataclasses.replace(trace, steps=steps)
 
 
 def test_slider_release_reruns_only_live_models(state):

@@ -102,12 +102,14 @@ class Replay:
 
     @friendly
     def tick(self, inputs: dict) -> dict:
-        """One Play tick: {state, replay_step} -> the clock one value on; at T the timer stops."""
+        """One Play tick: {state, replay_step} -> the clock on to the race video's next frame (video.clock: one
+        forward a tick, or more in a race of over MAX_FRAMES forwards, so Play lasts at most MAX_FRAMES ticks); at T
+        the timer stops."""
         st, k = inputs["state"], int(inputs["replay_step"] or 0)
         if not st or not st.traces or k >= video.slowest(st.traces):
             return stopped()
-        nxt = {"replay_step": k + 1}
-        return nxt | (stopped() if k + 1 >= video.slowest(st.traces) else {})
+        nxt = next(v for v in video.clock(st.traces) if v > k)
+        return {"replay_step": nxt} | (stopped() if nxt >= video.slowest(st.traces) else {})
 
     def view(self, st, method: str, k: int) -> dict:
         """Clock k: every lane in one picture, and `method`'s step details."""
