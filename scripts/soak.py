@@ -5,10 +5,11 @@
 
 Starts `python app.py` (specviz.serving.served_app) with its own GRADIO_TEMP_DIR and drives one session the way a
 user does, run after run: /generate with two methods drawn from the registry and random λ, δ, τ_pos, τ_seq, seed and
-CASCADE budget; two slider previews; every 3rd run a slider re-run (the page's stream); every 4th an opacity change and
-a replay step; every 5th an export (zip, figures, videos); every 7th the last export's traces opened again
-(/open_traces); every 11th a run cancelled after its first update. The page's own events are called as the page calls
-them (by their event index, in the same session as /generate). Files are not downloaded (`download_files=False`):
+CASCADE budget; two slider previews; every 3rd run a slider re-run (the page's stream); every 4th an opacity change
+(with an inspected cell ringed in the maps), a replay step and a Play tick; every 5th an export (zip, figures,
+videos); every 7th the last export's traces opened again (/open_traces); every 11th a run cancelled after its first
+update. The page's own events are called as the page calls them (by their event index, in the same session as
+/generate). Files are not downloaded (`download_files=False`):
 the subject is the server.
 
 After each run it records the server's resident memory (VmRSS), open file descriptors, files under its temp dir and
@@ -148,9 +149,11 @@ def one_run(s: Session, i: int, rng: random.Random, pool, state: dict, every: di
     if i % every["rerun"] == 0:                             # a slider released: the page's re-run stream
         knobs["lam"] = rng.choice([0.5, 1.0, 2.0])
         act("rerun", lambda: finished(s.page("lam", "release", *gen_args(knobs)), "rerun"))
-    if i % every["opacity"] == 0:
-        act("opacity", lambda: s.page("opacity", "change", round(rng.uniform(0.2, 1.0), 2)).result())
+    if i % every["opacity"] == 0:                           # the maps redrawn with an inspected cell ringed
+        cell = f"<div class='sv-insp' data-method='{knobs['methods'][0]}' data-pos='{rng.randrange(256)}'>"
+        act("opacity", lambda: s.page("opacity", "change", round(rng.uniform(0.2, 1.0), 2), cell).result())
         act("replay", lambda: s.page("replay_step", "change", knobs["methods"][0], 1).result())
+        act("play", lambda: s.page(None, "tick", 5).result())      # one tick of Replay's Play timer
     if i % every["export"] == 0:
         files = act("export", lambda: s.page("export", "click").result())
         if files:                                           # keep the traces, as a user downloads them

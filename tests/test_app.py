@@ -147,8 +147,9 @@ def test_preview_inspector_replay_and_export_handlers(state):
 def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     """The Replay tab (app/replay_tab.py): the clock runs 0..T (the slowest lane's forwards); the picture at k is the
     race film's frame with the drafts (video.draw_frame, the run's patches); the picked method's details follow the
-    clock (its step k - 1, clamped); Play starts the timer, each tick moves the clock to the video's next frame (here one forward) and the last one
-    stops it at T; Pause stops it; a click on a lane's cell inspects that lane's cell."""
+    clock (its step k - 1, clamped); Play starts the timer, each tick moves the clock to the video's next frame (here
+    one forward) and the last one stops it at T; Pause stops it; a click on a lane's cell inspects that lane's
+    cell."""
     from specviz.render import tree_picture, video
     h, st = state
     r, total = h.replay, max(len(t.steps) for t in st.traces.values())

@@ -49,7 +49,7 @@ def lanes_and_maps_ring_the_inspected_cell() -> None:
         shown = html.inspector(st.traces["csd"], pos)
         upd = follow.outlined({"state": st, "inspector": shown, "opacity": 1.0})
         assert set(upd) == {*(f"img_{m}" for m in st.traces), *(f"map_{k}" for k in panels.KINDS)}
-        for m, t in st.traces.items():
+        for m in st.traces:
             plain = panels.race_frame(Image.fromarray(st.images[m]), np.ones(grid, bool), grid, RACE_PX)
             ringed_at(upd[f"img_{m}"], plain, [(0, 0)], grid, draw.cell_px(grid, RACE_PX), pos)
         for kind in panels.KINDS:
