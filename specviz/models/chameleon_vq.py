@@ -19,58 +19,12 @@ from pathlib import Path
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
+
+from specviz.models.vq_blocks import Attn, ResBlock, Upsample, norm, swish
 
 KEEP = ("quantize.embedding.", "post_quant_conv.", "decoder.")      # what decoding reads
 DROP = ("encoder.", "quant_conv.", "loss.")                         # present in the release, unused here
 DD_KEYS = ("z_channels", "out_ch", "ch", "ch_mult", "num_res_blocks", "attn_resolutions", "resolution")
-
-
-def _norm(c: int) -> nn.GroupNorm:
-    return nn.GroupNorm(32, c, eps=1e-6, affine=True)
-
-
-def _swish(x: torch.Tensor) -> torch.Tensor:
-    return x * torch.sigmoid(x)
-
-
-class ResBlock(nn.Module):
-    def __init__(self, cin: int, cout: int):
-        super().__init__()
-        self.norm1, self.conv1 = _norm(cin), nn.Conv2d(cin, cout, 3, padding=1)
-        self.norm2, self.conv2 = _norm(cout), nn.Conv2d(cout, cout, 3, padding=1)
-        if cin != cout:
-            self.nin_shortcut = nn.Conv2d(cin, cout, 1)
-
-    def forward(self, x):
-        h = self.conv2(_swish(self.norm2(self.conv1(_swish(self.norm1(x))))))
-        return (self.nin_shortcut(x) if hasattr(self, "nin_shortcut") else x) + h
-
-
-class Attn(nn.Module):
-    """Single-head spatial self-attention with 1x1 convolutions, scaled by C^-1/2."""
-
-    def __init__(self, c: int):
-        super().__init__()
-        self.norm = _norm(c)
-        self.q, self.k, self.v, self.proj_out = (nn.Conv2d(c, c, 1) for _ in range(4))
-
-    def forward(self, x):
-        b, c, hh, ww = x.shape
-        n = self.norm(x)
-        q, k, v = (m(n).reshape(b, c, hh * ww) for m in (self.q, self.k, self.v))
-        w = torch.softmax(torch.einsum("bci,bcj->bij", q, k) * c ** -0.5, dim=-1)     # (b, query, key)
-        out = torch.einsum("bij,bcj->bci", w, v).reshape(b, c, hh, ww)
-        return x + self.proj_out(out)
-
-
-class Upsample(nn.Module):
-    def __init__(self, c: int):
-        super().__init__()
-        self.conv = nn.Conv2d(c, c, 3, padding=1)
-
-    def forward(self, x):
-        return self.conv(F.interpolate(x, scale_factor=2.0, mode="nearest"))
 
 
 class Decoder(nn.Module):
@@ -97,7 +51,7 @@ class Decoder(nn.Module):
                 res *= 2
             ups.insert(0, up)
         self.up = nn.ModuleList(ups)
-        self.norm_out, self.conv_out = _norm(cin), nn.Conv2d(cin, out_ch, 3, padding=1)
+        self.norm_out, self.conv_out = norm(cin), nn.Conv2d(cin, out_ch, 3, padding=1)
 
     def forward(self, z):
         h = self.mid.block_2(self.mid.attn_1(self.mid.block_1(self.conv_in(z))))
@@ -109,7 +63,7 @@ class Decoder(nn.Module):
                     h = up.attn[i](h)
             if lvl:
                 h = up.upsample(h)
-        return self.conv_out(_swish(self.norm_out(h)))
+        return self.conv_out(swish(self.norm_out(h)))
 
 
 class ChameleonVQDecoder(nn.Module):

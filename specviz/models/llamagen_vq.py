@@ -15,6 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from specviz.models.vq_blocks import Attn, ResBlock, Upsample, norm, swish
+
 
 @dataclass
 class VQConfig:
@@ -33,56 +35,11 @@ class VQConfig:
         return asdict(self)
 
 
-def _norm(c: int) -> nn.GroupNorm:
-    return nn.GroupNorm(32, c, eps=1e-6, affine=True)
-
-
-def _swish(x):
-    return x * torch.sigmoid(x)
-
-
-class ResBlock(nn.Module):
-    def __init__(self, cin: int, cout: int):
-        super().__init__()
-        self.norm1, self.conv1 = _norm(cin), nn.Conv2d(cin, cout, 3, padding=1)
-        self.norm2, self.conv2 = _norm(cout), nn.Conv2d(cout, cout, 3, padding=1)
-        self.nin_shortcut = nn.Conv2d(cin, cout, 1) if cin != cout else None
-
-    def forward(self, x):
-        h = self.conv1(_swish(self.norm1(x)))
-        h = self.conv2(_swish(self.norm2(h)))
-        return (x if self.nin_shortcut is None else self.nin_shortcut(x)) + h
-
-
-class AttnBlock(nn.Module):
-    def __init__(self, c: int):
-        super().__init__()
-        self.norm = _norm(c)
-        self.q, self.k, self.v, self.proj_out = (nn.Conv2d(c, c, 1) for _ in range(4))
-
-    def forward(self, x):
-        b, c, h, w = x.shape
-        y = self.norm(x)
-        q, k, v = (m(y).reshape(b, c, h * w) for m in (self.q, self.k, self.v))
-        att = torch.softmax(torch.bmm(q.transpose(1, 2), k) * c ** -0.5, dim=2)            # (b, hw_q, hw_k)
-        out = torch.bmm(v, att.transpose(1, 2)).reshape(b, c, h, w)
-        return x + self.proj_out(out)
-
-
-class Upsample(nn.Module):
-    def __init__(self, c: int):
-        super().__init__()
-        self.conv = nn.Conv2d(c, c, 3, padding=1)
-
-    def forward(self, x):
-        return self.conv(F.interpolate(x, scale_factor=2.0, mode="nearest"))
-
-
 class Level(nn.Module):
     def __init__(self, cin: int, cout: int, blocks: int, attn: bool, up: bool):
         super().__init__()
         self.res = nn.ModuleList(ResBlock(cin if i == 0 else cout, cout) for i in range(blocks))
-        self.attn = nn.ModuleList(AttnBlock(cout) for _ in range(blocks)) if attn else nn.ModuleList()
+        self.attn = nn.ModuleList(Attn(cout) for _ in range(blocks)) if attn else nn.ModuleList()
         if up:
             self.upsample = Upsample(cout)
 
@@ -100,14 +57,14 @@ class Decoder(nn.Module):
         n = len(cfg.ch_mult)
         c = cfg.ch * cfg.ch_mult[-1]
         self.conv_in = nn.Conv2d(cfg.z_channels, c, 3, padding=1)
-        self.mid = nn.ModuleList([ResBlock(c, c), AttnBlock(c), ResBlock(c, c)])
+        self.mid = nn.ModuleList([ResBlock(c, c), Attn(c), ResBlock(c, c)])
         levels = []
         for i in reversed(range(n)):                       # lowest resolution first; attention only there
             out = cfg.ch * cfg.ch_mult[i]
             levels.append(Level(c, out, cfg.num_res_blocks + 1, attn=i == n - 1, up=i != 0))
             c = out
         self.conv_blocks = nn.ModuleList(levels)
-        self.norm_out = _norm(c)
+        self.norm_out = norm(c)
         self.conv_out = nn.Conv2d(c, 3, 3, padding=1)
 
     def forward(self, z):
@@ -116,7 +73,7 @@ class Decoder(nn.Module):
             h = m(h)
         for level in self.conv_blocks:
             h = level(h)
-        return self.conv_out(_swish(self.norm_out(h)))
+        return self.conv_out(swish(self.norm_out(h)))
 
 
 class Quantize(nn.Module):
