@@ -23,6 +23,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from specviz.engine.verify import ancestor_rows  # noqa: E402
+
 
 def llamagen_random(tiny: bool, image_size: int, device, dtype):
     from specviz.models.llamagen import LlamaGenModel
@@ -74,13 +76,7 @@ def tree_mask(n: int, width: int):
         for _ in range(min(width, n - len(parents))):
             parents.append(first), depth.append(level), pos.append(level)
         first = start
-    m = torch.zeros(n, n, dtype=torch.bool)
-    for i in range(n):
-        j = i
-        while j >= 0:
-            m[i, j] = True
-            j = parents[j]
-    return m, torch.tensor(pos)
+    return torch.tensor(ancestor_rows(parents)), torch.tensor(pos)
 
 
 def bench(model, device, args) -> dict:

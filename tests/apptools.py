@@ -75,3 +75,24 @@ def module_gradio_tmp(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GRADIO_TEMP_DIR", str(tmp_path_factory.mktemp("gradio")))
         yield
+
+
+def serve_checkpoints(target: str, draft: str, export_root: str):
+    """Serve the app on a local target checkpoint with one offered draft model (--allow-paths); yields a
+    gradio_client Client (one torch thread)."""
+    import torch
+    from gradio_client import Client
+
+    import app
+    from specviz.app.session import default_backend
+    torch.set_num_threads(1)
+    base = default_backend("cpu", allow_paths=True, drafters=(draft,))
+    backend = Backend(base.load, (target,), (), True, base.drafters)
+    demo = app.build_demo(backend, fps=1000, export_root=export_root)
+    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True)
+    client = Client(url, verbose=False)
+    try:
+        yield client
+    finally:
+        client.close()
+        demo.close()

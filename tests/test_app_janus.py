@@ -6,17 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
-from gradio_client import Client
 
-import app
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, Handlers
 from specviz.app.session import Backend, default_backend
 from specviz.core.trace import Trace
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.runner import run
 from specviz.models import load_model
-from tests.apptools import module_gradio_tmp  # noqa: F401 (fixture)
+from tests.apptools import module_gradio_tmp, serve_checkpoints  # noqa: F401 (fixture)
 from tests.janus_tiny import tiny_pair
 
 SMALL = dict(window=4, tree_depth=3, tree_topk=2, tau_pos=0.5, tau_seq=0.5, pac_width=2, pac_depth=2)
@@ -29,15 +26,7 @@ def paths(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def served(paths, tmp_path_factory):
-    torch.set_num_threads(1)
-    base = default_backend("cpu", allow_paths=True, drafters=(paths[1],))
-    backend = Backend(base.load, (paths[0],), (), True, base.drafters)
-    demo = app.build_demo(backend, fps=1000, export_root=str(tmp_path_factory.mktemp("exports")))
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True)
-    client = Client(url, verbose=False)
-    yield client
-    client.close()
-    demo.close()
+    yield from serve_checkpoints(*paths, str(tmp_path_factory.mktemp("exports")))
 
 
 def _rows(result) -> dict:

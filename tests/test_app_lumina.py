@@ -4,14 +4,10 @@ through gradio_client by parameter name; the 4x6 raster comes back as images and
 from __future__ import annotations
 
 import pytest
-import torch
-from gradio_client import Client
 
-import app
 from specviz.app.handlers import GEN_OUTPUTS
-from specviz.app.session import Backend, default_backend
 from specviz.engine.config import METHODS
-from tests.apptools import module_gradio_tmp  # noqa: F401 (fixture)
+from tests.apptools import module_gradio_tmp, serve_checkpoints  # noqa: F401 (fixture)
 from tests.lumina_tiny import make_tiny_lumina
 
 SMALL = dict(window=6, tree_depth=3, tree_topk=2, tau_pos=0.5, tau_seq=0.5, pac_width=2, pac_depth=2)
@@ -25,15 +21,7 @@ def paths(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def served(paths, tmp_path_factory):
-    torch.set_num_threads(1)
-    base = default_backend("cpu", allow_paths=True, drafters=(paths[1],))
-    backend = Backend(base.load, (paths[0],), (), True, base.drafters)
-    demo = app.build_demo(backend, fps=1000, export_root=str(tmp_path_factory.mktemp("exports")))
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True)
-    client = Client(url, verbose=False)
-    yield client
-    client.close()
-    demo.close()
+    yield from serve_checkpoints(*paths, str(tmp_path_factory.mktemp("exports")))
 
 
 def test_every_method_on_lumina_with_a_draft_model(served, paths):

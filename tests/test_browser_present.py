@@ -36,6 +36,16 @@ def served(tmp_path_factory):
             demo.close()
 
 
+def after_run(browser, url, w: int = 1440, h: int = 900, dpr: float = 1.0):
+    """A new page of the app at w x h CSS px (device pixel ratio dpr), after one finished run of the defaults."""
+    page = browser.new_page(viewport={"width": w, "height": h}, device_scale_factor=dpr)
+    page.set_default_timeout(60_000)
+    page.goto(url)
+    page.click("#generate")
+    page.get_by_text("All done").first.wait_for()
+    return page
+
+
 def in_view(page, selector) -> bool:
     box = page.locator(selector).first.bounding_box()
     vw, vh = page.viewport_size["width"], page.viewport_size["height"]
@@ -94,11 +104,7 @@ def save(page, tmp_path, name):
 def test_inspector_in_view_and_present_mode_fits_one_screen(served, tmp_path, view):
     browser, url = served
     w, h, dpr = VIEWS[view]
-    page = browser.new_page(viewport={"width": w, "height": h}, device_scale_factor=dpr)
-    page.set_default_timeout(60_000)
-    page.goto(url)
-    page.click("#generate")
-    page.get_by_text("All done").first.wait_for()
+    page = after_run(browser, url, w, h, dpr)
     time.sleep(0.5)
     img = page.locator("#img_csd img")
     box = img.bounding_box()
@@ -144,11 +150,7 @@ def test_enter_reruns_the_history_grows_and_the_inspector_follows(served, tmp_pa
     from specviz.analysis import history as hist
     from specviz.render import html
     browser, url = served
-    page = browser.new_page(viewport={"width": 1440, "height": 900})
-    page.set_default_timeout(60_000)
-    page.goto(url)
-    page.click("#generate")
-    page.get_by_text("All done").first.wait_for()
+    page = after_run(browser, url)
     img = page.locator("#img_csd img")
     box = img.bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.55, box["y"] + box["height"] * 0.45)

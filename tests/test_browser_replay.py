@@ -7,7 +7,7 @@ import time
 import pytest
 
 from tests.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
-from tests.test_browser_present import clipped, save, served  # noqa: F401 (fixture)
+from tests.test_browser_present import after_run, clipped, save, served  # noqa: F401 (fixture)
 
 
 def clock(page) -> int:
@@ -17,11 +17,7 @@ def clock(page) -> int:
 @pytest.mark.browser
 def test_play_advances_the_clock_and_pause_stops_it(served, tmp_path):  # noqa: F811 (fixture)
     browser, url = served
-    page = browser.new_page(viewport={"width": 1440, "height": 900})
-    page.set_default_timeout(60_000)
-    page.goto(url)
-    page.click("#generate")
-    page.get_by_text("All done").first.wait_for()
+    page = after_run(browser, url)
     page.click("#tab_replay-button")
     page.get_by_text("Nothing has happened yet").first.wait_for()
     src = page.locator("#replay_image img").get_attribute("src")

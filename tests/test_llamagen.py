@@ -32,6 +32,7 @@ from specviz.models.llamagen_vq import VQConfig, VQDecoder  # noqa: E402
 from specviz.render import panels  # noqa: E402
 from specviz.runner import run  # noqa: E402
 from tests import llamagen_tiny as lt  # noqa: E402
+from tests.test_janus import ancestors_mask  # noqa: E402  (one oracle of the tree mask)
 from tests.toy import check_decisions  # noqa: E402
 
 FIXTURE = Path(__file__).parent / "fixtures" / "llamagen_ref.safetensors"
@@ -84,24 +85,13 @@ def test_greedy_through_our_loop_reproduces_the_reference(ref, method):
         assert run(rc, model=model, draft_model=draft).tokens == t[f"greedy_cfg{cfg:g}"].tolist()
 
 
-def ancestors(parents):
-    n = len(parents)
-    m = torch.zeros(n, n, dtype=torch.bool)
-    for i in range(n):
-        j = i
-        while j >= 0:
-            m[i, j] = True
-            j = parents[j]
-    return m
-
-
 def test_tree_forward_equals_paths_and_commit_compacts(ref):
     """A flattened tree (nodes at equal depth share a position) gives each node the law of its own path; committing
     a path then continuing equals feeding that path; a wide tree grows the cache."""
     model, _, _ = ref
     toks, parents, pos = [5, 7, 9, 11, 13, 3], [-1, 0, 0, 1, 2, 4], [0, 1, 1, 2, 2, 3]
     pf = model.prefill(PROMPT, 3.0)
-    lg, h = model.forward(pf.state, torch.tensor(toks), torch.tensor(pos), ancestors(parents))
+    lg, h = model.forward(pf.state, torch.tensor(toks), torch.tensor(pos), ancestors_mask(parents))
     model.commit(pf.state, torch.tensor([0, 2, 4]))
     nxt, _ = model.forward(pf.state, torch.tensor([3]), torch.tensor([3]))
     model.commit(pf.state, torch.tensor([0]))
@@ -119,7 +109,7 @@ def test_tree_forward_equals_paths_and_commit_compacts(ref):
     wide = model.prefill(PROMPT, 1.0)
     n = 150                                                                          # > the 64 spare rows
     lg, _ = model.forward(wide.state, torch.tensor([5] + [7] * (n - 1)), torch.tensor([0] + [1] * (n - 1)),
-                          ancestors([-1] + [0] * (n - 1)))
+                          ancestors_mask([-1] + [0] * (n - 1)))
     model.commit(wide.state, torch.tensor([0, n - 1]))
     assert torch.allclose(lg[1], lg[n - 1]) and wide.state.length == 122
 
