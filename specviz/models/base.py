@@ -64,6 +64,18 @@ class Model(Protocol):
         ...
 
 
+def compact_path(caches, t: int, kept: torch.Tensor, device) -> None:
+    """After a tree forward whose scratch rows start at cache position t: move the kept rows (a path, in order) to
+    t, t + 1, ... in every (keys, values) pair of `caches` (B, heads, positions, dim). A chain (kept = 0..k-1) is
+    already in place."""
+    k = kept.numel()
+    if k and not torch.equal(kept, torch.arange(k)):
+        src = (t + kept).to(device)
+        for keys, values in caches:
+            keys[:, :, t:t + k] = keys[:, :, src]
+            values[:, :, t:t + k] = values[:, :, src]
+
+
 def kept_rows(kept, pending: int) -> torch.Tensor:
     """`commit`'s `kept` as a 1-D long CPU tensor, checked against the last forward's `pending` scratch rows."""
     kept = torch.as_tensor(kept, dtype=torch.long).view(-1).cpu()

@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from specviz.models.base import Prefilled, kept_rows
+from specviz.models.base import Prefilled, compact_path, kept_rows
 
 _TRUE = {"1", "ON", "YES", "TRUE"}
 
@@ -123,11 +123,7 @@ class JanusModel:
         """Keep the scratch rows `kept` (indices into the last forward's tokens, a path in order), drop the rest."""
         kept = kept_rows(kept, state.pending)
         n, t, k = state.pending, state.length, kept.numel()
-        if k and not torch.equal(kept, torch.arange(k)):                       # tree path: compact
-            src = (t + kept).to(self.device)
-            for layer in state.cache.layers:
-                layer.keys[:, :, t:t + k] = layer.keys[:, :, src]
-                layer.values[:, :, t:t + k] = layer.values[:, :, src]
+        compact_path(((layer.keys, layer.values) for layer in state.cache.layers), t, kept, self.device)
         if n - k > 0:                                                            # never crop(0)
             state.cache.crop(-(n - k))
         state.length, state.pending = t + k, 0

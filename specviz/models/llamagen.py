@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 from PIL import Image
 
-from specviz.models.base import Prefilled, kept_rows
+from specviz.models.base import Prefilled, compact_path, kept_rows
 from specviz.models.llamagen_net import FAMILY, T5_HUB, GPTConfig, LlamaGenGPT
 from specviz.models.llamagen_vq import VQConfig, VQDecoder
 
@@ -128,11 +128,7 @@ class LlamaGenModel:
     def commit(self, state: LlamaGenState, kept: torch.Tensor) -> None:
         kept = kept_rows(kept, state.pending)
         n, t, k = state.pending, state.length, kept.numel()
-        if k and not torch.equal(kept, torch.arange(k)):                         # tree path: compact
-            src = (t + kept).to(self.device)
-            for kc, vc in state.cache:
-                kc[:, :, t:t + k] = kc[:, :, src]
-                vc[:, :, t:t + k] = vc[:, :, src]
+        compact_path(state.cache, t, kept, self.device)
         state.visible[t + k:t + n] = False
         state.length, state.pending = t + k, 0
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import torch
 from PIL import Image
 
-from specviz.models.base import Prefilled
+from specviz.models.base import Prefilled, compact_path
 
 TEMPLATE = "Generate an image of {w}x{h} according to the following prompt:\n{prompt}"
 PX_PER_GRID = 32          # one resolution-token unit: 32 px = 2 x 2 codes of the 16x VQGAN
@@ -148,11 +148,8 @@ class LuminaModel:
             raise IndexError(f"kept rows {kept} out of range for a forward of {len(state.expanded)} tokens")
         rows = [r for k in kept for r in state.expanded[k]]
         k = len(rows)
-        if k and rows != list(range(k)):                                        # tree path: compact
-            src = torch.tensor(rows, device=self.device) + t
-            for layer in state.cache.layers:
-                layer.keys[:, :, t:t + k] = layer.keys[:, :, src]
-                layer.values[:, :, t:t + k] = layer.values[:, :, src]
+        compact_path(((layer.keys, layer.values) for layer in state.cache.layers), t,
+                     torch.tensor(rows, dtype=torch.long), self.device)
         if n - k > 0:                                                            # never crop(0)
             state.cache.crop(-(n - k))
         state.length, state.pending, state.expanded = t + k, 0, []
