@@ -46,6 +46,14 @@ def after_run(browser, url, w: int = 1440, h: int = 900, dpr: float = 1.0):
     return page
 
 
+def page_trace(method: str, **knobs):
+    """The trace the served page makes for `method` with its default settings and `knobs` (the engine is
+    deterministic given the seed; the served fixture's model is tiny_backend(codes=16, grid=12))."""
+    from specviz.engine.config import RunConfig
+    from specviz.engine.runner import run
+    return run(RunConfig(method=method, **knobs), model=tiny_backend(codes=16, grid=12)[1].inner)
+
+
 def in_view(page, selector) -> bool:
     box = page.locator(selector).first.bounding_box()
     vw, vh = page.viewport_size["width"], page.viewport_size["height"]
@@ -178,6 +186,16 @@ def test_enter_reruns_the_history_grows_and_the_inspector_follows(served, tmp_pa
     rows = [cells[i:i + width] for i in range(width, len(cells), width)]
     assert len(rows) == 8                                              # 2 runs x the 4 default methods
     assert {(r[1], float(r[4])) for r in rows} == {("rerun", 3.0), ("generate", 0.5)}
+    for r in rows:                                                     # each row is its trace's (time s aside)
+        number, source, method = int(r[0]), r[1], r[2]
+        want = hist.row_of(page_trace(method, lam=3.0 if source == "rerun" else 0.5), number, source).cells()
+        assert r[1:3] == [str(x) for x in want[1:3]]
+        assert [float(x) for x in r[3:-1]] == pytest.approx([float(x) for x in want[3:-1]], abs=1e-9), r
     save(page, tmp_path, "history_1440x900")
+    page.locator("#hist_b input").fill("2")
+    page.click("#hist_compare")                                        # both runs' images and where they differ
+    page.locator("#hist_view img").wait_for()
+    shown = page.locator("#hist_view img").evaluate("e => [e.naturalWidth, e.naturalHeight]")
+    assert shown[0] > 3 * draw.PANEL and shown[1] >= draw.PANEL
     page.close()
     assert html.inspected("class='sv-insp' data-method='csd' data-pos='3'") == ("csd", 3) and first != second
