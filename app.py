@@ -162,7 +162,7 @@ def _tabs(c: dict) -> None:
 def _wire(h: Handlers, c: dict, cols: list) -> None:
     def pick(*names) -> dict:
         return {n: c[n] for n in names}
-    gen_in = pick(*GEN_INPUTS, "opacity", "map_kind")
+    gen_in = pick(*GEN_INPUTS, "opacity", "map_kind", "focus")
     for k in panels.KINDS:
         c[f"maptab_{k}"].select(lambda _k=k: _k, None, c["map_kind"], queue=False, api_visibility="private")
     outs = pick(*GEN_OUTPUTS)
@@ -185,7 +185,8 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
         img = c[f"map_{k}"] if k else c["preview_image"]
         clicks.append(img.select(h.inspect_map(k), [c["state"]], [c["inspector"]], **quick))
     clicks.append(replay_tab.wire(h.replay, c))                     # a click on the replay inspects a lane's cell
-    opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"]},
+    opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"],
+                                                   "focus": c["focus"]},
                   outs | pick("methods"), api_name="open_traces", **model)
     history_tab.wire(c, {"generate": runs[:2], "rerun": runs[2:], "opened": [opened]}, h.export_root)
     follow.wire(c, [*runs, opened], clicks)
@@ -212,6 +213,7 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
     c: dict = {}
     with gr.Blocks(title="specviz", fill_width=True, delete_cache=serving.cache_rule()) as demo:
         c["state"] = gr.State(None, time_to_live=STATE_TTL_S)
+        c["focus"] = gr.State(None)                     # the inspector's fragment: a run rings its cell (follow.py)
         w.Markdown(INTRO, elem_id="intro")
         with gr.Row():
             with gr.Column(scale=1, min_width=300, elem_id="controls"):

@@ -8,8 +8,9 @@ from PIL import Image
 from specviz.app import follow
 from specviz.app.handlers import Handlers, RunState
 from specviz.app.session import RACE_PX, make_configs, race
+from specviz.engine.config import METHODS
 from specviz.render import draw, focus, html, panels
-from tests.apptools import RACE_KW, tiny_backend
+from tests.apptools import RACE_KW, knob_inputs, tiny_backend
 
 
 @lru_cache(maxsize=1)
@@ -48,7 +49,8 @@ def lanes_and_maps_ring_the_inspected_cell() -> None:
     for pos in (6, 9):
         shown = html.inspector(st.traces["csd"], pos)
         upd = follow.outlined({"state": st, "inspector": shown, "opacity": 1.0})
-        assert set(upd) == {*(f"img_{m}" for m in st.traces), *(f"map_{k}" for k in panels.KINDS)}
+        assert set(upd) == {*(f"img_{m}" for m in METHODS), *(f"map_{k}" for k in panels.KINDS)}   # no skips
+        assert all(upd[f"img_{m}"] is None for m in METHODS if m not in st.traces)
         for m in st.traces:
             plain = panels.race_frame(Image.fromarray(st.images[m]), np.ones(grid, bool), grid, RACE_PX)
             ringed_at(upd[f"img_{m}"], plain, [(0, 0)], grid, draw.cell_px(grid, RACE_PX), pos)
@@ -88,4 +90,26 @@ def test_a_lane_without_an_image_keeps_its_note():
     st = finished()
     partial = RunState(st.model, st.prompt, st.traces, {m: im for m, im in st.images.items() if m != "csd"})
     upd = follow.outlined({"state": partial, "inspector": html.inspector(st.traces["ar"], 3), "opacity": 1.0})
-    assert "img_csd" not in upd and "img_ar" in upd and "map_entropy" in upd
+    note = draw.message(f"csd: no image ({st.traces['csd'].model} not decoded here)")
+    assert upd["img_csd"].tobytes() == note.tobytes() and "img_ar" in upd and "map_entropy" in upd
+
+
+def test_a_run_rings_the_focused_cell_and_the_inspector_follows_without_skips():
+    """The next run draws its final lanes and maps with the cell of the `focus` fragment ringed; with nothing
+    inspected the inspector keeps its own value (a value, not gr.skip())."""
+    h = Handlers(tiny_backend()[0])
+    st = finished()
+    shown = html.inspector(st.traces["csd"], 9)
+    final = list(h.generate(knob_inputs(["ar", "csd"], **{k: RACE_KW[k] for k in ("prompt", "seed")}) |
+                            {"focus": shown}))[-1]
+    new = final["state"]
+    for m in ("ar", "csd"):
+        plain = panels.race_frame(Image.fromarray(new.images[m]), np.ones((4, 4), bool), (4, 4), RACE_PX)
+        ringed_at(final[f"img_{m}"], plain, [(0, 0)], (4, 4), draw.cell_px((4, 4), RACE_PX), 9)
+    plain = panels.heatmap("decision", new.traces, new.images, 1.0)
+    ringed_at(final["map_decision"], plain, draw.layout(2), (4, 4), draw.cell_px((4, 4)), 9)
+    unringed = list(h.generate(knob_inputs(["ar"])))[-1]["img_ar"]
+    assert not (np.asarray(unringed) == focus.RING_IN).all(-1).any()
+    placeholder = "<i>Token inspector: click a cell of any image or map.</i>"
+    assert follow.refresh(new, placeholder) == placeholder and follow.refresh(None, shown) == shown
+    assert "csd · row 2, column 1 (position 9)" in follow.refresh(new, shown)

@@ -68,3 +68,54 @@ def test_cache_sweep_survives_concurrent_adds_and_keeps_rewritten_files(tmp_path
     assert any(t is image.temp_files for t in demo.temp_file_sets)
     copy = type(image)(**{**image.constructor_args, "render": False})        # a session's copy after gr.skip()
     assert copy.temp_files is image.temp_files
+
+
+def test_page_and_api_calls_leave_no_component_copies(tmp_path):
+    """Each skipped output of an event (gr.skip(), or a key left out of a dict update) leaves a copy of its component
+    in the session for good (docs/gradio.md): the soak counted one image per /generate (the replay's tree picture
+    waited for the final update) and one per unopened lane of /open_traces. Every kind of call the soak makes,
+    repeated, must leave the count of live Gradio components where it was."""
+    import gc
+
+    import gradio as gr
+    from gradio_client import Client, handle_file
+
+    import app
+    from specviz.app.session import make_configs, race
+    from tests.apptools import knob_args, tiny_backend
+    backend, slow, factory = tiny_backend(codes=8, grid=6)
+    demo = app.build_demo(backend, fps=50, api_fps=50)
+    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True)
+    client = Client(url, verbose=False, download_files=False)
+    elem = {c["id"]: c.get("props", {}).get("elem_id") for c in client.config["components"]}
+    events = {(elem.get(t[0]), t[1]): d["id"] for d in client.config["dependencies"] for t in d["targets"]}
+
+    def page(elem_id, event, *args):
+        client.endpoints[events[(elem_id, event)]].is_valid = True
+        return client.submit(*args, fn_index=events[(elem_id, event)]).result()
+    fr = list(race(slow, factory, make_configs(["ar", "csd"], prompt="a red house", seed=1)))[-1]
+    paths = []
+    for m, t in fr.traces.items():
+        t.save(tmp_path / f"{m}.json")
+        paths.append(handle_file(str(tmp_path / f"{m}.json")))
+    calls = {"generate": lambda: client.predict(*knob_args(["ar", "csd"]), api_name="/generate"),
+             "rerun": lambda: page("lam", "release", *knob_args(["ar", "csd"], lam=2.0)),
+             "open": lambda: client.predict(paths, 1.0, api_name="/open_traces"),
+             "opacity": lambda: page("opacity", "change", 0.5, "<div class='sv-insp' data-method='csd' data-pos='3'>"),
+             "replay": lambda: page("replay_step", "change", "csd", 2),
+             "tick": lambda: page(None, "tick", 1),
+             "preview": lambda: page("lam", "input", 1.0, 0.5, 0.8, 0.8, 1.0)}
+
+    def components() -> int:
+        gc.collect()
+        return sum(isinstance(o, gr.components.Component) for o in gc.get_objects())
+    try:
+        for name, call in calls.items():
+            call()                                              # first call: the session's own copies, once
+            before = components()
+            for _ in range(3):
+                call()
+            assert components() == before, f"{name} leaves component copies in the session"
+    finally:
+        client.close()
+        demo.close()

@@ -10,16 +10,13 @@ import time
 from dataclasses import dataclass, field
 
 import gradio as gr
-import numpy as np
-from PIL import Image
 
 from specviz.analysis.preview import KnobValues, outcomes, rescore
 from specviz.app.errors import friendly
-from specviz.app.follow import marked
+from specviz.app.follow import lane_pictures, marked
 from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
 from specviz.app.replay_tab import Replay
 from specviz.app.session import (
-    RACE_PX,
     Backend,
     LaneView,
     check_draft,
@@ -72,11 +69,12 @@ class Handlers:
     # ------------------------------------------------------------------------------------------------ generate
     @on_gpu(run_seconds)
     def generate(self, inputs: dict):
-        """Stream the race: {GEN_INPUTS..., opacity[, map_kind, request]} -> updates by GEN_OUTPUTS name (lean for
-        API callers: app/stream.py; map_kind: the heatmap tab on screen, refreshed most often)."""
+        """Stream the race: {GEN_INPUTS..., opacity[, map_kind, focus, request]} -> updates by GEN_OUTPUTS name (lean
+        for API callers: app/stream.py; map_kind: the heatmap tab on screen, refreshed most often; focus: the
+        inspector's fragment, whose cell the final pictures ring)."""
         lean = is_api_call(inputs.get("request"))
         yield from self._race({k: inputs[k] for k in GEN_INPUTS}, float(inputs["opacity"]), lean,
-                              inputs.get("map_kind") or "entropy")
+                              inputs.get("map_kind") or "entropy", inputs.get("focus"))
 
     def rerun(self, inputs: dict):
         """Slider released: re-run only on the embedded (fast) models; elsewhere the preview must do. {GEN_INPUTS...,
@@ -91,7 +89,7 @@ class Handlers:
             yield upd
 
     @friendly
-    def _race(self, knobs: dict, opacity: float, lean: bool = False, kind: str = "entropy"):
+    def _race(self, knobs: dict, opacity: float, lean: bool = False, kind: str = "entropy", focus=None):
         name = check_model(self.backend, knobs.pop("model") or "")
         methods = knobs.pop("methods")
         knobs["draft_model"] = default_draft(self.backend, name, check_draft(self.backend, knobs.get("draft_model",
@@ -99,9 +97,9 @@ class Handlers:
         cfgs = make_configs(methods, model=name, **_typed(knobs))
         model, factory = load(self.backend, name, knobs["draft_model"])
         with trimmed_heap():
-            yield from self._stream(name, cfgs, model, factory, opacity, lean, kind)
+            yield from self._stream(name, cfgs, model, factory, opacity, lean, kind, focus)
 
-    def _stream(self, name, cfgs, model, factory, opacity, lean, kind):
+    def _stream(self, name, cfgs, model, factory, opacity, lean, kind, focus):
         t0, finished, pictures_at, sent = time.perf_counter(), set(), time.perf_counter(), {}
         maps_at = kind_at = -1e9
         shown = self._blank()
@@ -114,9 +112,8 @@ class Handlers:
                 pictures_at = time.perf_counter()
             shown |= {f"stats_{v.method}": html.lane_stats(v) for v in fresh}
             shown["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0)
-            if fr.done:
-                shown |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)
-                shown |= {f"img_{v.method}": v.image for v in fr.lanes}     # the result carries every picture
+            if fr.done:                                                   # the result carries every picture
+                shown |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity, focus)
             elif not lean:                                                # the maps fill in as the run goes
                 now = time.perf_counter()
                 if finishing or now - maps_at >= self.maps_every["all"]:
@@ -134,36 +131,36 @@ class Handlers:
         streams diffs), because an output left out or skipped is far dearer: Gradio rebuilds its component and its
         config for each one (~1.1 ms per output per update against ~0.1 ms for an unchanged text and ~0.8 ms for an
         unchanged picture; measured 2026-12-01, Gradio 6.31). Only the state and the replay controls wait for the
-        final update. API callers get the lean stream instead (only_changed): for them a picture sent unchanged is one
+        final update (a skipped picture output left one component copy per call: replay_tree, scripts/soak.py). API
+        callers get the lean stream instead (only_changed): for them a picture sent unchanged is one
         more file to fetch, and it gets None (a skipped picture also leaves a component copy in the session for good:
         docs/gradio.md, issue 26)."""
         upd = {f"img_{m}": None for m in METHODS} | {f"stats_{m}": "" for m in METHODS}
         return upd | {"summary": [], "hist": None, "replay_image": None, "replay_caption": html.REPLAY_PENDING,
-                      "preview_image": None, "preview_table": ""}
+                      "replay_tree": None, "preview_image": None, "preview_table": ""}
 
     @on_gpu(BASE_S)
     @friendly
     def open_traces(self, inputs: dict):
-        """Open trace JSON files {files, opacity} (Export / CLI output, or anyone's): maps, summary, replay and
-        preview, as after a run; images when the trace's model is offered here. -> GEN_OUTPUTS + methods."""
+        """Open trace JSON files {files, opacity[, focus]} (Export / CLI output, or anyone's): maps, summary, replay
+        and preview, as after a run; images when the trace's model is offered here. -> GEN_OUTPUTS + methods."""
         files, opacity = inputs["files"], inputs["opacity"]
         traces, images, note = read_traces(self.backend, [_path(f) for f in (files or [])])
         first = next(iter(traces.values()))
         prompt = first.config.get("prompt", "")
-        upd = {}
+        upd = {f"stats_{m}": "" for m in METHODS}
         for m, t in traces.items():
             n = t.grid[0] * t.grid[1]
-            im = images.get(m)
-            upd[f"img_{m}"] = (draw.message(f"{m}: no image ({t.model} not decoded here)") if im is None else
-                               panels.race_frame(Image.fromarray(im), np.ones(t.grid, bool), t.grid, RACE_PX))
             upd[f"stats_{m}"] = html.lane_stats(LaneView(m, None, len(t.steps), len(t.committing()), n, True,
                                                          t.summary["seconds"]))
-        upd |= self._finish(RunState(first.model, prompt, traces, images), float(opacity))
+        upd |= self._finish(RunState(first.model, prompt, traces, images), float(opacity), inputs.get("focus"))
         upd["status"] = html.opened(list(traces), prompt, note)
         return upd | {"methods": gr.CheckboxGroup(value=list(traces))}
 
-    def _finish(self, st: RunState, opacity: float) -> dict:
-        upd = self._maps(st, opacity)
+    def _finish(self, st: RunState, opacity: float, focus: str | None = None) -> dict:
+        """A finished run's views: every lane and map (the inspected cell `focus` ringed), summary, replay."""
+        mark = marked(st, focus)
+        upd = self._maps(st, opacity, mark) | lane_pictures(st, mark)
         upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_image(st.traces)}
         upd |= self.replay.start(st)                                        # the Replay tab (app/replay_tab.py)
         upd |= {"preview_image": panels.preview_map([], {}, {}), "preview_table": ""}
