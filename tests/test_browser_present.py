@@ -173,6 +173,7 @@ def test_enter_reruns_the_history_grows_and_the_inspector_follows(served, tmp_pa
     page.wait_for_function("t => document.querySelector('#sv-verdict') && "
                            "document.querySelector('#sv-verdict').innerText !== t", arg=first)
     second = page.locator("#sv-verdict").inner_text()
+    assert ring_at(page, "#img_sjd img", pos)                          # the re-run's pictures ring the same cell
     page.click("#tab_preview-button")                                  # the re-run beside the preview's prediction
     page.get_by_text("Re-run: predicted vs achieved").first.wait_for()
     assert "achieved − predicted" in page.locator("#preview_table").inner_text()
