@@ -25,7 +25,6 @@ LEGEND = ("Every lane at the same clock: after k of its own target forwards (a l
           "“done at forward F” from then on). Hatched: not committed yet. Faded: what the lane drafted at its k-th "
           "forward and has not committed (a proposal, not a commitment). Click a cell to inspect it.")
 START = "Nothing has happened yet: every lane is hatched. Press Play or drag the clock."
-_PATCHES: dict = {}                 # id(model) -> (model, patch): a memo of decoded code patches, not request state
 
 
 def layout(c: dict) -> None:
@@ -67,6 +66,8 @@ def wire(r: "Replay", c: dict):
 class Replay:
     def __init__(self, backend):
         self.backend = backend
+        self._patches = (None, None)        # (model, its decoded code patches): the last model's only, so a model the
+        #                                     backend let go is not kept alive here
 
     def start(self, st) -> dict:
         """A finished run: the Run radio on the first speculative method, the clock at 0 over 0..T."""
@@ -150,9 +151,9 @@ class Replay:
             model = self.backend.load(st.model)[0]
         except Exception:                           # noqa: BLE001 - patches are optional: outlines instead
             return None
-        if id(model) not in _PATCHES:
-            _PATCHES[id(model)] = (model, tree_picture.patches(model))
-        return _PATCHES[id(model)][1]
+        if self._patches[0] is not model:
+            self._patches = (model, tree_picture.patches(model))
+        return self._patches[1]
 
     @friendly
     def inspect(self, st, evt: gr.SelectData):
