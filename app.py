@@ -145,7 +145,11 @@ def _tabs(c: dict) -> None:
                                              value="implausible", label="Quality cost (y)", elem_id="sw_measure")
             c["sw_go"] = gr.Button("Run sweep", elem_id="sw_go")
             c["sw_plot"] = w.Plot(label="Pareto", elem_id="sw_plot")
+            w.Markdown("Click a row to open that point in the race: its method and knob values go to the controls "
+                        "and the race runs with this page's prompt and seed (the History tab marks it *sweep*).",
+                        elem_classes="sv-sub")
             c["sw_table"] = w.Dataframe(headers=sweep_tab.COLUMNS, interactive=False, elem_id="sw_table")
+            c["sw_points"] = gr.State([])                    # (method, point) per table row
         with gr.Tab("Atlas", id="atlas", elem_id="tab_atlas"):
             atlas_tab.layout(c)
         with gr.Tab("Export / open", id="export", elem_id="tab_export"):
@@ -188,14 +192,19 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"],
                                                    "focus": c["focus"]},
                   outs | pick("methods"), api_name="open_traces", **model)
-    history_tab.wire(c, {"generate": runs[:2], "rerun": runs[2:], "opened": [opened]}, h.export_root)
-    follow.wire(c, [*runs, opened], clicks)
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
                           api_visibility="private")
     c["sw_go"].click(h.sweep, [c["sw_method"], c["sw_param"], c["sw_values"], c["sw_prompts"], c["sw_measure"]],
-                     [c["sw_plot"], c["sw_table"]], concurrency_id="model", concurrency_limit=1,
+                     [c["sw_plot"], c["sw_table"], c["sw_points"]], concurrency_id="model", concurrency_limit=1,
                      api_visibility="private")
+    opening = {"points": c["sw_points"], "methods": c["methods"]} | pick(*sweep_tab.OPENED)
+    chosen = wire(c["sw_table"].select, sweep_tab.picked, opening, pick("methods", *sweep_tab.OPENED), select=True,
+                  queue=False, api_visibility="private")
+    swept = wire(chosen.success, h.generate, gen_in, outs, api_visibility="private", **model)
+    history_tab.wire(c, {"generate": runs[:2], "rerun": runs[2:], "opened": [opened], "sweep": [swept]},
+                     h.export_root)
+    follow.wire(c, [*runs, opened, swept], clicks)
     c["methods"].change(slot_visibility, [c["methods"]], cols, queue=False, api_visibility="private")
     atlas_tab.wire(h, c)
 

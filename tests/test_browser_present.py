@@ -200,3 +200,30 @@ def test_enter_reruns_the_history_grows_and_the_inspector_follows(served, tmp_pa
     assert shown[0] > 3 * draw.PANEL and shown[1] >= draw.PANEL
     page.close()
     assert html.inspected("class='sv-insp' data-method='csd' data-pos='3'") == ("csd", 3) and first != second
+
+
+@pytest.mark.browser
+def test_a_sweep_row_opens_its_point_in_the_race(served, tmp_path):
+    """Sweep one λ value, click its row: λ's slider takes the value, CSD joins the methods, the race runs (a select
+    event's data reaches the handler through app/edge.py) and the History tab marks the run 'sweep'."""
+    browser, url = served
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.set_default_timeout(180_000)
+    page.goto(url)
+    page.locator("#methods label").filter(has_text="CSD").first.click()           # csd off: the row turns it on
+    page.click("#tab_sweep-button")
+    page.locator("#sw_values textarea, #sw_values input").first.fill("2.5")
+    page.locator("#sw_prompts input[type=number]").fill("2")
+    page.locator("#sw_prompts input[type=number]").press("Enter")
+    page.click("#sw_go")
+    page.wait_for_function("() => !document.querySelector('#sw_table .progress-level-inner') && "
+                           "document.querySelector('#sw_table').textContent.includes('csd lam=2.5')")
+    page.locator("#sw_table").scroll_into_view_if_needed()             # Gradio's table draws visible rows only
+    page.locator("#sw_table .body-cell").filter(has_text="csd lam=2.5").first.click()
+    page.get_by_text("All done").first.wait_for()
+    assert float(page.locator("#lam input[type=number]").input_value()) == 2.5
+    assert page.locator("#methods input[type=checkbox]:checked").count() == 4
+    page.click("#tab_history-button")
+    page.get_by_text("sweep").first.wait_for()
+    save(page, tmp_path, "sweep_opened_1440x900")
+    page.close()

@@ -1,5 +1,7 @@
 """The app's Sweep tab: a small grid over one rule parameter on the embedded model, with AR and classic lossless SJD
-as reference points -> the trade-off plot (specviz/pareto.py) + table.
+as reference points -> the trade-off plot (specviz/pareto.py) + table. Clicking a row opens that point in the race:
+its method joins the selected ones, its knob values go to the sliders, and the race runs with the page's prompt and
+seed (a History row with source "sweep").
 
 Same engine and files as `python -m specviz sweep`; each run writes a fresh JSONL under the app's temp dir
 (old ones are pruned with the export folders).
@@ -9,6 +11,8 @@ from __future__ import annotations
 import gradio as gr
 
 from specviz.analysis import bench, sweep
+from specviz.app.errors import friendly
+from specviz.engine.config import METHODS
 from specviz.engine.methods import REGISTRY, knob
 from specviz.render import pareto
 from specviz.render.exports import export_dir
@@ -39,7 +43,7 @@ def param_choices(method: str):
 def run_sweep(method: str, param: str, values: str, prompts: int, root: str | None = None, progress=None,
               measure: str = "implausible"):
     """Measure each value of `param` for `method` on `prompts` fixed captions (1 seed) plus the references.
-    Returns (matplotlib Figure, table rows)."""
+    Returns (matplotlib Figure, table rows, [(method, point)] in the table's order)."""
     table = params()
     if method not in table or param not in table[method]:
         raise ValueError(f"choose a parameter of {method}: {', '.join(table.get(method, ()))}")
@@ -58,7 +62,32 @@ def run_sweep(method: str, param: str, values: str, prompts: int, root: str | No
     table = [[f"{r['method']} {', '.join(f'{k}={_fmt(v)}' for k, v in r['point'].items())}".strip(),
               r["result"]["step_compression"], r["result"]["implausible"], r["result"]["nll"], r["result"]["tv_cost"],
               r["result"].get("fidelity"), r["result"]["seconds"]] for r in rows]
-    return pareto.figure(rows, measure), table
+    return pareto.figure(rows, measure), table, [(r["method"], r["point"]) for r in rows]
+
+
+OPENED = ("lam", "delta", "tau_pos", "tau_seq", "cascade_budget", "pac_width", "pac_depth")   # knobs a point can set
+
+
+def open_point(points: list, row: int, knobs: dict, methods: list) -> dict:
+    """The table's row `row` opened in the race: `knobs` (the OPENED controls' current values) with the point's
+    values, and `methods` with the point's method added (METHODS order). A point whose knob is not a control of the
+    race cannot be opened (ValueError, saying how to run it instead)."""
+    if not 0 <= row < len(points):
+        raise ValueError("run a sweep first, then click one of its rows")
+    method, point = points[row]
+    missing = [k for k in point if k not in OPENED]
+    if missing:
+        flags = " ".join(f"--{k.replace('_', '-')} {point[k]:g}" for k in missing)
+        raise ValueError(f"{', '.join(missing)} is not one of the race's controls; run this point with "
+                         f"`python -m specviz generate --method {method} {flags}`")
+    return {**knobs, **point, "methods": [m for m in METHODS if m in {*methods, method}]}
+
+
+@friendly
+def picked(inputs: dict) -> dict:
+    """A click on the sweep table: {points, methods, OPENED..., select} -> the controls set to that point."""
+    knobs = {k: inputs[k] for k in OPENED}
+    return open_point(inputs["points"] or [], int(inputs["select"].index[0]), knobs, inputs["methods"] or [])
 
 
 def _fmt(v) -> str:
