@@ -155,7 +155,7 @@ class Handlers:
                                                          t.summary["seconds"]))
         upd |= self._finish(RunState(first.model, prompt, traces, images), float(opacity), inputs.get("focus"))
         upd["status"] = html.opened(list(traces), prompt, note)
-        return upd | {"methods": gr.CheckboxGroup(value=list(traces))}
+        return upd | {"methods": list(traces)}                   # a value: a component update leaves a copy
 
     def _finish(self, st: RunState, opacity: float, focus: str | None = None) -> dict:
         """A finished run's views: every lane and map (the inspected cell `focus` ringed), summary, replay."""
