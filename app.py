@@ -173,13 +173,13 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     model = dict(concurrency_id="model", concurrency_limit=1, show_progress="minimal", show_progress_on=[c["status"]])
     runs = [wire(c["go"].click, h.generate, gen_in, outs, _api_defaults(), request=True, api_name="generate",
                  **model),                                             # request: API callers get the lean stream
-            wire(c["prompt"].submit, h.generate, gen_in, outs, api_visibility="private", **model)]
+            wire(c["prompt"].submit, h.generate, gen_in, outs, request=True, api_visibility="private", **model)]
     quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
     for name in PREVIEWED:
         wire(c[name].input, h.preview, pick("state", *PREVIEWED, "opacity"),
              pick("preview_image", "preview_table", "tabs"), trigger_mode="always_last", **quick)
-        runs.append(wire(c[name].release, h.rerun, gen_in | pick("state"), outs, api_visibility="private",
-                         trigger_mode="always_last", **model))
+        runs.append(wire(c[name].release, h.rerun, gen_in | pick("state"), outs, request=True,
+                         api_visibility="private", trigger_mode="always_last", **model))
     c["present"].change(None, [c["present"]], None, js=present.TOGGLE, api_visibility="private")
     c["stop"].click(lambda: html.STOPPED, None, [c["status"]], cancels=runs, queue=False, api_visibility="private")
     wire(c["opacity"].change, h.maps, pick("state", "opacity", "inspector"), pick(*(f"map_{k}" for k in panels.KINDS)),
@@ -191,7 +191,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     clicks.append(replay_tab.wire(h.replay, c))                     # a click on the replay inspects a lane's cell
     opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"],
                                                    "focus": c["focus"]},
-                  outs | pick("methods"), api_name="open_traces", **model)
+                  outs | pick("methods"), request=True, api_name="open_traces", **model)
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
                           api_visibility="private")
@@ -201,7 +201,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     opening = {"points": c["sw_points"], "methods": c["methods"]} | pick(*sweep_tab.OPENED)
     chosen = wire(c["sw_table"].select, sweep_tab.picked, opening, pick("methods", *sweep_tab.OPENED), select=True,
                   queue=False, api_visibility="private")
-    swept = wire(chosen.success, h.generate, gen_in, outs, api_visibility="private", **model)
+    swept = wire(chosen.success, h.generate, gen_in, outs, request=True, api_visibility="private", **model)
     history_tab.wire(c, {"generate": runs[:2], "rerun": runs[2:], "opened": [opened], "sweep": [swept]},
                      h.export_root)
     follow.wire(c, [*runs, opened, swept], clicks)
@@ -235,6 +235,7 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
                 cols = _race_row(c)
                 _tabs(c)
         _wire(h, c, cols)
+    h.demo = demo                           # runs drop their session's component copies (serving.drop_copies)
     w.safe_pruning(demo)                    # Gradio's cache sweep must survive files added while it runs
     return demo
 

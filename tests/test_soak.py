@@ -105,6 +105,10 @@ def test_page_and_api_calls_leave_no_component_copies(tmp_path):
              "replay": lambda: page("replay_step", "change", "csd", 2),
              "tick": lambda: page(None, "tick", 1),
              "preview": lambda: page("lam", "input", 1.0, 0.5, 0.8, 0.8, 1.0)}
+    # a run gives the replay's clock a new range and its radio new choices; scrubbing then makes both inputs, which
+    # stores each copy under its own id (serving.drop_copies forgets them at the next run)
+    calls["run, then scrub"] = lambda: (calls["generate"](), calls["replay"]())
+    calls["open, then scrub"] = lambda: (calls["open"](), calls["replay"]())
 
     def components() -> int:
         gc.collect()

@@ -16,6 +16,7 @@ from specviz.app.errors import friendly
 from specviz.app.follow import lane_pictures, marked
 from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
 from specviz.app.replay_tab import Replay
+from specviz.app.serving import drop_copies
 from specviz.app.session import (
     Backend,
     LaneView,
@@ -63,6 +64,7 @@ class Handlers:
         self.backend, self.export_root, self.fps, self.api_fps = backend, export_root, fps, api_fps
         self.maps_every = {"all": MAPS_EVERY_S, "shown": SHOWN_MAP_EVERY_S}
         self.replay = Replay(backend)
+        self.demo = None            # build_demo sets it: each run drops its session's component copies (serving)
 
     # Every handler takes its inputs as one dict keyed by name and returns (or yields) updates keyed by output name
     # (GEN_OUTPUTS, ...); app/edge.py wires the names to components.
@@ -73,6 +75,7 @@ class Handlers:
         for API callers: app/stream.py; map_kind: the heatmap tab on screen, refreshed most often; focus: the
         inspector's fragment, whose cell the final pictures ring)."""
         lean = is_api_call(inputs.get("request"))
+        drop_copies(self.demo, inputs.get("request"))
         yield from self._race({k: inputs[k] for k in GEN_INPUTS}, float(inputs["opacity"]), lean,
                               inputs.get("map_kind") or "entropy", inputs.get("focus"))
 
@@ -145,6 +148,7 @@ class Handlers:
         """Open trace JSON files {files, opacity[, focus]} (Export / CLI output, or anyone's): maps, summary, replay
         and preview, as after a run; images when the trace's model is offered here. -> GEN_OUTPUTS + methods."""
         files, opacity = inputs["files"], inputs["opacity"]
+        drop_copies(self.demo, inputs.get("request"))
         traces, images, note = read_traces(self.backend, [_path(f) for f in (files or [])])
         first = next(iter(traces.values()))
         prompt = first.config.get("prompt", "")

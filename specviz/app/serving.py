@@ -40,6 +40,27 @@ def quiet_when_idle(demo, polls: dict | None = None):
     return demo
 
 
+# Gradio 6.31 keeps a copy of a component for good once an update replaced it and the copy is then an input: the
+# update stores `Component(**new props)` (a fresh `_id`) under the component's id in the session, and input
+# preprocessing stores the block it used under *its own* `_id` if absent (gradio/blocks.py, `if block._id not in state:
+# state[block._id] = block`). Every run gives the replay's clock slider a new range and its Run radio new choices,
+# so one session (a gradio_client caller, or a page left open) gained a Slider and a Radio per scrubbed run — the
+# 200-run soak's last steady growth (docs/gradio.md).
+def drop_copies(demo, request) -> int:
+    """Forget, in the session of `request` (a gr.Request), every block that is not one of `demo`'s own (the copies
+    above); the current copy of each component stays under the component's id. Returns how many were dropped. The
+    app has no gr.render, whose containers would be such blocks."""
+    holder, sid = getattr(demo, "state_holder", None), getattr(request, "session_hash", None)
+    session = holder.session_data.get(sid) if holder is not None and sid else None
+    if session is None:
+        return 0
+    stray = [k for k in list(session.blocks_config.blocks) if k not in demo.blocks]
+    for k in stray:
+        session.blocks_config.blocks.pop(k, None)
+        session.config_values.pop(k, None)
+    return len(stray)
+
+
 # -- the served app as a child process ------------------------------------------------------------------------------
 def free_port() -> int:
     with socket.socket() as s:
