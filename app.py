@@ -16,7 +16,7 @@ from specviz.app import widgets as w
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
 from specviz.app.session import Backend, default_backend
-from specviz.app.stream import API_FPS, steady_heap
+from specviz.app.stream import API_FPS
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.methods import get, ui_knobs
@@ -257,7 +257,6 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    steady_heap()                           # a long-running server's C heap: see specviz/app/stream.py
     for flag, name in [("--model", args.model)] + [("--draft-model", d) for d in args.draft_model]:
         if name not in ("scenes", *ALLOWED_HUB, *converted_models()) and not args.allow_paths:
             raise SystemExit(f"error: {flag} {name} is not allow-listed (scenes, {', '.join(ALLOWED_HUB)}); "

@@ -49,18 +49,6 @@ def trimmed_heap():
             _LIBC.malloc_trim(0)
 
 
-def steady_heap() -> bool:
-    """Fix glibc's mmap threshold at MMAP_THRESHOLD (mallopt M_MMAP_THRESHOLD), for the served app: blocks from 128
-    KiB up (images, maps, PNG buffers, frames) are mapped on their own and unmapped when freed. glibc's default raises
-    the threshold after each such free, after which they come from the heap and stay resident until a trim: the
-    200-run soak's RSS then swung ±16 MB from run to run and sat ~30 MB higher (scripts/soak.py, docs/gradio.md).
-    Returns whether it was set (False off glibc)."""
-    return _LIBC is not None and hasattr(_LIBC, "mallopt") and _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1
-
-
-M_MMAP_THRESHOLD, MMAP_THRESHOLD = -3, 128 * 1024                # malloc.h; glibc's own starting value
-
-
 def _libc():
     try:
         libc = ctypes.CDLL("libc.so.6")
