@@ -162,7 +162,7 @@ def one_run(s: Session, i: int, rng: random.Random, pool, state: dict, every: di
             keep.mkdir()
             paths = [Path(f["path"] if isinstance(f, dict) else f) for f in files]
             kept = []
-            for p in (p for p in paths if p.name.endswith("_trace.json")):
+            for p in [p for p in paths if p.name.endswith("_trace.json")]:
                 with contextlib.suppress(FileNotFoundError):    # an export slower than the pruning age: its first
                     kept.append(str(shutil.copy(p, keep)))      # files may be swept already (the rule at work)
             state["traces"] = kept or state.get("traces")
