@@ -1,18 +1,19 @@
-"""Latency of the served app against the engine's own race (issue 14), in one run and as ratios.
+"""Latency of the served app against the engine's own race, in one run and as ratios.
 
     python scripts/app_latency.py [--runs 5] [--threads 1] [--sets four all] [--browser] [--json out.json]
 
 Starts `python app.py --threads N` on a free port and drives `/generate` through gradio_client with the app's defaults
 (RunConfig() knobs, seed 0) for the default four methods and for every registered method: time to the first streamed
 output and end to end, with `download_files=False` and with a default client (which downloads every file of every
-streamed update; the app streams gradio_client callers a lean stream, specviz/ui.py); and the same configs in-process
+streamed update; the app streams gradio_client callers a lean stream,
+specviz/app/stream.py); and the same configs in-process
 through `session.race(...)` at the app's page frame rate (frames rendered, as the app does for a page): time to the
 first frame and to the last; and the race rendering only its first and final frame (the engine's own time). One
 warm-up run each, then --runs rounds that alternate the app and in-process runs (a busy machine slows all alike);
 medians. --browser adds one run in Chromium (Playwright, /usr/bin/chromium): click Generate -> status "All done",
 default four methods. Prints a Markdown table, then one JSON line with every measurement. CPU s: the app process's CPU
 time per run, and this process's for the in-process races; on a busy machine wall times favour whichever process the
-scheduler favours, CPU times do not. (issue 26 added the default client)"""
+scheduler favours, CPU times do not."""
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,4 @@
-"""Choose the default relaxation knobs from data (issues 6 and 13): the fastest grid point (step compression) whose
+"""Choose the default relaxation knobs from data: the fastest grid point (step compression) whose
 scene fidelity stays within 2 points of AR, whose target NLL of the committed codes (the measure that sees texture
 damage: relaxation commits codes the target finds less likely) stays within NLL_TOL of AR's, whose number of
 implausible codes per image (committed codes with target probability below bench.IMPLAUSIBLE_Q: the stray blobs)

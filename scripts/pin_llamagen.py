@@ -1,4 +1,4 @@
-"""Pin specviz's LlamaGen backend to the reference implementation (issue 27).
+"""Pin specviz's LlamaGen backend to the reference implementation.
 
     python scripts/pin_llamagen.py /path/to/LlamaGen [--out tests/fixtures/llamagen_ref.safetensors]
 

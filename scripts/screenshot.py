@@ -1,7 +1,7 @@
 """The README screenshots: the real app on the embedded model, after one run with the default methods.
 
-    python scripts/screenshot.py [--out assets/screenshot.png] [--mid mid.png] [--present assets/present.png]
-                                 [--replay assets/replay.png]
+    python scripts/screenshot.py [--out docs/img/screenshot.png] [--mid mid.png] [--present docs/img/present.png]
+                                 [--replay docs/img/replay.png]
 
 Starts `python app.py` on a free port (specviz.app.serving.served_app), drives Debian's Chromium with Playwright, clicks
 Generate, optionally captures a mid-run frame, waits for "All done" and saves the window (1440x1000). --present: a
@@ -24,7 +24,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default="assets/screenshot.png")
+    ap.add_argument("--out", default="docs/img/screenshot.png")
     ap.add_argument("--mid", default=None, help="also save a frame taken while the methods race")
     ap.add_argument("--present", default=None, help="also save Present mode at 1920x1080 after a click")
     ap.add_argument("--replay", default=None, help="also save the Replay tab at 1920x1080 while it plays")

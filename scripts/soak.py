@@ -1,4 +1,4 @@
-"""Soak test of the served app (issue 26): N consecutive runs through gradio_client, watching the server.
+"""Soak test of the served app: N consecutive runs through gradio_client, watching the server.
 
     python scripts/soak.py [--runs 200] [--threads 1] [--seed 0] [--cache-age 60] [--fast] [--json out.json]
                            [--trace-memory] [--log app.log]
@@ -17,13 +17,14 @@ the errors of that run; at the end it prints a table (every run up to 30, then e
 of RSS over runs 20..N (MB per run), RSS(N) / RSS(20), and one JSON line with everything.
 
 Temp files are bounded by the pruning rule: Gradio deletes the app's cached files older than `age` every `age / 4`
-seconds (app.py delete_cache) and every export deletes export folders older than `age` (specviz/exports.py). The app
+seconds (app.py delete_cache) and every export deletes export folders older than `age` (specviz/render/exports.py).
+The app
 serves with age 3600 s; the soak passes a short one (SPECVIZ_CACHE_AGE_S, default 60 s) so that pruning happens
 within it, and checks after every run that no file older than age + age / 4 + 10 s is left (`stale_files`, expected
 0; every export file is also handed to Gradio, which ages it like its own).
 
 --trace-memory counts the server's live Python objects by type after run 20 (or the first) and after the last run
-and prints the types whose counts grew (gc; SPECVIZ_TRACEMALLOC=gc, specviz/serving.py); --tracemalloc also traces
+and prints the types whose counts grew (gc; SPECVIZ_TRACEMALLOC=gc, specviz/app/serving.py); --tracemalloc also traces
 allocations (about 3x slower) and prints the 15 allocation sites that grew most.
 """
 from __future__ import annotations

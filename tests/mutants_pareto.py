@@ -1,4 +1,4 @@
-"""Wrong variants of the sweep's trade-off plot (specviz/pareto.py)."""
+"""Wrong variants of the sweep's trade-off plot (specviz/render/pareto.py)."""
 from specviz.render import pareto
 from tests.mutants import Mutant
 from tests.test_pareto import test_front_is_exactly_the_undominated_swept_points as front_exact

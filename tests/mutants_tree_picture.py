@@ -1,4 +1,4 @@
-"""Wrong variants of the draft tree picture (specviz/tree_picture.py)."""
+"""Wrong variants of the draft tree picture (specviz/render/tree_picture.py)."""
 import dataclasses
 
 from specviz.render import tree_picture as tp

@@ -1,4 +1,4 @@
-"""Wrong variants of the inspector's verdict line (specviz/verdict.py)."""
+"""Wrong variants of the inspector's verdict line (specviz/render/verdict.py)."""
 from specviz.render import verdict as vd
 from tests.mutants import Mutant
 from tests.test_verdict import test_every_verdict_states_the_recorded_inequality as states_inequality

@@ -1,4 +1,4 @@
-"""The sweep's trade-off plot (specviz/pareto.py): the front is exactly the undominated swept points, references
+"""The sweep's trade-off plot (specviz/render/pareto.py): the front is exactly the undominated swept points, references
 stay off it, every label box is clear of every other label and marker, a flat measure is stated, not drawn."""
 from __future__ import annotations
 

@@ -128,7 +128,7 @@ def implausible(q_committed) -> int:
 
 def relaxed_low_mid(images: np.ndarray, runs: list, grid) -> float | None:
     """Share of the relaxed committed tokens whose decoded patch is low- or mid-detail (pixel std below
-    ambiguity.DETAIL_EDGES[1] in the image the run produced); None when nothing was relaxed (issue 13)."""
+    ambiguity.DETAIL_EDGES[1] in the image the run produced); None when nothing was relaxed."""
     hits = total = 0
     for img, x in zip(images, runs):
         pos = x.get("relaxed_positions", [])

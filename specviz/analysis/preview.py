@@ -93,7 +93,7 @@ def _compression(n: int, lens: list) -> float:
 
 @dataclass(frozen=True)
 class Outcome:
-    """A slider re-run beside what the preview predicted for it (issue 26: predicted vs achieved)."""
+    """A slider re-run beside what the preview predicted for it (predicted vs achieved)."""
     method: str
     before: float                       # the previous run's step compression (positions / target forwards)
     predicted: float                    # the preview's E[step compression]: the previous drafts at the new knobs

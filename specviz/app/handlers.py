@@ -137,7 +137,7 @@ class Handlers:
         final update (a skipped picture output left one component copy per call: replay_tree, scripts/soak.py). API
         callers get the lean stream instead (only_changed): for them a picture sent unchanged is one
         more file to fetch, and it gets None (a skipped picture also leaves a component copy in the session for good:
-        docs/gradio.md, issue 26)."""
+        docs/gradio.md)."""
         upd = {f"img_{m}": None for m in METHODS} | {f"stats_{m}": "" for m in METHODS}
         return upd | {"summary": [], "hist": None, "replay_image": None, "replay_caption": html.REPLAY_PENDING,
                       "replay_tree": None, "preview_image": None, "preview_table": ""}

@@ -26,7 +26,7 @@ def only_changed(upd: dict, sent: dict) -> dict:
     not in it, as None: a client that fetches files fetches nothing. Not gr.skip(): each skipped picture left a
     component copy in the session for good (Gradio 6.31; scripts/soak.py counted +25 images a run). `sent`
     (picture name -> object) is updated. Text and None go out as values: skipping them saves no fetch and costs more
-    server time than resending (docs/gradio.md, issue 14)."""
+    server time than resending (docs/gradio.md)."""
     out = upd | {f"map_{k}": None for k in panels.KINDS if f"map_{k}" not in upd}
     for name, v in out.items():
         if v is None or not name.startswith(("img_", "map_")):

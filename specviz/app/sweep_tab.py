@@ -1,5 +1,6 @@
 """The app's Sweep tab: a small grid over one rule parameter on the embedded model, with AR and classic lossless SJD
-as reference points -> the trade-off plot (specviz/pareto.py) + table. Clicking a row opens that point in the race:
+as reference points -> the trade-off plot (specviz/render/pareto.py) + table.
+Clicking a row opens that point in the race:
 its method joins the selected ones, its knob values go to the sliders, and the race runs with the page's prompt and
 seed (a History row with source "sweep").
 

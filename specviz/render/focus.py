@@ -1,4 +1,4 @@
-"""The inspected cell, outlined in every picture that shows it (issue 25: the audience sees the same token in every
+"""The inspected cell, outlined in every picture that shows it (so the audience sees the same token in every
 lane and every map). The ring has two colours — RING_IN on the cell's own edge, RING_OUT just outside it — so it reads
 on any colour of image or map; each band is `ring_px(c)` wide for a cell of c pixels."""
 from __future__ import annotations

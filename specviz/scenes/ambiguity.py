@@ -1,4 +1,4 @@
-"""Token ambiguity of a scenes model (issue 13's model-card section), measured on its own AR samples.
+"""Token ambiguity of a scenes model (model-card section), measured on its own AR samples.
 
 For each AR sample at the run settings (default: RunConfig's temperature, top-k, top-p and CFG) we keep the target
 law q_t used at every image position t and measure

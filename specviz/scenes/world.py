@@ -62,7 +62,7 @@ MOTTLE_CELL = 4.5       # its lattice spacing in pixels: about one token patch, 
 def mottle(rng, h, w, sigma: float = MOTTLE, cell: float = MOTTLE_CELL) -> np.ndarray:
     """Patch-scale colour mottling (h, w, 3): independent smooth value noise per channel with about one lattice
     cell per token patch. Faint to the eye (a few levels) and unpredictable from the neighbours, so a region that
-    reads as flat is covered by many near-identical codes: the ambiguity the relaxed rules rest on (issue 13)."""
+    reads as flat is covered by many near-identical codes: the ambiguity the relaxed rules rest on."""
     return np.stack([value_noise(rng, h, w, cell, cell) for _ in range(3)], -1) * np.float32(sigma)
 
 
