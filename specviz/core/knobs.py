@@ -28,6 +28,12 @@ class Knob:
     ui_lo: float | None = None       # slider ends when the valid range is wider than a slider should be
     ui_hi: float | None = None
     step: float | None = None        # slider step
+    symbol: str = ""                 # how plots, captions and tables write it (λ, δ, τ_pos, G); "" = its name
+
+    @property
+    def sym(self) -> str:
+        """The knob as a plot or a caption writes it: its symbol, else its name."""
+        return self.symbol or self.name
 
     @property
     def flag(self) -> str:

@@ -137,12 +137,13 @@ register(Method(
     "csd", "CSD (content-aware)", families.Jacobi, "Jacobi · entropy-relaxed (content-aware SD)", False,
     ("lam", "delta"),
     declares=(
-        Knob("lam", float, 0.5, 0, label="λ  CSD strength (per unit of H/log|supp q|; raw: per nat)", ui="main",
+        Knob("lam", float, 0.5, 0, symbol="λ",
+             label="λ  CSD strength (per unit of H/log|supp q|; raw: per nat)", ui="main",
              ui_hi=10, step=0.05,
              help="CSD relaxation strength λ in b = min(1, q/p + λ·g(H)), in the units --h-norm sets: support "
                   "(default) = per unit of H/log|supp q|, i.e. λ/log|supp q| per nat at each slot (λ = 1 on 2048 "
-                  "codes ≈ 0.13 per nat); raw = per nat. Default 0.5 from the scenes sweep (README, Defaults)"),
-        Knob("delta", float, 0.5, 0, label="δ  CSD TV gate", ui="main", ui_hi=1, step=0.01,
+                  "codes ≈ 0.13 per nat); raw = per nat. Default 0.5 from the scenes sweep (docs/benchmarks.md)"),
+        Knob("delta", float, 0.5, 0, symbol="δ", label="δ  CSD TV gate", ui="main", ui_hi=1, step=0.01,
              help="CSD relaxes only where TV(p, q) < δ"),
         Knob("h_norm", str, "support", choices=("raw", "support", "vocab"),
              help="entropy units for CSD's λ: raw (nats), support (H / log|supp q|, comparable across codebooks and "
@@ -156,7 +157,8 @@ register(Method(
 register(Method(
     "gsd", "GSD", families.Jacobi, "Jacobi · grouped", False, ("gsd_group", "gsd_gap", "gsd_mode"),
     declares=(
-        Knob("gsd_group", int, 8, 1, 64, help="GSD group size G (tokens around the draft in the target ranking; "
+        Knob("gsd_group", int, 8, 1, 64, symbol="G",
+             help="GSD group size G (tokens around the draft in the target ranking; "
                                               "the released code uses 14)"),
         Knob("gsd_gap", float, 0.15, 0, help="GSD: keep group tokens with |q(z) - q(x)| < gap (released: 0.15)"),
         Knob("gsd_dist", float, 1.0, 0, help="GSD: keep group tokens within this squared distance (ours: codebook "
@@ -177,14 +179,16 @@ register(Method(
     "cascade", "CASCADE", families.TreeFamily, "draft tree · CASCADE groups", False,
     ("tau_pos", "tau_seq", "cascade_budget"),
     declares=(
-        Knob("tau_pos", float, 0.8, label="τ_pos  CASCADE I(n)", ui="main", ui_lo=0.5, ui_hi=1, step=0.005,
+        Knob("tau_pos", float, 0.8, symbol="τ_pos",
+             label="τ_pos  CASCADE I(n)", ui="main", ui_lo=0.5, ui_hi=1, step=0.005,
              help="CASCADE interchangeable set: cosine of target hidden states >= τ_pos"),
-        Knob("tau_seq", float, 0.8, label="τ_seq  CASCADE C(n)", ui="main", ui_lo=0.5, ui_hi=1, step=0.005,
+        Knob("tau_seq", float, 0.8, symbol="τ_seq",
+             label="τ_seq  CASCADE C(n)", ui="main", ui_lo=0.5, ui_hi=1, step=0.005,
              help="CASCADE convergent set: cosine >= τ_seq"),
         Knob("cascade_sets", str, "paper", choices=tuple(READINGS),
              help="CASCADE sets: paper (I = same tree level, C = consecutive levels) or siblings (our earlier "
                   "reading: I = same-parent siblings, C = siblings with similar children)"),
-        Knob("cascade_budget", float, 1.0, 0, label="δ  CASCADE TV budget per step", ui="advanced", ui_hi=2,
+        Knob("cascade_budget", float, 1.0, 0, symbol="δ", label="δ  CASCADE TV budget per step", ui="advanced", ui_hi=2,
              step=0.05, help="CASCADE: Σ over a step's judged levels of TV(level output law, q) stays <= δ"),
     ),
     groups=cascade_groups, rescore=rescore.cascade_rescore, explain=cascade_explain,
@@ -200,8 +204,9 @@ register(Method(
     "lantern", "LANTERN", families.TreeFamily, "draft tree · latent neighbours", False,
     ("lantern_delta", "lantern_k", "lantern_residual"),
     declares=(
-        Knob("lantern_k", int, 8, 1, 64, help="LANTERN / LANTERN++ neighbour cap k"),
-        Knob("lantern_delta", float, 0.25, 0, help="LANTERN additive TV budget δ per draft, in [0, 1] (the released "
+        Knob("lantern_k", int, 8, 1, 64, symbol="k", help="LANTERN / LANTERN++ neighbour cap k"),
+        Knob("lantern_delta", float, 0.25, 0, symbol="δ",
+             help="LANTERN additive TV budget δ per draft, in [0, 1] (the released "
                                                   "code's δ > 1 is LANTERN++: --method lanternpp)"),
         _RESIDUAL,
     ),
@@ -213,7 +218,7 @@ register(Method(
     "lanternpp", "LANTERN++", families.TreeFamily, "draft tree · latent neighbours, multiplicative budget", False,
     ("lanternpp_lambda", "lantern_k", "lantern_residual"),
     declares=(
-        Knob("lanternpp_lambda", float, 10.0, 1, label="λ  LANTERN++ multiplier", ui_hi=20, step=0.5,
+        Knob("lanternpp_lambda", float, 10.0, 1, symbol="λ", label="λ  LANTERN++ multiplier", ui_hi=20, step=0.5,
              help="LANTERN++ budget (λ - 1)·q(x): the relaxed target q~(x) <= λ·q(x) (released runs: k=10 λ=5, "
                   "k=5 λ=10 or 20, static tree)"),
         _RESIDUAL,

@@ -122,8 +122,8 @@ def lossless_methods() -> frozenset:
 
 
 def symbol(knob_name: str) -> str:
-    """The knob's symbol as the app writes it (λ, δ, τ_pos, ...): the first word of its label."""
-    return knob(knob_name).label.split()[0]
+    """The knob as the app writes it (λ, δ, τ_pos, ...; its name when it has no symbol), asked of its record."""
+    return knob(knob_name).sym
 
 
 def _fmt(v) -> str:
