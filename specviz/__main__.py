@@ -102,6 +102,7 @@ def _atlas(args) -> int:
 
 
 def _convert(args) -> int:
+    # the converters load torch checkpoints' helpers only for `convert`
     from specviz.models.convert import main as convert_main
     return convert_main(args)
 
@@ -147,6 +148,7 @@ def main(argv=None) -> int:
     at.add_argument("--ray", default=None, help="fan out as Ray tasks: 'auto' or a cluster address")
     at.add_argument("--threads", type=int, default=1, help="torch CPU threads for local runs")
     at.add_argument("--traces", default=None, metavar="DIR", help="also save each local run's trace JSON here")
+    # the converter's flags live beside it; imported here so the parser is built in one place
     from specviz.models.convert import add_parser as add_convert
     add_convert(sub)
     args = ap.parse_args(argv)

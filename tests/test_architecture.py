@@ -92,3 +92,37 @@ def test_reading_a_trace_loads_neither_torch_nor_gradio(tmp_path):
     out = json.loads(res.stdout)
     assert out["method"] == "cascade" and out["grid"] == [3, 3] and out["steps"] > 1
     assert out["loaded"] == [], f"reading a trace imported {out['loaded']}"
+
+
+def unexplained_imports(paths) -> tuple[int, list[str]]:
+    """(function-level imports, those without a reason): a reason is a comment on the import's line or on the line
+    above its block of imports."""
+    import ast                                  # only this check parses source
+    total, bad = 0, []
+    for p in paths:
+        src = Path(p).read_text().splitlines()
+        for fn in ast.walk(ast.parse("\n".join(src))):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    total += 1
+                    i = node.lineno - 1
+                    while i > 0 and (src[i - 1].strip().startswith(("import ", "from ")) or not src[i - 1].strip()):
+                        i -= 1
+                    if "#" not in src[node.lineno - 1] and not (i > 0 and src[i - 1].strip().startswith("#")):
+                        bad.append(f"{p}:{node.lineno}")
+    return total, bad
+
+
+def test_every_function_level_import_says_why():
+    paths = sorted((ROOT / "specviz").rglob("*.py")) + [ROOT / "app.py"]
+    total, bad = unexplained_imports(paths)
+    assert total > 20 and not bad, bad
+
+
+def test_an_unexplained_function_level_import_is_found(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("def a():\n    # torch only here\n    import torch\n    import os\n\n\ndef b():\n    import json\n"
+                 "    return json\n\n\ndef c():\n    import re  # why\n")
+    assert unexplained_imports([f]) == (4, [f"{f}:8"])

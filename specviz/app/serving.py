@@ -126,6 +126,7 @@ def trace_memory_if_asked() -> None:
     mode = os.environ.get("SPECVIZ_TRACEMALLOC")
     if mode not in ("1", "gc"):
         return
+    # the memory probes load only when SPECVIZ_TRACEMALLOC asks for them
     import gc
     import json
     import pickle

@@ -210,6 +210,7 @@ class File(gr.File):
     def _process_single_file(self, f):
         if self.type != "filepath":
             return super()._process_single_file(f)
+        # gradio's upload internals, needed only for a filepath upload
         from gradio.utils import NamedString
         from gradio_client import utils as client_utils
         if self.file_types and not client_utils.is_valid_file(f.path, self.file_types):

@@ -11,6 +11,7 @@ MODELS_DIR = "~/.cache/specviz/models"            # where `specviz convert` outp
 def converted_models() -> tuple:
     """Checkpoint directories (converted LlamaGen, Lumina-mGPT with its converted VQGAN) under $SPECVIZ_MODELS or
     MODELS_DIR: allow-listed like hub ids."""
+    # the backends' probes load only when the model list is built (no import cost at start-up)
     import os
     from pathlib import Path
 

@@ -91,6 +91,7 @@ class ChameleonVQDecoder(nn.Module):
 # -- files -----------------------------------------------------------------------------------------------------------
 def params_from_yaml(path) -> dict:
     """vqgan.yaml -> {"embed_dim", "n_embed", "ddconfig": {...}} (the taming `model.params`, loss config dropped)."""
+    # PyYAML only for converting a released VQGAN config
     import yaml
     try:
         cfg = yaml.safe_load(Path(path).read_text())
@@ -123,6 +124,7 @@ def _shapes(params: dict) -> dict:
 
 def load_vqgan(folder, device="cpu") -> ChameleonVQDecoder:
     """folder/vqgan.safetensors + folder/vqgan.json (written by convert.convert_vqgan) -> float32 decoder, eval."""
+    # on demand: only when a Lumina-mGPT VQGAN is loaded
     from safetensors.torch import load_file
     folder = Path(folder)
     st, js = folder / "vqgan.safetensors", folder / "vqgan.json"

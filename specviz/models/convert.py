@@ -163,6 +163,7 @@ def _t5(t5: str, cap_dim: int, tmp: Path) -> str:
 
 def convert_llamagen(gpt: str, vq: str, out: str, image_size: int | None = None, n_head: int | None = None,
                      gpt_model: str | None = None, t5: str = T5_HUB, dtype: str | None = None) -> Path:
+    # on demand: only when converting
     from safetensors.torch import save_file
     dest = Path(out).expanduser()
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):

@@ -204,6 +204,7 @@ class T5Captions:
 @lru_cache(maxsize=2)
 def text_encoder(src: str, length: int, device: str, dtype: str) -> T5Captions:
     """A T5 encoder + tokenizer from a local directory or the local HF cache (never downloads; safetensors only)."""
+    # transformers (slow to import) only when a LlamaGen caption is encoded
     from transformers import AutoTokenizer, T5EncoderModel
     try:
         tok = AutoTokenizer.from_pretrained(src, local_files_only=True)
@@ -218,6 +219,7 @@ def text_encoder(src: str, length: int, device: str, dtype: str) -> T5Captions:
 
 def load_llamagen(path, device="auto", dtype=None) -> LlamaGenModel:
     """A converted LlamaGen directory -> LlamaGenModel (safetensors only; the text encoder loads on first use)."""
+    # on demand: only when a LlamaGen checkpoint loads
     from safetensors.torch import load_file
 
     from specviz.models.convert import CheckpointError, check_state  # convert imports this module's family

@@ -82,6 +82,7 @@ class LuminaModel:
     # -- boundary ---------------------------------------------------------------------------------------------------
     @torch.inference_mode()
     def prefill(self, prompt: str | list[int], cfg_scale: float) -> Prefilled:
+        # transformers (slow to import) only when Lumina-mGPT runs
         from transformers import DynamicCache
         cond = self.encode_prompt(prompt) + self.header()
         n, rows = len(cond), 2 if cfg_scale > 1 else 1

@@ -79,6 +79,7 @@ def grids_of(folder: Path) -> tuple[int, int]:
 
 
 def read_safetensors(folder: Path, device) -> dict:
+    # on demand: only when a Lumina-mGPT checkpoint loads
     from safetensors.torch import load_file
     files = sorted(folder.glob("*.safetensors"))
     files = [f for f in files if f.name != "vqgan.safetensors"]
@@ -114,12 +115,14 @@ def fit_state(sd: dict, want: dict, heads: dict, where: str) -> dict:
 def _tokenizer(folder: Path):
     if not any((folder / f).is_file() for f in ("tokenizer.json", "tokenizer_config.json")):
         return None
+    # transformers (slow to import) only when a Lumina-mGPT checkpoint loads
     from transformers import AutoTokenizer
     return AutoTokenizer.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False)
 
 
 def load_lumina(model: str, device="auto", dtype=None):
     """A local Lumina-mGPT release directory (plus its converted VQGAN) -> LuminaModel."""
+    # transformers and the Lumina backend only when a Lumina-mGPT checkpoint loads (the model list probes without them)
     from transformers import ChameleonConfig, ChameleonForConditionalGeneration
     from transformers.models.chameleon.modeling_chameleon import ChameleonRotaryEmbedding
 
