@@ -97,7 +97,7 @@ def test_reading_a_trace_loads_neither_torch_nor_gradio(tmp_path):
 def unexplained_imports(paths) -> tuple[int, list[str]]:
     """(function-level imports, those without a reason): a reason is a comment on the import's line or on the line
     above its block of imports."""
-    import ast                                  # only this check parses source
+    import ast  # only this check parses source
     total, bad = 0, []
     for p in paths:
         src = Path(p).read_text().splitlines()
