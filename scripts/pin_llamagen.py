@@ -3,13 +3,14 @@
     python scripts/pin_llamagen.py /path/to/LlamaGen [--out tests/fixtures/llamagen_ref.safetensors]
 
 Given a local copy of FoundationVision/LlamaGen, builds the reference t2i `Transformer` and `VQModel` and ours on the
-same seeded random weights (tests/llamagen_tiny.py: dim 64, 2 layers, 4 heads, 64 codes, 120 caption tokens of width
+same seeded random weights (tests/support/llamagen_tiny.py: dim 64, 2 layers, 4 heads, 64 codes, 120 caption tokens of
+width
 32, a 4x4 grid; the VQ-16 decoder layout at ch 32) and compares, in float32 on the CPU: guided prefill logits and
 hidden states, a 6-token forward over the KV cache, decoded pixels, and greedy decodes (CFG 3 and 1) run by the
 reference's own `generate`. It also converts the reference modules' state dicts saved as released-layout `.pt`
 pickles with `specviz convert` and checks the key layout at the released GPT-XL / VQ-16 shapes (meta device).
 The reference numbers go to a small fixture (tensors + the config and seeds as metadata) that
-tests/test_llamagen.py checks our implementation against: no reference code enters the repository.
+tests/models/test_llamagen.py checks our implementation against: no reference code enters the repository.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from specviz.models.convert import check_state, convert_llamagen, gpt_config, vq
 from specviz.models.llamagen import LlamaGenModel, load_llamagen  # noqa: E402
 from specviz.models.llamagen_net import GPTConfig, LlamaGenGPT  # noqa: E402
 from specviz.models.llamagen_vq import VQDecoder  # noqa: E402
-from tests.llamagen_tiny import gpt_weights, random_state, tiny_gpt, tiny_vq, vq_weights  # noqa: E402
+from tests.support.llamagen_tiny import gpt_weights, random_state, tiny_gpt, tiny_vq, vq_weights  # noqa: E402
 
 SEEDS = {"gpt": 0, "vq": 1, "caption": 2, "tokens": 3}
 VALID, WINDOW, CFGS = 5, 6, (3.0, 1.0)

@@ -6,7 +6,7 @@
 
 The reference needs transformers 4.4x (its `model/chameleon` copy imports 4.x internals), so it runs in a child
 process with `--ref-site` first on sys.path; this process runs ours on transformers 5.x. Both read the very same
-files: tests/lumina_tiny.py writes a tiny checkpoint in the released layout (config.json as Lumina writes it,
+files: tests/support/lumina_tiny.py writes a tiny checkpoint in the released layout (config.json as Lumina writes it,
 model.safetensors with per-shard qk-norm rows, vqgan.ckpt + vqgan.yaml), which the reference loads with the class
 its FlexARInferenceSolver loads (`model.chameleon.ChameleonForConditionalGeneration`, Lumina's copy of the 4.4x
 Chameleon modeling) and its own `chameleon_vae_ori.ImageTokenizer`, and ours
@@ -169,7 +169,7 @@ def main(argv=None) -> int:
     from safetensors.torch import load_file, save_file
 
     from specviz.models.lumina_load import load_lumina
-    from tests.lumina_tiny import HW, TINY, VQ, chameleon_config, make_tiny_lumina, released_shapes
+    from tests.support.lumina_tiny import HW, TINY, VQ, chameleon_config, make_tiny_lumina, released_shapes
     torch.manual_seed(0)
     tmp = Path(tempfile.mkdtemp(prefix="pin_lumina_"))
     ck = make_tiny_lumina(tmp / "tiny", seed=SEED)
@@ -194,7 +194,7 @@ def main(argv=None) -> int:
     ref = load_file(job["out"])
     meta = json.loads(Path(job["out"] + ".json").read_text())
     want = {k: list(v) for k, v in released_shapes(chameleon_config(SEED)).items()}
-    assert meta["layout"] == want, "the reference's state_dict layout differs from tests/lumina_tiny.py's"
+    assert meta["layout"] == want, "the reference's state_dict layout differs from tests/support/lumina_tiny.py's"
     assert not meta["vq_missing"], f"reference VQModel lacks {meta['vq_missing'][:3]}"
     seq = meta["greedy_sequence"]
     bpe2code = {int(b): c for c, b in enumerate(ours.img_bpe.tolist())}

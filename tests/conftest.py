@@ -17,5 +17,5 @@ def _gradio_tmp(tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def race_toy():
     """(model, tree-drafter factory) of a 4x4 toy with 8 codes: the race, view and drawing tests' model."""
-    from tests.toy import toy
+    from tests.support.toy import toy
     return toy(codes=8, grid=4)

@@ -1,0 +1,136 @@
+"""The method registry: a toy method added here — one rule function and one record, nothing else — appears in the
+CLI, the app's method list and lanes, the sweep tab and the instant preview, runs end to end, and its trace passes
+the checks. Also: every knob's range is what RunConfig enforces."""
+import json
+
+import pytest
+import torch
+
+import app
+from specviz import __main__ as cli
+from specviz.analysis.preview import KnobValues, rescore
+from specviz.app import sweep_tab
+from specviz.app.handlers import GEN_OUTPUTS, Handlers
+from specviz.core.knobs import ConfigError
+from specviz.core.trace import Trace
+from specviz.engine import config, families, methods
+from specviz.render import draw, html, panels
+from tests.support.apptools import knob_inputs, tiny_backend
+from tests.support.toy import run, toy
+
+
+def _toy_rule(cfg, model):
+    """a(y) = min(1, q(y)/p(y) + λ/10) everywhere: relaxes every draft a little."""
+    def accept(q, p):
+        ratio = torch.where(p > 0, q / p.clamp_min(1e-30), torch.zeros_like(p))
+        return torch.where(p > 0, (ratio + cfg.lam / 10).clamp(max=1.0), torch.ones_like(p))
+    return accept
+
+
+def _toy_rescore(judged, knobs):
+    return [min(1.0, ev.p_target / ev.p_draft + knobs.lam / 10) if ev.p_draft > 0 else 1.0 for ev in judged]
+
+
+@pytest.fixture
+def toy_method():
+    rec = methods.Method("toyrelax", "TOY", families.Jacobi, "Jacobi · toy relaxation", False, ("lam",),
+                         rule=_toy_rule, rescore=_toy_rescore)
+    methods.register(rec)
+    yield rec
+    del methods.REGISTRY["toyrelax"]
+
+
+def test_toy_method_runs_everywhere(toy_method, tmp_path, capsys):
+    # engine + trace checks
+    model, factory = toy(codes=8, grid=4)
+    trace = run(model, factory, method="toyrelax", seed=0, window=4, lam=5.0)
+    assert len(trace.tokens) == 16 and trace.summary["relaxed"] > 0
+    again = Trace.from_json(json.loads(json.dumps(trace.to_json())))            # checks every field
+    assert again.tokens == trace.tokens
+    # preview: tunable, and at the recorded knobs it reproduces the recorded b
+    pv = rescore(trace, KnobValues.from_config(trace.config))
+    assert pv.tunable and pv.expected_compression == pytest.approx(pv.baseline_compression)
+    # sweep tab
+    assert sweep_tab.params()["toyrelax"] == ("lam",)
+    # app: method list, lane, outputs; a /generate run through the handlers
+    assert "img_toyrelax" in GEN_OUTPUTS and "stats_toyrelax" in GEN_OUTPUTS
+    demo = app.build_demo(tiny_backend()[0])
+    choices = next(c for c in demo.config["components"] if c.get("props", {}).get("elem_id") == "methods")
+    assert ("TOY", "toyrelax") in [tuple(c) for c in choices["props"]["choices"]]
+    backend, _, _ = tiny_backend()
+    frames = list(Handlers(backend, str(tmp_path), fps=1000).generate(knob_inputs(["toyrelax"])))
+    assert frames[-1]["summary"][0][0] == "toyrelax"
+    # CLI: the flag takes the new method; a run on the shipped model writes a checked trace
+    path = tmp_path / "t.json"
+    assert cli.main(["generate", "--method", "toyrelax", "--prompt", "a red house", "--lam", "2",
+                     "--trace", str(path)]) == 0
+    assert Trace.load(path).method == "toyrelax"
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["tokens"] > 0
+
+
+@pytest.mark.parametrize("k", methods.all_knobs(), ids=lambda k: k.name)
+def test_knob_ranges_are_enforced(k):
+    """Each knob's declared range is exactly what RunConfig accepts (just inside: fine; just outside: refused)."""
+    ok = config.RunConfig(**{k.name: k.default})
+    assert getattr(ok, k.name) == k.default
+    bad = []
+    if k.kind is str and k.choices:
+        bad.append(k.choices[0] + "-not")
+    if k.kind is int:
+        bad += [int(k.lo) - 1, int(k.hi) + 1, float(k.default) + 0.5, True]
+    if k.kind is float:
+        bad += [float("nan"), float("inf"), "1"]
+        if k.lo is not None:
+            bad.append(k.lo if k.open_lo else k.lo - 1e-6)
+            config.RunConfig(**{k.name: k.lo + 1e-6})
+        if k.hi is not None:
+            bad.append(k.hi + 1e-6)
+            config.RunConfig(**{k.name: k.hi})
+    for v in bad:
+        with pytest.raises(ConfigError, match=k.flag):
+            config.RunConfig(**{k.name: v})
+
+
+def _toy_groups(tree, hidden, cfg):
+    """Every other child of the same parent is a member (interchangeable), at cosine 1."""
+    def group_fn(node, kids):
+        members = [m for m in kids if m != node]
+        return members, {"inter": members, "conv": [], "cos": {m: 1.0 for m in members},
+                         "child_cos": {m: -1.0 for m in members}}
+    return group_fn
+
+
+@pytest.fixture
+def toy_grouped():
+    rec = methods.Method("toygroups", "TOYG", families.TreeFamily, "draft tree · toy groups", False,
+                         groups=_toy_groups, explain=lambda config, ev: f"TOY LINE at level {ev.level}",
+                         group_reading=lambda config: "toy sets: every sibling")
+    methods.register(rec)
+    yield rec
+    del methods.REGISTRY["toygroups"]
+
+
+def test_one_record_with_groups_and_an_inspector_line_reaches_app_maps_and_inspector(toy_grouped, monkeypatch):
+    """Groups and an inspector line are hooks on the record: nothing outside it names the method."""
+    model, factory = toy(codes=8, grid=4)
+    trace = run(model, factory, method="toygroups", seed=0, tree_depth=2, tree_topk=3, tree_nodes=6)
+    Trace.from_json(json.loads(json.dumps(trace.to_json())))
+    grouped = [ev for _, ev in trace.events() if ev.groups is not None and ev.groups.interchangeable]
+    assert grouped, "the toy's group builder should put siblings in the events' groups extension"
+    # app: a method choice and a lane
+    assert "img_toygroups" in GEN_OUTPUTS
+    demo = app.build_demo(tiny_backend()[0])
+    choices = next(c for c in demo.config["components"] if c.get("props", {}).get("elem_id") == "methods")
+    assert ("TOYG", "toygroups") in [tuple(c) for c in choices["props"]["choices"]]
+    # maps: the groups map draws its groups; methods without groups get no placeholder panel (the legend names them)
+    drawn, notes = [], []
+    monkeypatch.setattr(draw, "draw_groups", lambda im, cells, grid, _f=draw.draw_groups: drawn.append(cells)
+                        or _f(im, cells, grid))
+    monkeypatch.setattr(draw, "message", lambda text, *a, _f=draw.message: notes.append(text) or _f(text, *a))
+    panels.heatmap("groups", {"toygroups": trace, "sjd": run(model, factory, method="sjd", window=4)}, {})
+    assert len(drawn) == 1 and any(c.members for c in drawn[0])
+    assert not notes and panels.map_layout("groups", {"sjd": None, "toygroups": trace}) == (["toygroups"],
+                                                                                              panels.GROUP_PX)
+    # inspector: the record's line under the numbers, and its reading over the candidates table
+    out = html.inspector(trace, grouped[0].pos)
+    assert "TOY LINE at level" in out and "toy sets: every sibling" in out

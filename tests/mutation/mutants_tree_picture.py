@@ -1,0 +1,39 @@
+"""Wrong variants of the draft tree picture (specviz/render/tree_picture.py)."""
+import dataclasses
+
+from specviz.render import tree_picture as tp
+from tests.render.test_tree_picture import test_tree_layout_equals_the_recorded_tree_on_the_toy as layout_exact
+from tests.support.mutants import Mutant
+
+_LAYOUT, _FOCUS = tp.tree_layout, tp.focus_nodes
+
+
+def _swapped(trace, step):
+    """I and C drawn in each other's colour (same-level and consecutive-level links confused)."""
+    lay = _LAYOUT(trace, step)
+    return lay and dataclasses.replace(lay, links={"I": lay.links["C"], "C": lay.links["I"]})
+
+
+def _every_judged_focus(judged, path):
+    """the groups of every judged node drawn, rejected ones included, as if they had all been accepted."""
+    return tuple(sorted(judged)) or _FOCUS(judged, path)
+
+
+def _share_of_what_was_left(trace, step):
+    """each level's cost as a share of the budget left when it started, not of the step's budget."""
+    lay = _LAYOUT(trace, step)
+    if not lay or lay.budget is None:
+        return lay
+    left = {e.level: e.groups.budget_left for e in trace.steps[step].events if e.groups and e.groups.budget_left > 0}
+    return dataclasses.replace(lay, levels=tuple(dataclasses.replace(lc, share=lc.tv_cost / left.get(lc.level, 1.0))
+                                                 for lc in lay.levels))
+
+
+VARIANTS = [
+    Mutant("tree picture: I and C links swapped", lambda mp: mp.setattr(tp, "tree_layout", _swapped), (layout_exact,)),
+    Mutant("tree picture: groups of rejected nodes drawn", lambda mp: mp.setattr(tp, "focus_nodes",
+                                                                                 _every_judged_focus), (layout_exact,)),
+    Mutant("tree picture: level share of the budget left", lambda mp: mp.setattr(tp, "tree_layout",
+                                                                                 _share_of_what_was_left),
+           (layout_exact,)),
+]

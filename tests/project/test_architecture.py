@@ -1,0 +1,128 @@
+"""The package's architecture (docs/architecture.md): no import cycle among specviz modules, the layer and gradio
+contracts of pyproject.toml hold (`lint-imports`, also run by .ci/run), and reading a trace file through the library
+loads neither torch nor gradio."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cycles(graph) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+    for start in sorted(graph.modules):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.find_modules_directly_imported_by(start))))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.find_modules_directly_imported_by(w)))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def test_no_import_cycle_among_specviz_modules():
+    assert cycles(grimp.build_graph("specviz", cache_dir=None)) == []
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
+    pkg = tmp_path / "cyc"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from cyc import b\n")
+    (pkg / "b.py").write_text("from cyc import c\n")
+    (pkg / "c.py").write_text("from cyc import a\n")
+    (pkg / "d.py").write_text("from cyc import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert cycles(grimp.build_graph("cyc", cache_dir=None)) == [["cyc.a", "cyc.b", "cyc.c"]]
+
+
+def test_import_contracts_hold():
+    lint = Path(sys.executable).with_name("lint-imports")
+    if not lint.exists():
+        pytest.skip("import-linter is not installed (requirements-dev.txt)")
+    res = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-2000:]
+    assert " 0 broken" in res.stdout and "KEPT" in res.stdout
+
+
+def test_reading_a_trace_loads_neither_torch_nor_gradio(tmp_path):
+    from tests.support.toy import run, toy
+    model, factory = toy(codes=8, grid=3)
+    path = tmp_path / "t.json"
+    run(model, factory, method="cascade", seed=0, tree_depth=2, tree_topk=2, tau_pos=0.0, tau_seq=0.0).save(path)
+    code = ("import sys, json\nimport specviz\nfrom specviz.core.trace import Trace\n"
+            f"t = Trace.load({str(path)!r})\n"
+            "json.dump({'method': t.method, 'grid': t.grid, 'steps': len(t.steps),"
+            " 'loaded': sorted(m for m in ('torch', 'gradio', 'specviz.engine', 'specviz.app') if m in sys.modules)},"
+            " sys.stdout)")
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["method"] == "cascade" and out["grid"] == [3, 3] and out["steps"] > 1
+    assert out["loaded"] == [], f"reading a trace imported {out['loaded']}"
+
+
+def unexplained_imports(paths) -> tuple[int, list[str]]:
+    """(function-level imports, those without a reason): a reason is a comment on the import's line or on the line
+    above its block of imports."""
+    import ast  # only this check parses source
+    total, bad = 0, []
+    for p in paths:
+        src = Path(p).read_text().splitlines()
+        for fn in ast.walk(ast.parse("\n".join(src))):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    total += 1
+                    i = node.lineno - 1
+                    while i > 0 and (src[i - 1].strip().startswith(("import ", "from ")) or not src[i - 1].strip()):
+                        i -= 1
+                    if "#" not in src[node.lineno - 1] and not (i > 0 and src[i - 1].strip().startswith("#")):
+                        bad.append(f"{p}:{node.lineno}")
+    return total, bad
+
+
+def test_every_function_level_import_says_why():
+    paths = sorted((ROOT / "specviz").rglob("*.py")) + [ROOT / "app.py"]
+    total, bad = unexplained_imports(paths)
+    assert total > 20 and not bad, bad
+
+
+def test_an_unexplained_function_level_import_is_found(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("def a():\n    # torch only here\n    import torch\n    import os\n\n\ndef b():\n    import json\n"
+                 "    return json\n\n\ndef c():\n    import re  # why\n")
+    assert unexplained_imports([f]) == (4, [f"{f}:8"])

@@ -1,0 +1,114 @@
+"""The draft tree picture against the trace it draws: nodes, edges, accepted path, CASCADE's I and C links and the
+level budgets are exactly the recorded ones (read here straight from the raw step records), for sd and cascade on
+the toy target, on the embedded scenes model and on the tiny Janus target with a draft model; and the picture draws
+each node in its decision's colour and each kind of link in its own colour."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+import torch
+
+from specviz.core.records import Groups
+from specviz.engine.config import RunConfig
+from specviz.engine.decode import decode, drain
+from specviz.render import tree_picture as tp
+from tests.support.toy import toy
+
+JUDGED = ("exact", "relaxed", "rejected")
+
+
+@lru_cache(maxsize=1)
+def toy_traces() -> tuple:
+    torch.set_num_threads(1)
+    model, factory = toy(codes=12, grid=4, seed=5)
+    return tuple(drain(decode(model, RunConfig(method=m, prompt="red house", seed=s, tree_depth=3, tree_topk=3,
+                                               tree_nodes=8, tau_pos=0.3, tau_seq=0.3, cascade_budget=0.5),
+                              factory)).trace for m in ("sd", "cascade") for s in (0, 1))
+
+
+def expected(trace, step: int) -> dict:
+    """What the picture must show, from the raw records of trace.steps[step]."""
+    st = trace.steps[step]
+    judged = {e.node: e for e in st.events if e.decision in JUDGED}
+    accepted = [n for n, e in sorted(judged.items(), key=lambda kv: kv[1].level) if e.decision != "rejected"]
+    sampled = [e for e in st.events if e.decision in ("resampled", "bonus")]
+    last = ([0] + accepted)[-1]
+    focus = tuple(accepted) or ((max(judged, key=lambda n: (judged[n].level, n)),) if judged else ())
+    ext = {n: e.groups or Groups() for n, e in judged.items()}
+    budget = max((g.budget_left for g in ext.values()), default=0.0) or None
+    levels = {}
+    for e in judged.values():
+        assert levels.setdefault(e.level, e.tv_cost) == e.tv_cost      # one cost per level (its whole walk)
+    return {"nodes": {0} | {d.node for d in st.drafted} | ({tp.SAMPLED} if sampled else set()),
+            "edges": {(d.parent, d.node) for d in st.drafted} | ({(last, tp.SAMPLED)} if sampled else set()),
+            "path": tuple([0] + accepted + ([tp.SAMPLED] if sampled else [])),
+            "I": {(n, m) for n in focus for m in ext[n].interchangeable},
+            "C": {(n, m) for n in focus for m in ext[n].convergent},
+            "levels": {lv: (c, c / budget if budget else None) for lv, c in levels.items()},
+            "decisions": {n: e.decision for n, e in judged.items()}}
+
+
+def check_trace(trace) -> int:
+    """Every tree step's layout equals the records; returns how many I and C links were checked."""
+    links = 0
+    for step in range(len(trace.steps)):
+        lay = tp.tree_layout(trace, step)
+        if lay is None:
+            assert not any(e.parent >= 0 for e in trace.steps[step].events)
+            continue
+        want = expected(trace, step)
+        assert {n.node for n in lay.nodes} == want["nodes"]
+        assert set(lay.edges) == want["edges"] and lay.path == want["path"]
+        assert set(lay.links["I"]) == want["I"] and set(lay.links["C"]) == want["C"]
+        assert {lc.level: (lc.tv_cost, lc.share) for lc in lay.levels} == want["levels"]
+        assert {n.node: n.decision for n in lay.nodes if n.node in want["decisions"]} == want["decisions"]
+        links += len(want["I"]) + len(want["C"])
+    return links
+
+
+def test_tree_layout_equals_the_recorded_tree_on_the_toy():
+    assert sum(check_trace(t) for t in toy_traces()) > 0              # some CASCADE groups were checked
+
+
+def test_the_picture_draws_decisions_and_both_link_kinds_in_their_colours():
+    t = next(t for t in toy_traces() if t.method == "cascade")
+    step = next(s for s in range(len(t.steps)) if (lay := tp.tree_layout(t, s)) and lay.links["I"] and lay.links["C"])
+    lay = tp.tree_layout(t, step)
+    a = np.asarray(tp.draw_tree(lay))
+    for n in lay.nodes:                                               # the box's left border, drawn last
+        assert tuple(a[n.y, n.x - tp.THUMB // 2 + 1]) == tp.node_rgb(n.decision), n
+    for kind in ("I", "C"):
+        assert (a == tp.LINK_RGB[kind]).all(-1).sum() > 50, kind
+    sd = next(t for t in toy_traces() if t.method == "sd")
+    lay_sd = next(lay for s in range(len(sd.steps)) if (lay := tp.tree_layout(sd, s)))
+    b = np.asarray(tp.draw_tree(lay_sd))
+    assert not lay_sd.links["I"] and not lay_sd.links["C"] and lay_sd.budget is None
+    legend_rows = b[-24 * (len(tp.LINK_LABEL) + 2):]
+    assert (b == tp.LINK_RGB["I"]).all(-1).sum() == (legend_rows == tp.LINK_RGB["I"]).all(-1).sum()   # legend only
+
+
+def test_tree_picture_on_scenes_and_the_tiny_janus_target(tmp_path):
+    from specviz.engine.drafters import drafter_factory
+    from specviz.models import load_model
+    from specviz.runner import run
+    from tests.support.janus_tiny import tiny_pair
+    scenes = load_model("scenes")
+    t = drain(decode(scenes, RunConfig(method="cascade", prompt="a red house", seed=0),
+                     drafter_factory(scenes))).trace
+    assert check_trace(t) > 0
+    target, draft = tiny_pair(tmp_path)
+    tm, dm = load_model(target, "cpu"), load_model(draft, "cpu")
+    for method in ("sd", "cascade"):
+        tj = run(RunConfig(model=target, method=method, prompt="a red house", seed=1, tree_depth=3, tau_pos=0.3),
+                 model=tm, draft_model=dm)
+        check_trace(tj)
+        assert any(tp.tree_layout(tj, s) for s in range(len(tj.steps)))
+
+
+@pytest.mark.parametrize("method", ["ar", "sjd", "csd"])
+def test_chain_methods_draw_no_tree(method):
+    model, factory = toy(codes=12, grid=3, seed=5)
+    t = drain(decode(model, RunConfig(method=method, prompt="red house", seed=0), factory)).trace
+    assert all(tp.tree_layout(t, s) is None for s in range(len(t.steps)))
