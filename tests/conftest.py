@@ -19,3 +19,10 @@ def race_toy():
     """(model, tree-drafter factory) of a 4x4 toy with 8 codes: the race, view and drawing tests' model."""
     from tests.support.toy import toy
     return toy(codes=8, grid=4)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test in tests/browser/ is a browser test (`-m "not browser"` leaves them out), by where it lives."""
+    for item in items:
+        if "browser" in item.path.parent.name:
+            item.add_marker(pytest.mark.browser)

@@ -166,6 +166,7 @@ def check_figures(result: dict) -> None:
 
 
 # ------------------------------------------------------------------------------------------------------ tests
+@pytest.mark.slow
 def test_atlas_numbers_from_saved_traces_tiny(tmp_path):
     model, factory = toy(codes=8, grid=4)
     model = Textured(model)
@@ -190,6 +191,7 @@ def test_atlas_numbers_from_saved_traces_tiny(tmp_path):
     assert json.loads((tmp_path / "a.json").read_text())["headline"] == result["headline"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (HAVE_MODEL and HAVE_HEAD), reason="assets/target.safetensors or regions not trained")
 def test_atlas_cli_on_scenes_every_number(tmp_path):
     from specviz.__main__ import main
@@ -205,6 +207,7 @@ def test_atlas_cli_on_scenes_every_number(tmp_path):
     assert all(out.with_name(n).exists() for n in ("s.png", "s.pdf", "s_maps.png", "s_maps.pdf"))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_MODEL, reason="assets/target.safetensors not trained yet")
 def test_atlas_ray_and_local_rows_agree(tmp_path):
     pytest.importorskip("ray")

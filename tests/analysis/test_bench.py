@@ -63,6 +63,7 @@ def _strip(rows):
                    {k: v for k, v in r["result"].items() if k not in TIME_KEYS}) for r in rows)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_MODEL, reason="assets/target.safetensors not trained yet")
 def test_sweep_local_resumable_and_ray_agree(tmp_path):
     points = sweep.sweep_points(["lam", "delta"], ["0,0.2", "0.9"])

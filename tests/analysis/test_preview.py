@@ -115,6 +115,7 @@ def test_cascade_tight_taus_are_lossless_and_loose_taus_monotone(traces):
             assert all(b2 >= b1 - 1e-6 for b1, b2 in zip(bs, bs[1:], strict=False))
 
 
+@pytest.mark.slow
 def test_cascade_preview_spends_at_most_the_budget(traces):
     """The preview's levels of one step stay within the moved budget, level by level as the engine does."""
     for (m, _), t in traces.items():

@@ -117,6 +117,7 @@ def state(tmp_path_factory):
     return h, RunState("scenes", "a red house", fr.traces, fr.images)
 
 
+@pytest.mark.slow
 def test_preview_inspector_replay_and_export_handlers(state):
     h, st = state
     out = h.preview({"state": st, "lam": 0.9, "delta": 1.0, "tau_pos": 0.6, "tau_seq": 0.6, "opacity": 1.0})

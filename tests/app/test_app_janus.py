@@ -33,6 +33,7 @@ def _rows(result) -> dict:
     return {r[0]: r for r in result[GEN_OUTPUTS.index("summary")]["data"]}
 
 
+@pytest.mark.slow
 def test_api_parameters_have_names(served):
     info = served.view_api(return_format="dict", print_info=False)["named_endpoints"]["/generate"]
     assert [p["parameter_name"] for p in info["parameters"]] == [*GEN_INPUTS, "opacity"]

@@ -35,6 +35,7 @@ def served(tmp_path_factory):
     mp.undo()
 
 
+@pytest.mark.slow
 def test_every_method_on_llamagen_with_a_draft_model(served):
     client, target, draft = served
     result = client.predict(prompt="a red house", model=target, methods=list(METHODS), draft_model=draft,

@@ -25,6 +25,7 @@ def served(paths, tmp_path_factory):
     yield from serve_checkpoints(*paths, str(tmp_path_factory.mktemp("exports")))
 
 
+@pytest.mark.slow
 def test_every_method_on_lumina_with_a_draft_model(served, paths):
     from PIL import Image
     result = served.predict(prompt="a red house", model=paths[0], methods=list(METHODS), draft_model=paths[1],

@@ -82,6 +82,7 @@ def released(timeout=5.0) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_failing_model_load_is_one_message_and_the_app_goes_on(served):
     client, _, _, ref = served
     with pytest.raises(Exception, match="could not load model 'broken'.*unexpected end of file") as info:
@@ -92,6 +93,7 @@ def test_failing_model_load_is_one_message_and_the_app_goes_on(served):
 
 @pytest.mark.parametrize("error", [torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB"),
                                    MemoryError(), RuntimeError("DefaultCPUAllocator: can't allocate memory")])
+@pytest.mark.slow
 def test_out_of_memory_mid_run_frees_the_run_and_the_app_goes_on(served, error):
     client, faulty, _, ref = served
     faulty.error, faulty.fail_at = error, 5
@@ -103,6 +105,7 @@ def test_out_of_memory_mid_run_frees_the_run_and_the_app_goes_on(served, error):
     assert fingerprint(client.predict(*ARGS, api_name="/generate")) == ref
 
 
+@pytest.mark.slow
 def test_cancelled_run_frees_its_memory_and_the_next_run_is_unchanged(served):
     client, faulty, _, ref = served
     faulty.delay = 0.2                                           # 16 ticks: the run lasts >= 3 s
@@ -125,6 +128,7 @@ def test_cancelled_run_frees_its_memory_and_the_next_run_is_unchanged(served):
     assert fingerprint(client.predict(*ARGS, api_name="/generate")) == ref
 
 
+@pytest.mark.slow
 def test_broken_trace_files_are_one_message_and_good_ones_open(served, tmp_path):
     client, faulty, factory, ref = served
     bad = tmp_path / "broken.json"

@@ -42,6 +42,7 @@ def probe(tmp_path, spaces_source: str | None) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_spaces_gpu_wraps_the_model_work(tmp_path):
     got = probe(tmp_path, FAKE)
     assert sorted(got["calls"]) == sorted([["Handlers.generate", "run_seconds"], ["Handlers.open_traces", 30],
@@ -49,6 +50,7 @@ def test_spaces_gpu_wraps_the_model_work(tmp_path):
     assert got["plain"] == "gpu(Handlers.generate)"
 
 
+@pytest.mark.slow
 def test_without_spaces_the_app_is_unchanged(tmp_path):
     got = probe(tmp_path, None)
     assert got["calls"] is None and got["plain"] == "Handlers.generate"

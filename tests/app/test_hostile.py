@@ -123,12 +123,14 @@ def judge_all(batches: list, server_state) -> tuple[int, list[str]]:
     return sum(len(b) for b in batches), [line for b in batches for line in judge(b, server_state)]
 
 
+@pytest.mark.slow
 def test_hostile_numbers(server):
     total, bad = judge_all([numeric_batch(knob) for knob in RANGES], server)
     print(f"{total} hostile numeric calls")
     assert total >= 240 and not bad, "\n".join(bad)
 
 
+@pytest.mark.slow
 def test_raw_json_nan_and_infinity(server):
     """gradio_client cannot send NaN; a raw client can (Python's json writes NaN / Infinity literals)."""
     url, proc, client, ref = server
@@ -170,12 +172,14 @@ def text_batch(knob: str, values: list) -> list:
     return batch
 
 
+@pytest.mark.slow
 def test_hostile_text_and_choices(server):
     total, bad = judge_all([text_batch(knob, values) for knob, values in TEXT.items()], server)
     print(f"{total} hostile text / choice calls")
     assert total >= 50 and not bad, "\n".join(bad)
 
 
+@pytest.mark.slow
 def test_equivalent_spellings_give_the_same_answer(server):
     """Not hostile, just unusual: duplicates, padding and float seeds are normalised, not errors."""
     url, proc, client, ref = server
@@ -236,6 +240,7 @@ def _mutations(good: dict) -> list:
     return out + _event_mutations(good)
 
 
+@pytest.mark.slow
 def test_malformed_trace_uploads(server, good_trace, tmp_path):
     url, proc, client, ref = server
     files: list[tuple[str, list]] = []
@@ -272,6 +277,7 @@ def test_malformed_trace_uploads(server, good_trace, tmp_path):
     assert opened[-1] == ["csd"]
 
 
+@pytest.mark.slow
 def test_path_like_files_are_refused(server):
     """Files the client never uploaded: server paths and URLs are refused, nothing is read from disk."""
     url, proc, client, ref = server
@@ -289,6 +295,7 @@ def test_path_like_files_are_refused(server):
 
 
 # ---------------------------------------------------------------------------------------------------- sessions
+@pytest.mark.slow
 def test_eight_concurrent_sessions_get_their_own_results(server):
     url, proc, client, ref = server
     prompts = ["a red house on the left, a sunset sky over snow", "a yellow sun in the centre, a clear day sky",
@@ -318,6 +325,7 @@ def test_eight_concurrent_sessions_get_their_own_results(server):
     assert after <= 1.2 * before
 
 
+@pytest.mark.slow
 def test_every_event_survives_raw_garbage(server):
     """Raw clients can reach the UI's private events too (the browser's queue protocol, by fn_index): each one,
     fed garbage in every input, answers (an error message or a harmless result) and the server stays up."""

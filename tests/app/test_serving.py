@@ -2,6 +2,7 @@
 import time
 
 import gradio as gr
+import pytest
 
 from specviz.app import serving
 
@@ -17,6 +18,7 @@ def test_quiet_when_idle_sets_the_queue_polls():
                                                                             serving.PROGRESS_POLL_S)
 
 
+@pytest.mark.slow
 def test_idle_app_uses_almost_no_cpu(tmp_path):
     with serving.served_app("--threads", "1", log_path=tmp_path / "app.log") as (proc, _):
         time.sleep(2)                                       # let start-up work (first page, caches) settle

@@ -17,6 +17,7 @@ def soak():
     return mod
 
 
+@pytest.mark.slow
 def test_short_soak(soak, tmp_path):
     every = soak.EVERY | {"export": 9, "open": 10}          # the export's videos are the dearest action
     res = soak.soak(20, threads=1, seed=1, cache_age=8, pool=("sjd", "mcsjd", "csd"),
@@ -70,6 +71,7 @@ def test_cache_sweep_survives_concurrent_adds_and_keeps_rewritten_files(tmp_path
     assert copy.temp_files is image.temp_files
 
 
+@pytest.mark.slow
 def test_page_and_api_calls_leave_no_component_copies(tmp_path):
     """Each skipped output of an event (gr.skip(), or a key left out of a dict update) leaves a copy of its component
     in the session for good (docs/gradio.md): the soak counted one image per /generate (the replay's tree picture

@@ -15,6 +15,7 @@ def test_bad_grid_is_a_clear_error(tmp_path):
         sweep_tab.run_sweep("csd", "lam", "1,2,3,4,5,6,7", 2, str(tmp_path))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_MODEL, reason="assets/target.safetensors not trained yet")
 def test_sweep_tab_runs_a_small_grid(tmp_path):
     seen = []

@@ -112,6 +112,7 @@ def _flat_enough(law, n):
     ("long", 4000, dict(method="sjd", window=5, couple=1, init="repeat_horizon")),
     ("long", 4000, dict(method="sjdpac", window=5, pac_width=2, pac_depth=2)),
 ], ids=["sjdpac-K3D3", "sjdpac-K2D2", "mcsjd", "sjd-couple-repeat", "sjdpac-chain"])
+@pytest.mark.slow
 def test_chi2_against_the_ar_law(request, toy_law, n, kw):
     model, law = request.getfixturevalue(toy_law)
     _flat_enough(law, n)

@@ -42,12 +42,14 @@ def test_toy_is_flat(setup):
     dict(method="sd", tree="static", tree_depth=3, tree_topk=2),
     dict(method="sd", tree="dynamic", tree_depth=3, tree_topk=2, tree_sampling="sample"),
 ], ids=["sjd", "sjd-repeat", "sd-dynamic", "sd-static", "sd-sampled"])
+@pytest.mark.slow
 def test_lossless_matches_ar(setup, kw):
     model, factory, law = setup
     samples = [run(model, factory, seed=s, **kw).tokens for s in range(N)]
     assert chi2_pvalue(samples, law) > 1e-3
 
 
+@pytest.mark.slow
 def test_chi2_has_power(setup):
     """The same test rejects a deliberately biased rule (csd with a large relaxation)."""
     model, factory, law = setup

@@ -20,6 +20,7 @@ def flat():
     dict(tree="dynamic", tree_depth=3, tree_topk=3, tree_nodes=4, tree_sampling="sample"),
     dict(tree="dynamic", tree_depth=3, tree_topk=2, tree_nodes=2, tree_sampling="sample"),
 ], ids=["sampled-pruned-4", "sampled-pruned-2"])
+@pytest.mark.slow
 def test_sd_sampled_pruned_tree_matches_ar(flat, kw):
     """Before the fix (pruning by the sampled values' scores) the first case gave p = 3e-18 at N = 2000."""
     model, factory, law = flat

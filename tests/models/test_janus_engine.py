@@ -164,18 +164,21 @@ def check_cli_run(r, tmp_path, method, path):
         assert img.size == (8, 8)
 
 
+@pytest.mark.slow
 def test_cli_generate_csd(paths, tmp_path):
     r = cli("--model", paths[0], "--method", "csd", "--seed", "0", "--prompt", PROMPT,
             "--out", str(tmp_path / "x.png"), "--trace", str(tmp_path / "t.json"))
     check_cli_run(r, tmp_path, "csd", paths[0])
 
 
+@pytest.mark.slow
 def test_cli_generate_sd_with_draft_model(paths, tmp_path):
     r = cli("--model", paths[0], "--draft-model", paths[1], "--method", "sd", "--seed", "0", "--device", "cpu",
             "--out", str(tmp_path / "x.png"), "--trace", str(tmp_path / "t.json"))       # the default prompt
     check_cli_run(r, tmp_path, "sd", paths[0])
 
 
+@pytest.mark.slow
 def test_cli_missing_checkpoint_exit_2(paths, tmp_path):
     missing = str(tmp_path / "no-such-checkpoint")
     for args in (["--model", missing], ["--model", paths[0], "--draft-model", missing, "--method", "sd"]):

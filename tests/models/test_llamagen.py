@@ -156,6 +156,7 @@ def test_every_method_through_the_cli(ckpts, tmp_path, method, capsys):
     check_trace(t, method, target)
 
 
+@pytest.mark.slow
 def test_python_m_specviz_generate_with_a_draft_model(ckpts, tmp_path):
     """One run in a fresh interpreter: `python -m specviz generate` resolves a converted directory by itself."""
     import os
@@ -184,6 +185,7 @@ def test_cascade_groups_form_from_hidden_states(ckpts):
     assert not any(c.interchangeable or c.convergent for c in views.group_cells(strict))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("grid", [16, 32])
 def test_grids_decode_and_draw(grid, tmp_path):
     """Race frame, maps, the inspector's replay and the exports on LlamaGen's 256 px and 512 px token grids."""

@@ -166,6 +166,7 @@ def test_cascade_groups_from_the_hidden_states(paths, model):
     assert grouped > 0
 
 
+@pytest.mark.slow
 def test_the_raster_draws_in_the_race_the_maps_and_an_export(paths, model, tmp_path):
     from specviz.analysis.views import decided_mask
     from specviz.render import exports, panels

@@ -45,6 +45,7 @@ def report() -> list[tuple[str, str, list[str]]]:
     return rows
 
 
+@pytest.mark.slow
 def test_detectors_pass_on_the_real_code():
     seen = set()
     for _, v in variants():

@@ -29,6 +29,7 @@ def cli(*args):
     (["--prompt", "a" * 100_000], "prompt"),
     (["--model", "http://evil.example/x"], "not available"),
 ])
+@pytest.mark.slow
 def test_bad_input_one_line_exit_2(args, needle):
     r = cli("generate", *args)
     assert r.returncode == 2
@@ -37,6 +38,7 @@ def test_bad_input_one_line_exit_2(args, needle):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_MODEL, reason="assets/target.safetensors not trained yet")
 def test_grid_mismatch_and_unknown_words():
     r = cli("generate", "--grid", "12x12")
@@ -45,6 +47,7 @@ def test_grid_mismatch_and_unknown_words():
     assert r.returncode == 2 and "understands none" in r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_MODEL, reason="assets/target.safetensors not trained yet")
 def test_generate_writes_files(tmp_path):
     r = cli("generate", "--method", "csd", "--seed", "3", "--out", str(tmp_path / "a.png"),

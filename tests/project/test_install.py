@@ -79,6 +79,7 @@ def test_dev_requirements_install_the_build_backend():
         assert need.specifier.contains(floor), f"requirements-dev.txt allows {dev[need.name]}, the build needs {need}"
 
 
+@pytest.mark.slow
 def test_pip_install_then_readme_example_and_entry_point_outside_the_repo(tmp_path):
     reason = _offline_build_backend()
     if reason:

@@ -89,6 +89,7 @@ def test_the_picture_draws_decisions_and_both_link_kinds_in_their_colours():
     assert (b == tp.LINK_RGB["I"]).all(-1).sum() == (legend_rows == tp.LINK_RGB["I"]).all(-1).sum()   # legend only
 
 
+@pytest.mark.slow
 def test_tree_picture_on_scenes_and_the_tiny_janus_target(tmp_path):
     from specviz.engine.drafters import drafter_factory
     from specviz.models import load_model

@@ -76,6 +76,7 @@ def test_lanes_are_a_regular_grid_inside_the_frame(grid):
             assert a.x + w <= b.x or b.x + w <= a.x or a.y + h <= b.y or b.y + h <= a.y
 
 
+@pytest.mark.slow
 def test_export_writes_a_zip_named_videos_and_a_16_9_figure(run, tmp_path):
     traces, images = run
     paths = exports.export_run(traces, images, "Red house, at dusk!", tmp_path)

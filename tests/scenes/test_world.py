@@ -84,6 +84,7 @@ def test_ambiguity_measures_on_known_laws():
     assert out["low_over_high_entropy"] == pytest.approx(np.log(2) / (np.log(4) / 2), abs=1e-3)
 
 
+@pytest.mark.slow
 def test_shipped_tokenizer_uses_its_codebook_and_reconstructs():
     from specviz.scenes.train import load_vq, vq_psnr
     vq = load_vq(VQ_PATH)
