@@ -54,7 +54,7 @@ def resolve_prompts(spec: str, model_name: str, limit=None, shuffle=None) -> tup
     return kept, refused
 
 
-def add_library_quality(res: dict, images: dict, clip: str | None, fid_ref: str | None, feature=2048) -> None:
+def add_library_quality(res: dict, images: dict, clip: str | None, fid_ref: str | None, feature=None) -> None:
     """CLIP and FID columns per method (quality.py) from the decoded images."""
     model = quality.load_clip(clip) if clip else None
     size = next(iter(images.values()))[0].size

@@ -23,6 +23,7 @@ from specviz.scenes import ambiguity, data, world
 from specviz.scenes.scorer import fidelity, frechet_distance, load_scorer
 
 CLIP_PAPERS = "openai/clip-vit-large-patch14"
+FID_FEATURE = 2048           # torchmetrics: InceptionV3's 2048-d pool features (the FID every paper reports)
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
 
 
@@ -72,12 +73,12 @@ def _uint8(images: list) -> torch.Tensor:
     return torch.from_numpy(np.stack([np.asarray(im.convert("RGB")) for im in images])).permute(0, 3, 1, 2)
 
 
-def fid(images: list, reference: list, feature=2048, batch: int = 32) -> float:
+def fid(images: list, reference: list, feature=None, batch: int = 32) -> float:
     """torchmetrics FID of `images` against `reference` (PIL images of one size); feature: 2048 (InceptionV3 via
     torch-fidelity) or a module."""
     from torchmetrics.image.fid import FrechetInceptionDistance  # optional: only a --fid-ref run needs it
     try:
-        metric = FrechetInceptionDistance(feature=feature, normalize=False)
+        metric = FrechetInceptionDistance(feature=FID_FEATURE if feature is None else feature, normalize=False)
     except ModuleNotFoundError as e:
         raise FileNotFoundError(f"--fid-ref: torchmetrics' Inception features need torch-fidelity "
                                 f"(docs/benchmarks.md, FID): {e}") from e
