@@ -113,6 +113,7 @@ def collect(model_or_load, todo: list[dict], base: dict, out: Path | None = None
                unit="image")                                         # tqdm's remaining time is the ETA
     if out is not None:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
+        _end_line(Path(out))
     rows = bench_ray.ray_rows(ray, base, left, workers) if ray else _local(model_or_load, left, base)
     n = 0
     for row in rows:
@@ -124,6 +125,15 @@ def collect(model_or_load, todo: list[dict], base: dict, out: Path | None = None
         bar.update()
     bar.close()
     return [done[key(j)] for j in todo], n
+
+
+def _end_line(path: Path) -> None:
+    """A line cut short by a crash gets its newline, so the next row starts a line of its own."""
+    if path.exists() and path.stat().st_size:
+        with path.open("rb+") as f:
+            f.seek(-1, 2)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
 
 
 def _local(model_or_load, left, base):
