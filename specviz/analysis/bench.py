@@ -23,6 +23,7 @@ from specviz.core import trace as trace_mod
 from specviz.engine.config import RunConfig
 from specviz.engine.methods import all_knobs
 from specviz.engine.runner import run
+from specviz.models import load_model
 from specviz.scenes import data
 
 IMPLAUSIBLE_Q = trace_mod.IMPLAUSIBLE_Q      # a committed code with target q below this: AR draws it rarely
@@ -70,6 +71,8 @@ def run_job(model, job: dict, base: dict) -> dict:
     """Decode one job; its row."""
     name, over = parse_spec(job["spec"])
     cfg = RunConfig(**(base | over | {"method": name, "prompt": job["caption"], "seed": job["seed"]}))
+    if cfg.draft_model:
+        load_model(cfg.draft_model)                   # cached: its loading stays out of the first image's time
     device = getattr(model, "device", "cpu")
     memory.reset_peak(device)
     t0 = time.perf_counter()
