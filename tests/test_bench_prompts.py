@@ -76,3 +76,15 @@ def test_scenes_refuses_what_its_grammar_cannot_say_with_one_line(tmp_path, caps
 def test_the_refusal_line_names_the_first_and_counts_all():
     line = prompts.refusal_line([f"p{i}" for i in range(7)], 9)
     assert line.startswith("scenes: 7 of 9 prompts") and "'p4', ..." in line and "'p5'" not in line
+
+
+def test_the_prompt_files_are_shipped_with_the_package():
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    setup = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    globs = setup["package-data"]["specviz._assets"]
+    files = [p.relative_to(root / "assets").as_posix() for p in (root / "assets" / "prompts").iterdir()]
+    assert sorted(files) == ["PartiPrompts.tsv", "SOURCE.md", "coco_captions.csv"]
+    assert all(any(fnmatch.fnmatch(f, g) or fnmatch.fnmatch(f, g.replace("**/", "")) for g in globs) for f in files)
