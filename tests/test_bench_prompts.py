@@ -86,5 +86,5 @@ def test_the_prompt_files_are_shipped_with_the_package():
     setup = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
     globs = setup["package-data"]["specviz._assets"]
     files = [p.relative_to(root / "assets").as_posix() for p in (root / "assets" / "prompts").iterdir()]
-    assert sorted(files) == ["PartiPrompts.tsv", "SOURCE.md", "coco_captions.csv"]
+    assert sorted(files) == ["prompts/PartiPrompts.tsv", "prompts/SOURCE.md", "prompts/coco_captions.csv"]
     assert all(any(fnmatch.fnmatch(f, g) or fnmatch.fnmatch(f, g.replace("**/", "")) for g in globs) for f in files)
