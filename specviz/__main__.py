@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from specviz.analysis import atlas, atlas_run, bench, sweep
+from specviz.analysis import atlas, atlas_run, bench, bench_cli, sweep
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.drafters import drafter_factory
 from specviz.engine.methods import all_knobs
@@ -121,14 +121,7 @@ def main(argv=None) -> int:
     tr.add_argument("--threads", type=int, default=2, help="torch threads for the one training job")
     tr.add_argument("--steps", type=int, default=None, help="override the stage's step count")
     be = sub.add_parser("bench", help="same prompts and seeds for every method; Markdown table + JSON")
-    be.add_argument("--model", default="scenes")
-    be.add_argument("--prompts", type=int, default=8)
-    be.add_argument("--seeds", type=int, default=2)
-    be.add_argument("--methods", nargs="+", default=list(METHODS),
-                    help="method specs: a name, or name:knob=value,... e.g. csd:lam=0.2,delta=0.8")
-    be.add_argument("--overhead", type=int, default=0, help="also time csd with trace recording on vs off (images)")
-    be.add_argument("--json", default=None)
-    be.add_argument("--set", nargs="*", default=[], help="extra knobs, e.g. lam=0.2 delta=0.8")
+    bench_cli.add_arguments(be)
     sw = sub.add_parser("sweep", help="grid over rule parameters -> JSONL + Pareto plot")
     sw.add_argument("--method", default="csd", choices=list(METHODS))
     sw.add_argument("--param", action="append", required=True)
@@ -153,7 +146,7 @@ def main(argv=None) -> int:
     add_convert(sub)
     args = ap.parse_args(argv)
     try:
-        return {"generate": _generate, "train": _train, "bench": bench.main, "sweep": _sweep,
+        return {"generate": _generate, "train": _train, "bench": bench_cli.main, "sweep": _sweep,
                 "atlas": _atlas, "convert": _convert}[args.cmd](args)
     except (ValueError, FileNotFoundError) as e:                    # ConfigError is a ValueError
         sys.stderr.write(f"error: {e}\n")

@@ -1,34 +1,33 @@
 """`python -m specviz bench`: the same prompts and seeds for every method in one run; medians (the sweep: sweep.py).
 
-Quality on the embedded model: scorer fidelity (fraction of caption attributes found), a Fréchet distance on scorer
-features against real scenes of the same captions, the target NLL of the generated codes (from the trace: -log q of
-every committed token), the number of implausible codes per image (committed codes the target gives probability below
-IMPLAUSIBLE_Q: the stray blobs a relaxation lets through; AR's own rate is its sampling tail), and the total
-relaxation TV cost.
+One row per (method spec, prompt, seed), computed by run_job; collect() runs the rows not yet in an optional JSONL
+file (a re-run skips them), in this process or on Ray actors (bench_ray.py). Per row: wall seconds, peak memory
+(core.memory), the target NLL of the generated codes (from the trace: -log q of every committed token), the number of
+implausible codes (committed codes the target gives probability below IMPLAUSIBLE_Q: the stray blobs a relaxation
+lets through; AR's own rate is its sampling tail), the trace summary and the codes. Quality columns: quality.py;
+the command and its tables: bench_cli.py, paper.py.
 """
 from __future__ import annotations
 
 import json
 import statistics as st
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-import torch
-from PIL import Image
 from tqdm import tqdm
 
+from specviz.analysis import bench_ray
+from specviz.core import memory
 from specviz.core import trace as trace_mod
 from specviz.engine.config import RunConfig
-from specviz.engine.decode import decode
 from specviz.engine.methods import all_knobs
 from specviz.engine.runner import run
 from specviz.models import load_model
-from specviz.scenes import ambiguity, data, world
-from specviz.scenes.scorer import fidelity, frechet_distance, load_scorer
+from specviz.scenes import data
 
 IMPLAUSIBLE_Q = trace_mod.IMPLAUSIBLE_Q      # a committed code with target q below this: AR draws it rarely
+VOLATILE = ("seconds", "peak_memory")        # row fields that differ between two runs of the same job
 
 
 def prompt_set(n: int) -> list[tuple[str, list[int]]]:
@@ -41,9 +40,13 @@ def prompt_set(n: int) -> list[tuple[str, list[int]]]:
     return out
 
 
+def knob(name: str):
+    return next((k for k in all_knobs() if k.name == name), None)
+
+
 def cast_knob(name: str, v: str):
     """A knob value from text, as the registry types it (an unknown knob is left to RunConfig to refuse)."""
-    k = next((k for k in all_knobs() if k.name == name), None)
+    k = knob(name)
     return k.cast(v) if k is not None else v
 
 
@@ -53,71 +56,34 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return name, {k: cast_knob(k, v) for k, v in (kv.split("=", 1) for kv in rest.split(",") if kv)}
 
 
-def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality: bool = True,
-            progress: bool = True) -> dict:
-    """Run every (prompt, seed) for every method spec ('csd' or 'csd:lam=0.2,delta=0.8'), interleaved so machine
-    noise hits all methods alike."""
-    rows = {m: [] for m in methods}
-    jobs = [(p, s) for p in prompts for s in range(seeds)]
-    bar = tqdm(total=len(jobs) * len(methods), desc="bench", disable=not progress, mininterval=2)
-    for (caption, toks), seed in jobs:
-        for m in methods:
-            name, over = parse_spec(m)
-            cfg = RunConfig(**(base | over | {"method": name, "prompt": caption, "seed": seed}))
-            t0 = time.perf_counter()
-            trace = run(cfg, model=model)
-            secs = time.perf_counter() - t0
-            committing = trace.committing()
-            q = [ev.p_target for _, ev in committing.values()]
-            nll = -float(np.mean(np.log(np.maximum(q, 1e-12))))
-            relaxed = sorted(p for p, (_, ev) in committing.items() if ev.decision == "relaxed")
-            rows[m].append({"caption": caption, "caption_tokens": toks, "seed": seed, "seconds": secs,
-                            "nll": nll, "implausible": implausible(q), **trace.summary, "codes": trace.tokens,
-                            "relaxed_positions": relaxed})
-            bar.update()
-    bar.close()
-    out = {m: _aggregate(r, rows.get("ar")) | {"config": parse_spec(m)[1]} for m, r in rows.items()}
-    if quality and hasattr(model, "vq") and model.vq is not None:
-        _add_quality(model, rows, out)
-    return {"methods": out, "runs": rows}
+def jobs(methods: list[str], prompts, seeds: int) -> list[dict]:
+    """Every (prompt, seed) for every method spec, interleaved by image so machine noise hits all methods alike.
+    prompts: [(text, caption tokens or None)]."""
+    return [{"spec": m, "index": i, "caption": cap, "caption_tokens": toks, "seed": s}
+            for i, (cap, toks) in enumerate(prompts) for s in range(seeds) for m in methods]
 
 
-def _aggregate(r: list, ar: list | None) -> dict:
-    med = lambda k: round(st.median(x[k] for x in r), 4)
-    agg = {"images": len(r), "target_forwards": med("target_forwards"), "step_compression": med("step_compression"),
-           "step_compression_mean": round(st.mean(x["step_compression"] for x in r), 4),
-           "seconds": med("seconds"), "mean_accepted": med("mean_accepted"), "nll": med("nll"),
-           "tv_cost": med("tv_cost"), "implausible": round(st.mean(x["implausible"] for x in r), 3),
-           "relaxed_share": round(sum(x["relaxed"] for x in r) / max(1, sum(x["accepted_drafts"] for x in r)), 4)}
-    hist = np.zeros(64, int)
-    for x in r:
-        h = np.asarray(x["accepted_hist"])
-        hist[:len(h)] += h
-    agg["accepted_hist"] = np.trim_zeros(hist, "b").tolist()
-    if ar:
-        agg["speedup_vs_ar"] = round(st.median(a["seconds"] / x["seconds"] for a, x in zip(ar, r)), 4)
-    return agg
+def key(job: dict) -> str:
+    return json.dumps([job["spec"], job["index"], job["caption"], job["seed"]])
 
 
-def _add_quality(model, rows: dict, out: dict) -> None:
-    scorer = load_scorer()
-    any_rows = next(iter(rows.values()))
-    rng = np.random.default_rng(77)
-    real = []
-    for x in any_rows:                                    # real scenes of the same captions (4 per caption)
-        s = data.scene_from_tokens(x["caption_tokens"])
-        real += [world.render(s, rng) for _ in range(4)]
-    real_f = scorer.features(np.stack(real))
-    for m, r in rows.items():
-        imgs = np.stack([np.asarray(model.decode_image(torch.tensor(x["codes"]))) for x in r])
-        caps = torch.tensor([x["caption_tokens"] for x in r])
-        out[m]["fidelity"] = round(float(np.mean(fidelity(scorer, imgs, caps))), 4)
-        out[m]["fid_scorer"] = round(frechet_distance(scorer.features(imgs), real_f), 3)
-        out[m]["relaxed_low_mid"] = relaxed_low_mid(imgs, r, model.grid)
-        out[m]["low_mid"] = low_mid(imgs, model.grid)
-        clip, note = clip_scores([Image.fromarray(i) for i in imgs], [x["caption"] for x in r])
-        out[m]["clip"] = round(float(np.mean(clip)), 3) if clip else None
-        out[m]["clip_note"] = note
+def run_job(model, job: dict, base: dict) -> dict:
+    """Decode one job; its row."""
+    name, over = parse_spec(job["spec"])
+    cfg = RunConfig(**(base | over | {"method": name, "prompt": job["caption"], "seed": job["seed"]}))
+    if cfg.draft_model:
+        load_model(cfg.draft_model)                   # cached: its loading stays out of the first image's time
+    device = getattr(model, "device", "cpu")
+    memory.reset_peak(device)
+    t0 = time.perf_counter()
+    trace = run(cfg, model=model)
+    secs = time.perf_counter() - t0
+    committing = trace.committing()
+    q = [ev.p_target for _, ev in committing.values()]
+    nll = -float(np.mean(np.log(np.maximum(q, 1e-12))))
+    relaxed = sorted(p for p, (_, ev) in committing.items() if ev.decision == "relaxed")
+    return {**job, "seconds": secs, "peak_memory": memory.peak_memory(device), "nll": nll,
+            "implausible": implausible(q), **trace.summary, "codes": trace.tokens, "relaxed_positions": relaxed}
 
 
 def implausible(q_committed) -> int:
@@ -126,80 +92,106 @@ def implausible(q_committed) -> int:
     return trace_mod.count_below(q_committed, IMPLAUSIBLE_Q)
 
 
-def relaxed_low_mid(images: np.ndarray, runs: list, grid) -> float | None:
-    """Share of the relaxed committed tokens whose decoded patch is low- or mid-detail (pixel std below
-    ambiguity.DETAIL_EDGES[1] in the image the run produced); None when nothing was relaxed."""
-    hits = total = 0
-    for img, x in zip(images, runs):
-        pos = x.get("relaxed_positions", [])
-        if pos:
-            cls = ambiguity.detail_class(ambiguity.patch_std(img, tuple(grid))).reshape(-1)
-            hits += int((cls[pos] < 2).sum())
-            total += len(pos)
-    return round(hits / total, 4) if total else None
+def read_rows(path: Path | None) -> list[dict]:
+    """The rows of a JSONL file; a last line cut short by a crash is dropped (its job runs again)."""
+    if path is None or not Path(path).exists():
+        return []
+    rows = []
+    for line in Path(path).read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
 
 
-def low_mid(images: np.ndarray, grid) -> float:
-    """Share of all positions whose decoded patch is low- or mid-detail: the base rate relaxed_low_mid compares with."""
-    cls = np.concatenate([ambiguity.detail_class(ambiguity.patch_std(img, tuple(grid))).reshape(-1) for img in images])
-    return round(float((cls < 2).mean()), 4)
+def collect(model_or_load, todo: list[dict], base: dict, out: Path | None = None, ray: str | None = None,
+            workers: int | None = None, progress: bool = True) -> tuple[list[dict], int]:
+    """Run the jobs of `todo` not yet in `out` (one JSON row appended per finished image), in this process (a model,
+    or a callable loading it) or with `ray` ('auto' or an address) on actors that load base['model'] themselves.
+    Returns (the rows of todo, in todo's order; how many ran now)."""
+    done = {key(r): r for r in read_rows(out)}
+    left = [j for j in todo if key(j) not in done]
+    bar = tqdm(total=len(todo), initial=len(todo) - len(left), desc="bench", disable=not progress, mininterval=2,
+               unit="image")                                         # tqdm's remaining time is the ETA
+    if out is not None:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        _end_line(Path(out))
+    rows = bench_ray.ray_rows(ray, base, left, workers, run_job) if ray else _local(model_or_load, left, base)
+    n = 0
+    for row in rows:
+        done[key(row)] = row
+        if out is not None:
+            with Path(out).open("a") as f:
+                f.write(json.dumps(row) + "\n")
+        n += 1
+        bar.update()
+    bar.close()
+    return [done[key(j)] for j in todo], n
 
 
-CLIP_ID = "openai/clip-vit-base-patch32"
+def _end_line(path: Path) -> None:
+    """A line cut short by a crash gets its newline, so the next row starts a line of its own."""
+    if path.exists() and path.stat().st_size:
+        with path.open("rb+") as f:
+            f.seek(-1, 2)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
 
 
-def clip_scores(images: list, captions: list[str], model_id: str = CLIP_ID) -> tuple[list | None, str]:
-    """CLIP score 100 * cos(image, caption) per image, with a locally cached transformers CLIP only (never a
-    download). Returns (scores or None, note)."""
-    try:
-        from transformers import CLIPModel, CLIPProcessor  # optional here: only a locally cached CLIP is used
-        model = CLIPModel.from_pretrained(model_id, local_files_only=True, use_safetensors=True).eval()
-        proc = CLIPProcessor.from_pretrained(model_id, local_files_only=True)
-    except (OSError, ValueError, ImportError) as e:
-        return None, f"CLIP score skipped: no local copy of {model_id} ({type(e).__name__})"
-    with torch.no_grad():
-        batch = proc(text=captions, images=images, return_tensors="pt", padding=True)
-        out = model(**batch)
-        img = torch.nn.functional.normalize(out.image_embeds, dim=-1)
-        txt = torch.nn.functional.normalize(out.text_embeds, dim=-1)
-    return (100 * (img * txt).sum(-1).clamp_min(0)).tolist(), f"CLIP score with {model_id}"
+def _local(model_or_load, left, base):
+    if not left:
+        return
+    model = model_or_load() if callable(model_or_load) else model_or_load
+    for j in left:
+        yield run_job(model, j, base)
 
 
-def markdown(res: dict) -> str:
-    cols = ["images", "target_forwards", "step_compression", "seconds", "speedup_vs_ar", "mean_accepted",
-            "relaxed_share", "relaxed_low_mid", "low_mid", "tv_cost", "nll", "implausible", "fidelity", "fid_scorer",
-            "clip"]
-    lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
-    for m, a in res["methods"].items():
-        lines.append(f"| {m} | " + " | ".join("" if a.get(c) is None else str(a[c]) for c in cols) + " |")
-    notes = {a["clip_note"] for a in res["methods"].values() if "clip_note" in a}
-    return "\n".join(lines + [f"\n{n}" for n in sorted(notes)])
+def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality: bool = True,
+            progress: bool = True, **collect_kw) -> dict:
+    """Rows of every (prompt, seed) for every method spec ('csd' or 'csd:lam=0.2,delta=0.8'), aggregated per method;
+    the embedded model's quality columns when `quality` and the model is `scenes`."""
+    rows, _ = collect(model, jobs(methods, prompts, seeds), base, progress=progress, **collect_kw)
+    by = {m: [r for r in rows if r["spec"] == m] for m in methods}
+    out = {m: aggregate(r, by.get("ar")) | {"config": parse_spec(m)[1]} for m, r in by.items()}
+    if quality and getattr(model, "name", "") == "scenes" and all(r["caption_tokens"] for r in rows):
+        from specviz.analysis import quality as q  # scorer weights: only a quality pass reads them
+        q.add_embedded(model, by, out, decode_all(model, by))
+    return {"methods": out, "runs": by}
 
 
-def main(args) -> int:
-    model = load_model(args.model)
-    base = {k: cast_knob(k, v) for k, v in (s.split("=", 1) for s in args.set)} | {"model": args.model}
-    for m in args.methods:                                # validate every spec once, before any work
-        name, over = parse_spec(m)
-        RunConfig(**(base | over | {"method": name}))
-    res = measure(model, args.methods, prompt_set(args.prompts), args.seeds, base)
-    if args.overhead:
-        res["trace_overhead"] = trace_overhead(model, RunConfig(**(base | {"method": "csd"})), images=args.overhead)
-    res["machine"] = f"{torch.get_num_threads()} torch threads; {time.strftime('%Y-%m-%d')}"
-    print(markdown(res))
-    if args.json:
-        Path(args.json).write_text(json.dumps(res))
-    return 0
+def decode_all(model, by: dict) -> dict:
+    """method -> its images (PIL, RGB), decoded from the rows' codes."""
+    import torch  # the codes become a tensor for the model's decoder
+    return {m: [model.decode_image(torch.tensor(x["codes"])).convert("RGB") for x in r] for m, r in by.items()}
 
 
-def trace_overhead(model, cfg: RunConfig, images: int = 5) -> dict:
-    """Decode time with trace recording on vs off (same seeds, interleaved): medians and the ratio."""
-    on, off = [], []
-    for s in range(images):
-        for rec, acc in ((True, on), (False, off)):
-            c = replace(cfg, seed=s)
-            t0 = time.perf_counter()
-            for _ in decode(model, c, None, record=rec):
-                pass
-            acc.append(time.perf_counter() - t0)
-    return {"on": st.median(on), "off": st.median(off), "overhead": st.median(on) / st.median(off) - 1}
+def hist_bins() -> int:
+    """Bins of an accepted-length histogram: 0 .. the window knob's upper bound (the most a Jacobi step commits)."""
+    return int(knob("window").hi) + 1
+
+
+def pooled_hist(r: list) -> list[int]:
+    """The rows' accepted-length histograms summed (steps that committed k tokens, k = 0, 1, ...), trailing zeros cut;
+    a histogram longer than hist_bins() (a tree step past the window bound) widens the sum instead of failing."""
+    hists = [np.asarray(x["accepted_hist"], int) for x in r]
+    total = np.zeros(max([hist_bins()] + [len(h) for h in hists]), int)
+    for h in hists:
+        total[:len(h)] += h
+    return np.trim_zeros(total, "b").tolist()
+
+
+def aggregate(r: list, ar: list | None) -> dict:
+    med = lambda k: round(st.median(x[k] for x in r), 4)
+    agg = {"images": len(r), "target_forwards": med("target_forwards"), "step_compression": med("step_compression"),
+           "step_compression_mean": round(st.mean(x["step_compression"] for x in r), 4),
+           "seconds": med("seconds"), "mean_accepted": med("mean_accepted"), "nll": med("nll"),
+           "tv_cost": med("tv_cost"), "implausible": round(st.mean(x["implausible"] for x in r), 3),
+           "relaxed_share": round(sum(x["relaxed"] for x in r) / max(1, sum(x["accepted_drafts"] for x in r)), 4),
+           "accepted_hist": pooled_hist(r), "peak_memory": max(x.get("peak_memory", 0) for x in r)}
+    if ar:
+        by_image = {(a["index"], a["seed"]): a["seconds"] for a in ar}
+        ratios = [by_image[(x["index"], x["seed"])] / x["seconds"] for x in r if (x["index"], x["seed"]) in by_image]
+        if ratios:
+            agg["speedup_vs_ar"] = round(st.median(ratios), 4)
+    return agg

@@ -15,8 +15,9 @@ forces the EOL by a logits processor; here it is never sampled, so it can never 
 
 CFG as Lumina does it: the unconditional context is the image header alone (no BOS, no text) at positions 0, 1, 2;
 guided = u + s (c - u) in float32. Here both rows share one DynamicCache: the uncond row is left-padded to the
-cond prompt's length and the pad columns are masked out for every query; its positions are explicit. With s <= 1
-only the conditional row runs (the reference returns the conditional scores unchanged at s = 1).
+cond prompt's length and the pad columns are masked out for every query; its positions are explicit. As the
+reference's CFG processor, every scale but exactly 1.0 mixes (s < 1 too: s = 0 is the unconditional law, 0 < s < 1
+a blend); at s = 1.0 only the conditional row runs (the reference returns the conditional scores unchanged).
 Logits are restricted to the 8192 image tokens and reordered by VQ code (BPE id -> code by the IMGIMG token
 names in config.vocabulary_map), as the reference's processor suppresses every other id inside an image.
 """
@@ -85,7 +86,7 @@ class LuminaModel:
         # transformers (slow to import) only when Lumina-mGPT runs
         from transformers import DynamicCache
         cond = self.encode_prompt(prompt) + self.header()
-        n, rows = len(cond), 2 if cfg_scale > 1 else 1
+        n, rows = len(cond), 1 if cfg_scale == 1.0 else 2            # the reference: == 1.0 skips CFG
         pad = n - 3
         ids = torch.tensor([cond, [self.ids["boi"]] * pad + self.header()][:rows], device=self.device)
         pos = torch.stack([torch.arange(n), (torch.arange(n) - pad).clamp(min=0)])[:rows].to(self.device)

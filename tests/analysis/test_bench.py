@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from specviz.analysis import bench, sweep
+from specviz.analysis import bench, bench_cli, quality, sweep
 from specviz.render import pareto
 
 HAVE_MODEL = (Path(__file__).resolve().parents[2] / "assets" / "target.safetensors").exists()
-TIME_KEYS = {"seconds", "speedup_vs_ar"}
+TIME_KEYS = {"seconds", "speedup_vs_ar", "peak_memory"}       # differ between processes
 
 
 def test_measure_on_a_tiny_model():
@@ -24,7 +24,7 @@ def test_measure_on_a_tiny_model():
     assert per_run == [round(9 / r["target_forwards"], 4) for r in res["runs"]["sjd"]]
     assert sjd["step_compression"] == round(statistics.median(per_run), 4) and "speedup_vs_ar" in sjd
     assert [r["seed"] for r in res["runs"]["csd"]] == [0, 1]
-    table = bench.markdown(res)
+    table = bench_cli.markdown(res)
     assert table.count("\n") == 4 and "| sjd |" in table
 
 
@@ -91,11 +91,12 @@ def test_method_specs():
     assert bench.parse_spec("ar") == ("ar", {})
 
 
-def test_clip_is_skipped_clearly_without_local_weights(monkeypatch):
+def test_a_clip_that_cannot_be_loaded_is_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    from PIL import Image
-    scores, note = bench.clip_scores([Image.new("RGB", (48, 48))], ["a red house"], model_id="nobody/no-such-clip")
-    assert scores is None and "skipped" in note and "nobody/no-such-clip" in note
+    with pytest.raises(FileNotFoundError, match="--clip nobody/no-such-clip"):
+        quality.load_clip("nobody/no-such-clip")
+    with pytest.raises(FileNotFoundError, match="--clip"):
+        quality.load_clip(str(tmp_path))
 
 
 def test_relaxed_low_mid_counts_relaxed_tokens_by_the_detail_of_their_patch():
@@ -103,6 +104,6 @@ def test_relaxed_low_mid_counts_relaxed_tokens_by_the_detail_of_their_patch():
     img[4:, 4:, 0] = np.array([[0, 255] * 2] * 4)
     img[:4, 4:] = 100 + np.arange(4, dtype=np.uint8)[None, :, None] * 2   # patch 1: mild gradient (low detail)
     runs = [{"relaxed_positions": [0, 1, 3]}, {"relaxed_positions": [3]}, {"relaxed_positions": []}]
-    assert bench.relaxed_low_mid(np.stack([img] * 3), runs, (2, 2)) == 0.5            # 2 of 4 relaxed tokens
-    assert bench.relaxed_low_mid(np.stack([img]), [{"relaxed_positions": []}], (2, 2)) is None
-    assert bench.low_mid(np.stack([img] * 3), (2, 2)) == 0.75                          # the base rate: 3 of 4 patches
+    assert quality.relaxed_low_mid(np.stack([img] * 3), runs, (2, 2)) == 0.5            # 2 of 4 relaxed tokens
+    assert quality.relaxed_low_mid(np.stack([img]), [{"relaxed_positions": []}], (2, 2)) is None
+    assert quality.low_mid(np.stack([img] * 3), (2, 2)) == 0.75                          # the base rate: 3 of 4 patches

@@ -31,7 +31,7 @@ def resolves(name: str, where: Path) -> bool:
     """A named path exists as written, under specviz/, beside the naming file, as a module (`app/session.race`,
     `specviz/__main__`), or as the prefix of files (`tests/mutation/mutants_`)."""
     name = name.rstrip("./")
-    if name in EXTERNAL or name in VIRTUAL:
+    if name in EXTERNAL or any(name == v or name.startswith(v + "/") for v in VIRTUAL):
         return True
     for base in (ROOT, ROOT / "specviz", where):
         parts = name.split("/")

@@ -1,0 +1,28 @@
+"""core.memory: the CPU figures follow a real allocation; CUDA reads the allocator's counters."""
+import numpy as np
+import torch
+
+from specviz.core import memory
+
+
+def test_cpu_rss_grows_with_an_allocation_and_the_peak_keeps_it():
+    before = memory.memory_in_use("cpu")
+    block = np.ones(64 << 20, np.uint8)                       # 64 MiB, touched
+    during = memory.memory_in_use("cpu")
+    assert during - before >= 60 << 20
+    slack = 1 << 20                                            # the kernel's lazily synced per-thread RSS counters
+    assert memory.peak_memory("cpu") >= during - slack
+    del block
+    assert memory.memory_in_use("cpu") < during - (32 << 20)   # freed (a 64 MiB block is its own mmap)
+    assert memory.peak_memory("cpu") >= during - slack         # a peak never goes down
+
+
+def test_cuda_reads_the_allocator(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda d=None: 123)
+    monkeypatch.setattr(torch.cuda, "max_memory_allocated", lambda d=None: 456)
+    calls = []
+    monkeypatch.setattr(torch.cuda, "reset_peak_memory_stats", lambda d=None: calls.append(d))
+    assert memory.memory_in_use("cuda") == 123 and memory.peak_memory("cuda") == 456
+    memory.reset_peak("cuda"), memory.reset_peak("cpu")
+    assert calls == ["cuda"]
+    assert memory.gib(3 * 2**29) == "1.50 GiB"
