@@ -27,12 +27,13 @@ def chain_events(n: int, x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res,
         b, ex, cost = j.accept_prob[:k].tolist(), j.exact_prob[:k].tolist(), j.tv_cost[:k].tolist()
         rel, u = j.relaxed[:k].tolist(), res.u[:k].tolist()
         toks = xs.tolist()
+        cp, star = (res.coupled, res.target) if res.coupled is not None else ([None] * k, [None] * k)
         for i in range(k):
             dec = "rejected" if i >= res.accepted else ("relaxed" if rel[i] else "exact")
             out.append(TokenEvent(pos=n + i, token=toks[i], decision=dec, level=i + 1, node=i + 1, p_draft=px[i],
                                   p_target=qx[i], accept_prob=b[i], exact_prob=ex[i], u=u[i], entropy=h[i],
                                   entropy_norm=hn[i], tv=d[i], tv_cost=cost[i], point_mass=px[i] == 1.0,
-                                  tv_residual=d[i]))
+                                  tv_residual=d[i], coupled_prob=cp[i], target_sample=star[i]))
     if res.new_token >= 0:
         i = res.accepted
         if res.bonus:
@@ -72,7 +73,7 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg) -> list:
                               node=s.node, p_draft=s.p_x, p_target=s.q_x, accept_prob=s.b, exact_prob=s.exact,
                               u=s.u, entropy=h, entropy_norm=hn, tv=s.tv, tv_cost=s.tv_cost,
                               point_mass=s.point_mass, moved=s.extra, tv_residual=s.tv_residual, parent=par,
-                              groups=groups))
+                              groups=groups, coupled_prob=s.coupled, target_sample=s.target_sample))
     if new_tok >= 0:
         last = path[-1]
         pos = root_pos + len(path)
