@@ -136,24 +136,28 @@ def relax_excess(b: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
     return torch.where(open_, ((b - e) / (1 - e).clamp_min(1e-30)).clamp(0.0, 1.0), torch.zeros_like(b))
 
 
-_JOINT_FLOATS = 1 << 22               # change_prob: exact J over the relaxable support while |S| x V stays below this
+_JOINT_FLOATS = 1 << 20               # change_prob: exact J_v for the heaviest v while |S| x V stays below this
 
 
 def change_prob(p: torch.Tensor, q: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Per row of (L, V): P(the committed token differs from the target's race sample) = Σ_v c_v (p_v - J_v) when a
     draft raced from p is accepted with probability c_v (relax_excess) whenever it misses; an upper bound on the
-    slot's TV(o, q), equal to it for a point-mass draft. Where |{v: c_v p_v > 0}| x V exceeds a cap, J_v is replaced
-    by its lower bound p_v q_v / (p_v + q_v) (a looser upper bound). Returns (value (L,), exact-J flag (L,))."""
+    slot's TV(o, q), equal to it for a point-mass draft. J_v is exact for the _JOINT_FLOATS // V heaviest v of
+    S = {v: c_v p_v > 0}; for the rest it is replaced by its lower bound p_v q_v / (p_v + q_v), which keeps the value
+    an upper bound (looser). Returns (value (L,), all-exact flag (L,))."""
     out, exact = torch.zeros(len(p)), torch.ones(len(p), dtype=torch.bool)
     for r in range(len(p)):
         sel = ((c[r] > 0) & (p[r] > 0)).nonzero().squeeze(-1)
         if not len(sel):
             continue
         pr, qr = p[r], q[r]
-        if len(sel) * len(pr) <= _JOINT_FLOATS:
-            s = torch.maximum(pr[None] / pr[sel, None], qr[None] / qr[sel, None].clamp_min(1e-38)).sum(-1)
-            j = torch.where(qr[sel] > 0, 1.0 / s, torch.zeros_like(s))
-        else:
-            j, exact[r] = pr[sel] * qr[sel] / (pr[sel] + qr[sel]), False
-        out[r] = (c[r, sel] * (pr[sel] - j).clamp_min(0)).sum()
+        sel = sel[pr[sel].argsort(descending=True)]
+        head, tail = sel[:max(1, _JOINT_FLOATS // len(pr))], sel[max(1, _JOINT_FLOATS // len(pr)):]
+        s = torch.maximum(pr[None] / pr[head, None], qr[None] / qr[head, None].clamp_min(1e-38)).sum(-1)
+        j = torch.where(qr[head] > 0, 1.0 / s, torch.zeros_like(s))
+        out[r] = (c[r, head] * (pr[head] - j).clamp_min(0)).sum()
+        if len(tail):
+            jt = pr[tail] * qr[tail] / (pr[tail] + qr[tail])
+            out[r] += (c[r, tail] * (pr[tail] - jt).clamp_min(0)).sum()
+            exact[r] = False
     return out, exact
