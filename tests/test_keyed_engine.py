@@ -67,6 +67,15 @@ def test_lossless_methods_paint_ars_keyed_image(world, name):
         assert t.summary["tv_cost"] == 0.0 and t.summary["relaxed"] == 0
 
 
+def test_toy_lossless_tokens_equal_ars():
+    """The mutation check's detector: a fresh toy, sjd and sd on three pairs (no fixtures)."""
+    world = toy(codes=5, grid=3, sharpen=0.5)
+    for prompt, seed in PAIRS[:3]:
+        want = ar_tokens(world, prompt, seed)
+        for name in ("sjd", "sd-dynamic"):
+            assert run(*world, prompt=prompt, seed=seed, noise="keyed", **LOSSLESS[name]).tokens == want
+
+
 @pytest.mark.parametrize("name", ZERO)
 def test_relaxed_methods_at_zero_relaxation_paint_ars_image(world, name):
     for prompt, seed in PAIRS:
@@ -84,7 +93,7 @@ def test_relaxed_methods_change_tokens_only_where_they_relax(world, name):
         t = run(*world, prompt=prompt, seed=seed, noise="keyed", **RELAXED[name])
         ar = ar_tokens(world, prompt, seed)
         com = t.committing()
-        for pos, (_, ev) in com.items():
+        for _, ev in com.values():
             if ev.decision in ("exact", "rejected", "relaxed"):
                 assert (ev.token != ev.target_sample) == (ev.decision == "relaxed")
             if ev.decision == "relaxed":

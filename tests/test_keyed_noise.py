@@ -7,15 +7,8 @@ import numpy as np
 import torch
 from scipy import integrate, stats
 
-from specviz.core.sampling import (
-    change_prob,
-    coupled_accept,
-    coupled_joint,
-    race,
-    race_noise,
-    relax_excess,
-    tv,
-)
+from specviz.core import sampling
+from specviz.core.sampling import race, race_noise, relax_excess, tv
 from specviz.engine import keyed, rules
 
 
@@ -65,6 +58,12 @@ def test_race_noise_is_a_function_of_seed_and_position_only():
     race_noise(7, 0, 16), race_noise(8, 3, 16)
     assert torch.equal(a, race_noise(7, 3, 16))                       # whatever was drawn in between
     assert not torch.equal(a, race_noise(7, 4, 16)) and not torch.equal(a, race_noise(8, 3, 16))
+    law = torch.rand(16, generator=torch.Generator().manual_seed(0))
+    law = law / law.sum()
+    a, b = keyed.Noise(7, 16), keyed.Noise(7, 16)
+    forward = [a.race(i, law) for i in range(6)]
+    backward = [b.race(i, law) for i in reversed(range(6))][::-1]
+    assert forward == backward                                        # independent of the order it is asked for
     n = keyed.Noise(7, 16)
     assert n.u(3, 5) == n.u(3, 5) != n.u(3, 6) and n.fresh(2) == keyed.Noise(7, 16).fresh(2)
 
@@ -91,7 +90,7 @@ def test_coupled_joint_closed_form_matches_monte_carlo_and_bounds():
     n = 200_000
     for s in range(4):
         p, q = laws(s)
-        j = coupled_joint(p, q)
+        j = sampling.coupled_joint(p, q)
         e = -torch.log1p(-torch.rand(n, 5, generator=g))
         a, b = race(p[None].expand(n, -1), e), race(q[None].expand(n, -1), e)
         mc = torch.bincount(a[a == b], minlength=5).double() / n
@@ -105,10 +104,10 @@ def test_coupled_joint_closed_form_matches_monte_carlo_and_bounds():
 def test_coupled_accept_is_j_over_p():
     p, q = laws(3)
     x = torch.arange(5)
-    got = coupled_accept(p[None].expand(5, -1), q[None].expand(5, -1), x)
-    assert torch.allclose(got, coupled_joint(p, q) / p, atol=1e-6)
+    got = sampling.coupled_accept(p[None].expand(5, -1), q[None].expand(5, -1), x)
+    assert torch.allclose(got, sampling.coupled_joint(p, q) / p, atol=1e-6)
     one = torch.nn.functional.one_hot(torch.tensor([2]), 5).float()
-    assert torch.allclose(coupled_accept(one, q[None], torch.tensor([2])), q[2:3])   # a point mass: q(x)
+    assert torch.allclose(sampling.coupled_accept(one, q[None], torch.tensor([2])), q[2:3])   # a point mass: q(x)
 
 
 def output_law(p: torch.Tensor, q: torch.Tensor, c: torch.Tensor) -> np.ndarray:
@@ -133,7 +132,7 @@ def test_change_prob_is_p_of_change_and_bounds_the_exact_tv():
         c = relax_excess(a, rules.lossless(q[None], p[None])[0])
         j = exact_joint(p, q)
         change = float((c.double().numpy() * (p.double().numpy() - np.diag(j))).sum())
-        got, exact = change_prob(p[None], q[None], c[None])
+        got, exact = sampling.change_prob(p[None], q[None], c[None])
         assert bool(exact[0]) and abs(float(got[0]) - change) < 1e-5
         o = output_law(p, q, c)
         assert abs(o.sum() - 1) < 1e-6
@@ -141,15 +140,15 @@ def test_change_prob_is_p_of_change_and_bounds_the_exact_tv():
     one = torch.nn.functional.one_hot(torch.tensor(1), 5).float()
     c = relax_excess(csd_rows(q, one, 0.3)[0], rules.lossless(q[None], one[None])[0])
     o = output_law(one, q, c)
-    assert abs(0.5 * np.abs(o - q.double().numpy()).sum() - float(change_prob(one[None], q[None], c[None])[0][0])) < 1e-6
+    got = float(sampling.change_prob(one[None], q[None], c[None])[0][0])
+    assert abs(0.5 * np.abs(o - q.double().numpy()).sum() - got) < 1e-6
 
 
 def test_change_prob_tail_bound_is_an_upper_bound(monkeypatch):
     """Past the cap, the lower bound on J keeps the value above the exact one."""
-    from specviz.core import sampling
     p, q = laws(5, v=8)
     c = torch.full((1, 8), 0.4)
-    exact, _ = change_prob(p[None], q[None], c)
+    exact, _ = sampling.change_prob(p[None], q[None], c)
     monkeypatch.setattr(sampling, "_JOINT_FLOATS", 8)                # one exact row, the rest bounded
     loose, flag = sampling.change_prob(p[None], q[None], c)
     assert not bool(flag[0]) and float(loose[0]) >= float(exact[0]) - 1e-7
@@ -170,7 +169,7 @@ def test_keyed_chain_output_law_matches_the_exact_law():
         got.append(int(x[0]) if res.accepted else res.new_token)
     obs = np.bincount(got, minlength=5)
     assert chi2(obs, o) > 1e-3
-    assert abs(float(res.j.tv_cost[0]) - float(change_prob(p[None], q[None], c[None])[0][0])) < 1e-6
+    assert abs(float(res.j.tv_cost[0]) - float(sampling.change_prob(p[None], q[None], c[None])[0][0])) < 1e-6
 
 
 def test_lossless_keyed_chain_commits_the_race_sample():
@@ -185,3 +184,29 @@ def test_lossless_keyed_chain_commits_the_race_sample():
             assert (res.accepted == 1) == (x == star)
             assert (x if res.accepted else res.new_token) == star
             assert float(res.j.tv_cost[0]) == 0.0 and res.target == [star]
+
+
+def test_keyed_tree_level_law_matches_its_recorded_cost():
+    """A level of two point-mass siblings (tokens 1, 3) under a relaxed rule (b = min(1, q(x) + 0.3)) over 4000
+    seeds: the committed token's law is o(y) = q_y + (1 - Q_K) c_j Π_{i<j} (1 - c_i) on the siblings and
+    q_y Π_j (1 - c_j) elsewhere (χ²), and the recorded cost is TV(o, q) exactly."""
+    from specviz.engine.verify import DraftTree
+    _, q = laws(4)
+    tree = DraftTree([0, 1, 3], [-1, 0, 0], [0, 1, 1], [None, None, None])
+    qs = torch.stack([q, q, q])
+
+    def fn(qq, pp):
+        return rules.csd(qq, pp, torch.full((len(qq),), 0.3), torch.zeros(len(qq)), 1.0)
+    kids = [1, 3]
+    c = [(min(1.0, float(q[x]) + 0.3) - float(q[x])) / (1 - float(q[x])) for x in kids]
+    rest = (1 - c[0]) * (1 - c[1])
+    o = q.double().numpy() * rest
+    miss = 1 - float(q[1] + q[3])
+    o[1], o[3] = float(q[1]) + miss * c[0], float(q[3]) + miss * (1 - c[0]) * c[1]
+    got, costs = [], set()
+    for seed in range(4000):
+        walk = keyed.keyed_tree(tree, qs, fn, keyed.Noise(seed, 5), 0, None, 0.0, lambda d: False)
+        got.append(tree.tokens[walk.path[-1]] if len(walk.path) > 1 else walk.new_token)
+        costs.add(round(walk.judged[0].tv_cost, 6))
+    assert chi2(np.bincount(got, minlength=5), o) > 1e-3
+    assert len(costs) == 1 and abs(costs.pop() - 0.5 * np.abs(o - q.double().numpy()).sum()) < 1e-5
