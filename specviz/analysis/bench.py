@@ -19,6 +19,7 @@ import torch
 from PIL import Image
 from tqdm import tqdm
 
+from specviz.analysis import paired
 from specviz.core import trace as trace_mod
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode
@@ -73,7 +74,7 @@ def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality:
             relaxed = sorted(p for p, (_, ev) in committing.items() if ev.decision == "relaxed")
             rows[m].append({"caption": caption, "caption_tokens": toks, "seed": seed, "seconds": secs,
                             "nll": nll, "implausible": implausible(q), **trace.summary, "codes": trace.tokens,
-                            "relaxed_positions": relaxed})
+                            "relaxed_positions": relaxed} | _paired(model, cfg, trace))
             bar.update()
     bar.close()
     out = {m: _aggregate(r, rows.get("ar")) | {"config": parse_spec(m)[1]} for m, r in rows.items()}
@@ -89,6 +90,10 @@ def _aggregate(r: list, ar: list | None) -> dict:
            "seconds": med("seconds"), "mean_accepted": med("mean_accepted"), "nll": med("nll"),
            "tv_cost": med("tv_cost"), "implausible": round(st.mean(x["implausible"] for x in r), 3),
            "relaxed_share": round(sum(x["relaxed"] for x in r) / max(1, sum(x["accepted_drafts"] for x in r)), 4)}
+    if r and "changed" in r[0]:                    # keyed noise: paired with AR image by image (docs/methods.md §9)
+        agg |= {"changed": _mean(r, "changed"), "changed_se": _se(r, "changed"),
+                "identical_share": round(sum(x["changed"] == 0 for x in r) / len(r), 4),
+                "step_compression_se": _se(r, "step_compression")}
     hist = np.zeros(64, int)
     for x in r:
         h = np.asarray(x["accepted_hist"])
@@ -97,6 +102,32 @@ def _aggregate(r: list, ar: list | None) -> dict:
     if ar:
         agg["speedup_vs_ar"] = round(st.median(a["seconds"] / x["seconds"] for a, x in zip(ar, r)), 4)
     return agg
+
+
+def _mean(r: list, k: str) -> float:
+    return round(st.mean(x[k] for x in r), 4)
+
+
+def _se(r: list, k: str) -> float:
+    """Standard error of the mean of a per-image paired quantity (0 for one image)."""
+    return round(st.stdev(x[k] for x in r) / len(r) ** 0.5, 4) if len(r) > 1 else 0.0
+
+
+_AR_TOKENS: dict = {}          # (model, AR's keyed config) -> its tokens: one AR run per image across sweep points
+
+
+def _paired(model, cfg: RunConfig, trace) -> dict:
+    """Under keyed noise: the run's changed-token count against AR's tokens for the same prompt, seed and sampling
+    knobs (AR is run once per image and remembered); nothing in the papers' mode."""
+    if cfg.noise != "keyed":
+        return {}
+    shared = {k: getattr(cfg, k) for k in paired.SHARED}
+    key = (id(model), json.dumps(shared, sort_keys=True))
+    if cfg.method == "ar":
+        _AR_TOKENS[key] = list(trace.tokens)
+    if key not in _AR_TOKENS:
+        _AR_TOKENS[key] = run(RunConfig(**shared, method="ar"), model=model).tokens
+    return {"changed": len(paired.changed_positions(trace.tokens, _AR_TOKENS[key]))}
 
 
 def _add_quality(model, rows: dict, out: dict) -> None:
