@@ -81,7 +81,8 @@ def figure(rows: list[dict], measure: str = "implausible", lossless: frozenset |
     for r in rows:                     # paired standard errors where the rows carry them (keyed sweeps)
         if f"{measure}_se" in r["result"]:
             ax.errorbar(float(r["result"]["step_compression"]), float(r["result"][measure]),
-                        yerr=r["result"][f"{measure}_se"], fmt="none", ecolor="tab:blue", elinewidth=1, capsize=3, zorder=2)
+                        yerr=r["result"][f"{measure}_se"], fmt="none", ecolor="tab:blue", elinewidth=1, capsize=3,
+                        zorder=2)
     line = front(pts) if not flat([p.y for p in pts]) else []
     if len(line) > 1:
         ax.plot([p.x for p in line], [p.y for p in line], "-", c="tab:red", lw=2, zorder=2, label="Pareto front")
