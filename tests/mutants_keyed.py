@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import torch
 
+from specviz.analysis import paired
 from specviz.core import sampling
 from specviz.core.sampling import race, race_noise
 from specviz.engine import keyed
@@ -17,6 +18,7 @@ from tests.test_keyed_noise import (
     test_lossless_keyed_chain_commits_the_race_sample,
     test_race_noise_is_a_function_of_seed_and_position_only,
 )
+from tests.test_keyed_paired import test_changed_map_categories, test_pixel_diff_by_hand
 
 CHAIN = (test_lossless_keyed_chain_commits_the_race_sample, test_keyed_chain_output_law_matches_the_exact_law)
 
@@ -63,6 +65,21 @@ def _level_cost_without_miss(q, laws, xs, a):
     return 1.0 - float(torch.prod(1 - c[torch.arange(len(xs)), torch.tensor(xs)]))
 
 
+def _psnr_unit_peak(image, ar_image):
+    """Wrong: PSNR with a peak of 1 (images read as 0-1) on 0-255 pixels."""
+    psnr, mad = _real_pixel_diff(image, ar_image)
+    return (psnr if psnr == float("inf") else psnr - 20 * 2.4065401804339555), mad
+
+
+def _no_first_departure(trace, ar):
+    """Wrong: every changed cell drawn as downstream, the first departure not told apart."""
+    out = _real_category(trace, ar)
+    out[out == paired.FIRST] = paired.DOWNSTREAM
+    return out
+
+
+_real_pixel_diff, _real_category = paired.pixel_diff, paired.changed_category
+
 VARIANTS = [
     Mutant("keyed-miss-accepted-with-min-q-over-p", lambda mp: mp.setattr(keyed, "relax_excess", _accept_as_papers),
            CHAIN + (test_toy_lossless_tokens_equal_ars,)),
@@ -75,6 +92,9 @@ VARIANTS = [
            (test_change_prob_is_p_of_change_and_bounds_the_exact_tv,)),
     Mutant("keyed-level-cost-without-miss", lambda mp: mp.setattr(keyed, "level_cost", _level_cost_without_miss),
            (test_keyed_tree_level_law_matches_its_recorded_cost,)),
+    Mutant("psnr-peak-one", lambda mp: mp.setattr(paired, "pixel_diff", _psnr_unit_peak), (test_pixel_diff_by_hand,)),
+    Mutant("changed-map-without-first-departure",
+           lambda mp: mp.setattr(paired, "changed_category", _no_first_departure), (test_changed_map_categories,)),
     Mutant("keyed-by-step-not-position", lambda mp: mp.setattr(keyed.Noise, "race", _race_by_step),
            (test_race_noise_is_a_function_of_seed_and_position_only, test_toy_lossless_tokens_equal_ars)),
 ]

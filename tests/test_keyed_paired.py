@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -17,6 +18,11 @@ CSD = dict(method="csd", window=4, lam=2.0, delta=1.0)
 
 @pytest.fixture(scope="module")
 def runs():
+    return _runs()
+
+
+@lru_cache(maxsize=1)
+def _runs():
     model, factory = toy(codes=5, grid=3, sharpen=0.5)
     def differs(s):
         return run(model, factory, seed=s, **KW, **CSD).tokens != run(model, factory, seed=s, method="ar", **KW).tokens
@@ -64,8 +70,8 @@ def test_only_runs_that_share_the_noise_are_compared(runs):
         paired.compare(papers, t["ar"])
 
 
-def test_changed_map_categories(runs):
-    _, t = runs
+def test_changed_map_categories():
+    _, t = _runs()
     cat = paired.changed_category(t["csd"], t["ar"]).ravel()
     changed = paired.compare(t["csd"], t["ar"]).changed
     assert cat[changed[0]] == paired.FIRST
