@@ -7,8 +7,9 @@ from specviz.analysis import paired
 from specviz.core import sampling
 from specviz.core.sampling import race, race_noise
 from specviz.engine import keyed
+from specviz.render import verdict
 from tests.mutants import Mutant
-from tests.test_keyed_engine import test_toy_lossless_tokens_equal_ars
+from tests.test_keyed_engine import test_keyed_verdicts_state_the_keyed_decision, test_toy_lossless_tokens_equal_ars
 from tests.test_keyed_noise import (
     test_change_prob_is_p_of_change_and_bounds_the_exact_tv,
     test_coupled_accept_is_j_over_p,
@@ -78,6 +79,12 @@ def _no_first_departure(trace, ar):
     return out
 
 
+def _verdict_papers_only(ev, relaxation="the rule's relaxation"):
+    """Wrong: the papers' verdict (u against b) on a keyed event, as if the noise did not matter."""
+    return _real_verdict(ev.__class__(**{**ev.__dict__, "target_sample": None}), relaxation)
+
+
+_real_verdict = verdict.verdict
 _real_pixel_diff, _real_category = paired.pixel_diff, paired.changed_category
 
 VARIANTS = [
@@ -95,6 +102,8 @@ VARIANTS = [
     Mutant("psnr-peak-one", lambda mp: mp.setattr(paired, "pixel_diff", _psnr_unit_peak), (test_pixel_diff_by_hand,)),
     Mutant("changed-map-without-first-departure",
            lambda mp: mp.setattr(paired, "changed_category", _no_first_departure), (test_changed_map_categories,)),
+    Mutant("keyed-verdict-as-papers", lambda mp: mp.setattr(verdict, "verdict", _verdict_papers_only),
+           (test_keyed_verdicts_state_the_keyed_decision,)),
     Mutant("keyed-by-step-not-position", lambda mp: mp.setattr(keyed.Noise, "race", _race_by_step),
            (test_race_noise_is_a_function_of_seed_and_position_only, test_toy_lossless_tokens_equal_ars)),
 ]

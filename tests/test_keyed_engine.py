@@ -3,6 +3,7 @@ tokens, every relaxed method at zero relaxation paints AR's image, a relaxed met
 decision, and the trace records the mode without changing the papers' mode traces."""
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -158,3 +159,27 @@ def test_cli_has_the_noise_flag(capsys):
     with pytest.raises(SystemExit) as e:
         main(["generate", "--noise", "sideways"])
     assert e.value.code == 2 and "--noise" in capsys.readouterr().err
+
+
+def test_keyed_verdicts_state_the_keyed_decision():
+    """The inspector's verdict on a keyed run names x*, the relaxation chance c = (b − e)/(1 − e) against u, and
+    for a relaxed token what AR draws there given the prefix."""
+    from specviz.render.verdict import num, verdict
+    world = toy(codes=5, grid=3, sharpen=0.5)
+    seen = set()
+    for (prompt, seed), kw in itertools.product(PAIRS, (RELAXED["csd"], LOSSLESS["sjd"])):
+        t = run(*world, prompt=prompt, seed=seed, noise="keyed", **kw)
+        for _, ev in t.events():
+            text = verdict(ev, "CSD's relaxation").text()
+            assert ev.target_sample is not None
+            seen.add(ev.decision)
+            if ev.decision == "relaxed":
+                c = (ev.accept_prob - ev.exact_prob) / (1 - ev.exact_prob)
+                assert ev.u < c and f"= {num(c)}" in text and f"would have drawn token {ev.target_sample}" in text
+            elif ev.decision == "exact":
+                assert f"equals the target's keyed sample x* = {ev.token}" in text
+            elif ev.decision == "rejected":
+                assert f"x* = {ev.target_sample} → rejected" in text
+            else:
+                assert f"token {ev.token} is the target's keyed sample" in text
+    assert {"relaxed", "exact", "rejected"} <= seen

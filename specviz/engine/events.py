@@ -7,10 +7,16 @@ from specviz.core.records import Groups, Sibling, TokenEvent
 from specviz.core.sampling import entropies, entropy, tv
 
 
+def keyed_token(cfg, token: int) -> int | None:
+    """A sampled token's `target_sample` field: itself under keyed noise (it is the race's x*), else None (absent)."""
+    return token if getattr(cfg, "noise", "papers") == "keyed" else None
+
+
 def simple_event(pos: int, token: int, decision: str, q: torch.Tensor, cfg) -> TokenEvent:
     """An ar or bonus token sampled straight from q."""
     return TokenEvent(pos=pos, token=token, decision=decision, p_target=float(q[token]),
-                      entropy=float(entropy(q)), entropy_norm=float(entropy(q, cfg.h_norm)))
+                      entropy=float(entropy(q)), entropy_norm=float(entropy(q, cfg.h_norm)),
+                      target_sample=keyed_token(cfg, token))
 
 
 def chain_events(n: int, x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res, new: list, cfg) -> list:
@@ -39,12 +45,14 @@ def chain_events(n: int, x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res,
         if res.bonus:
             ev = TokenEvent(pos=n + i, token=res.new_token, decision="bonus", level=i + 1,
                             p_target=float(q[i, res.new_token]), entropy=float(entropy(q[i])),
-                            entropy_norm=float(entropy(q[i], cfg.h_norm)))
+                            entropy_norm=float(entropy(q[i], cfg.h_norm)),
+                            target_sample=keyed_token(cfg, res.new_token))
         else:
             r = out[i]
             ev = TokenEvent(pos=r.pos, token=res.new_token, decision="resampled", level=r.level, node=r.node,
                             p_target=float(q[i, res.new_token]), entropy=r.entropy, entropy_norm=r.entropy_norm,
-                            tv=r.tv, tv_cost=r.tv_cost, tv_residual=r.tv_residual)
+                            tv=r.tv, tv_cost=r.tv_cost, tv_residual=r.tv_residual,
+                            target_sample=keyed_token(cfg, res.new_token))
         out.append(ev)
     return out
 
@@ -82,5 +90,5 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg) -> list:
         h, hn = ent[last] if last in ent else entropies(q[last], cfg.h_norm)
         out.append(TokenEvent(pos=pos, token=new_tok, decision="bonus" if bonus else "resampled",
                               level=len(path), p_target=q[last, new_tok].item(), entropy=h, entropy_norm=hn,
-                              tv_cost=0.0 if bonus else cost))
+                              tv_cost=0.0 if bonus else cost, target_sample=keyed_token(cfg, new_tok)))
     return out
