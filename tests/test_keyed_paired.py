@@ -100,4 +100,6 @@ def test_changed_map_is_drawn_in_its_colours(runs):
 def test_changed_map_says_why_when_nothing_compares(runs):
     _, t = runs
     shown, why = panels._changed_layout({"sjd": t["sjd"], "csd": t["csd"]})
-    assert len(shown) == 1 and "add AR" in why
+    assert shown == ["sjd", "csd"] and "add AR" in why
+    got, _ = panels._changed_panels({"sjd": t["sjd"], "csd": t["csd"]})
+    assert all((np.asarray(im) == draw.NAN_RGB).all() for _, im in got)

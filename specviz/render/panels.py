@@ -42,12 +42,11 @@ def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0, mark: i
     else:
         panels, side = _numeric_panels(kind, traces)
     px = map_layout(kind, traces)[1]
-    note = kind == "changed" and bool(_changed_layout(traces)[1])     # a note panel: no grid to ring
     out = []
     for (method, im) in panels:
         grid = traces[method].grid
         im = draw.blend(im, base_image(images.get(method), grid, px), opacity)
-        if mark is not None and side is not None and not note:   # side None: the groups map's note
+        if mark is not None and side is not None:           # side None: the groups map's note, no grid to ring
             im = focus.outline(im, mark, grid)
         out.append((_title(traces[method]), im))
     return draw.composite(out, side, px)
@@ -124,31 +123,32 @@ def _group_panels(traces: dict):
 
 
 def _changed_layout(traces: dict) -> tuple[list, str]:
-    """The methods the "changed vs AR" map shows (every one comparable with the run's AR trace) and, when none is,
-    why (the note its single panel shows)."""
+    """The methods the "changed vs AR" map shows (every one comparable with the run's keyed AR trace) and, when none
+    is, why (then every method's panel is grey and the legend says why)."""
     ar = traces.get("ar")
     if ar is None:
-        return list(traces)[:1], "add AR (with keyed noise) to see what each method changed"
-    shown = [m for m in traces if m != "ar" and paired.comparable(traces[m], ar) is None]
+        return list(traces), "no AR run: add AR (keyed noise) to see what each method changed"
+    others = [m for m in traces if m != "ar"]
+    shown = [m for m in others if paired.comparable(traces[m], ar) is None]
     if shown:
         return shown, ""
-    others = [m for m in traces if m != "ar"]
-    why = paired.comparable(traces[others[0]], ar) if others else "add a second method to compare with AR"
-    return list(traces)[:1], why or ""
+    return list(traces), (paired.comparable(traces[others[0]], ar) if others else
+                          "add a second method to compare with AR")
 
 
 def _changed_panels(traces: dict):
     """Each method's tokens against AR's under the same keyed noise: the first departure and what changed
-    downstream of it (analysis/paired.py); one note panel when nothing is comparable."""
+    downstream of it (analysis/paired.py); grey panels and the reason when nothing is comparable."""
     shown, why = _changed_layout(traces)
     items = list(zip(draw.CHANGED_LABEL, draw.CHANGED_RGB, strict=True)) + [("not decided yet", draw.NAN_RGB)]
-    side = draw.legend(items, "token vs AR's, same keyed noise")
     if why:
-        return [(shown[0], draw.message(why))], side
+        grey = {m: np.full(tuple(traces[m].grid), np.nan) for m in shown}
+        panels = [(m, draw.upscale(draw.categorical(grey[m], draw.CHANGED_RGB), traces[m].grid)) for m in shown]
+        return panels, draw.legend([(why, draw.NAN_RGB)], "not comparable with AR")
     ar = traces["ar"]
     panels = [(m, draw.upscale(draw.categorical(paired.changed_category(traces[m], ar), draw.CHANGED_RGB),
                                traces[m].grid)) for m in shown]
-    return panels, side
+    return panels, draw.legend(items, "token vs AR's, same keyed noise")
 
 
 def preview_map(previews: list[Preview], traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
