@@ -64,7 +64,9 @@ def _sweep(args) -> int:
         raise ValueError("give one --values list per --param")
     points = sweep.sweep_points(args.param, args.values)
     out = Path(args.out)
-    rows, new = sweep.sweep(args.method, points, bench.prompt_set(args.prompts), args.seeds, out, args.ray)
+    base = {"noise": "keyed"} if args.noise == "keyed" else {}
+    rows, new = sweep.sweep(args.method, points, bench.prompt_set(args.prompts), args.seeds, out, args.ray,
+                            base=base)
     fig = pareto.figure(rows, args.measure)
     fig.savefig(out.with_suffix(".png"), dpi=120)
     fig.savefig(out.with_suffix(".pdf"))
@@ -130,7 +132,9 @@ def main(argv=None) -> int:
     sw.add_argument("--seeds", type=int, default=1)
     sw.add_argument("--out", default="sweep.jsonl")
     sw.add_argument("--ray", default=None)
-    sw.add_argument("--measure", default="implausible", choices=["implausible", "nll", "tv_cost"],
+    sw.add_argument("--noise", default="papers", choices=["papers", "keyed"],
+                    help="keyed: every point paired with AR under the same keyed noise (--measure changed)")
+    sw.add_argument("--measure", default="implausible", choices=["implausible", "nll", "tv_cost", "changed"],
                     help="the plot's quality cost (y axis, lower is better)")
     at = sub.add_parser("atlas", help="where acceleration concentrates over many images -> JSONL, JSON, PNG/PDF")
     at.add_argument("--model", default="scenes")

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from specviz.analysis import bench_ray
+from specviz.analysis import bench_ray, paired
 from specviz.core import memory
 from specviz.core import trace as trace_mod
 from specviz.engine.config import RunConfig
@@ -83,7 +83,8 @@ def run_job(model, job: dict, base: dict) -> dict:
     nll = -float(np.mean(np.log(np.maximum(q, 1e-12))))
     relaxed = sorted(p for p, (_, ev) in committing.items() if ev.decision == "relaxed")
     return {**job, "seconds": secs, "peak_memory": memory.peak_memory(device), "nll": nll,
-            "implausible": implausible(q), **trace.summary, "codes": trace.tokens, "relaxed_positions": relaxed}
+            "implausible": implausible(q), **trace.summary, "codes": trace.tokens,
+            "relaxed_positions": relaxed} | _paired(model, cfg, trace)
 
 
 def implausible(q_committed) -> int:
@@ -189,9 +190,39 @@ def aggregate(r: list, ar: list | None) -> dict:
            "tv_cost": med("tv_cost"), "implausible": round(st.mean(x["implausible"] for x in r), 3),
            "relaxed_share": round(sum(x["relaxed"] for x in r) / max(1, sum(x["accepted_drafts"] for x in r)), 4),
            "accepted_hist": pooled_hist(r), "peak_memory": max(x.get("peak_memory", 0) for x in r)}
+    if r and "changed" in r[0]:                    # keyed noise: paired with AR image by image (docs/methods.md §9)
+        agg |= {"changed": _mean(r, "changed"), "changed_se": _se(r, "changed"),
+                "identical_share": round(sum(x["changed"] == 0 for x in r) / len(r), 4),
+                "step_compression_se": _se(r, "step_compression")}
     if ar:
         by_image = {(a["index"], a["seed"]): a["seconds"] for a in ar}
         ratios = [by_image[(x["index"], x["seed"])] / x["seconds"] for x in r if (x["index"], x["seed"]) in by_image]
         if ratios:
             agg["speedup_vs_ar"] = round(st.median(ratios), 4)
     return agg
+
+
+def _mean(r: list, k: str) -> float:
+    return round(st.mean(x[k] for x in r), 4)
+
+
+def _se(r: list, k: str) -> float:
+    """Standard error of the mean of a per-image paired quantity (0 for one image)."""
+    return round(st.stdev(x[k] for x in r) / len(r) ** 0.5, 4) if len(r) > 1 else 0.0
+
+
+_AR_TOKENS: dict = {}          # (model, AR's keyed config) -> its tokens: one AR run per image across sweep points
+
+
+def _paired(model, cfg: RunConfig, trace) -> dict:
+    """Under keyed noise: the run's changed-token count against AR's tokens for the same prompt, seed and sampling
+    knobs (AR is run once per image and remembered); nothing in the papers' mode."""
+    if cfg.noise != "keyed":
+        return {}
+    shared = {k: getattr(cfg, k) for k in paired.SHARED}
+    key = (id(model), json.dumps(shared, sort_keys=True))
+    if cfg.method == "ar":
+        _AR_TOKENS[key] = list(trace.tokens)
+    if key not in _AR_TOKENS:
+        _AR_TOKENS[key] = run(RunConfig(**shared, method="ar"), model=model).tokens
+    return {"changed": len(paired.changed_positions(trace.tokens, _AR_TOKENS[key]))}

@@ -20,21 +20,25 @@ def sweep_points(params: list[str], values: list[str]) -> list[dict]:
 
 
 def sweep(method: str, points: list[dict], prompts, seeds: int, out: Path, ray: str | None = None,
-          model_name: str = "scenes") -> tuple[list[dict], int]:
+          model_name: str = "scenes", base: dict | None = None) -> tuple[list[dict], int]:
     """Measure every grid point not yet in `out` (JSONL, appended as each point finishes, so a restart skips
     finished points). Locally by default; with `ray` ('auto' = connect to or start a local Ray; or an address)
-    each point is a Ray task. Returns (all rows of out, number of new points)."""
+    each point is a Ray task. `base`: knobs every point shares (e.g. {"noise": "keyed"}: the rows then carry the
+    changed-token count against AR, bench._paired). Returns (all rows of out, number of new points)."""
+    base = base or {}
     for p in points:
-        RunConfig(method=method, **p)                         # validate the whole grid before any work
-    key = lambda m, p: json.dumps([m, p], sort_keys=True)                # one file may hold several methods
-    done = {key(r.get("method", method), r["point"]) for r in read_rows(out)} if out.exists() else set()
-    todo = [p for p in points if key(method, p) not in done]
-    results = ray_map(ray, lambda p: _point(method, p, prompts, seeds, model_name), todo) if ray else \
-        _local_points(method, todo, prompts, seeds, model_name)
+        RunConfig(method=method, **base, **p)                 # validate the whole grid before any work
+    key = lambda m, p, b: json.dumps([m, p, b], sort_keys=True)          # one file may hold several methods
+    done = {key(r.get("method", method), r["point"], r.get("base", {})) for r in read_rows(out)} \
+        if out.exists() else set()
+    todo = [p for p in points if key(method, p, base) not in done]
+    results = ray_map(ray, lambda p: _point(method, {**base, **p}, prompts, seeds, model_name), todo) if ray else \
+        _local_points(method, [{**base, **p} for p in todo], prompts, seeds, model_name)
     n = 0
     for p, agg in results:
+        row = {"method": method, "point": {k: v for k, v in p.items() if k not in base}, "result": agg}
         with out.open("a") as f:
-            f.write(json.dumps({"method": method, "point": p, "result": agg}) + "\n")
+            f.write(json.dumps(row | ({"base": base} if base else {})) + "\n")
         n += 1
     return read_rows(out), n
 

@@ -37,7 +37,7 @@ MAPS = {
     "tv_cost": MapSpec("tv_cost", "TV cost", "inferno", "relaxation cost TV(o, q) of the cell's output law "
                        "(trees: the level's whole sibling walk)", unit="TV distance, 0-1"),
 }
-CATEGORICAL = ("decision", "groups")
+CATEGORICAL = ("decision", "groups", "changed")
 
 
 def numeric_map(trace: Trace, key: str) -> np.ndarray:
@@ -47,7 +47,8 @@ def numeric_map(trace: Trace, key: str) -> np.ndarray:
     return trace.to_grid(key)
 
 # every map's title, for the tabs and the slide figure (the numeric maps' from MAPS)
-TITLES = {"decision": "Decisions", "groups": "Groups"} | {k: spec.title for k, spec in MAPS.items()}
+TITLES = {"decision": "Decisions", "groups": "Groups", "changed": "Changed vs AR"} | {
+    k: spec.title for k, spec in MAPS.items()}
 
 
 def shared_range(arrays: list[np.ndarray], spec: MapSpec) -> tuple[float, float]:

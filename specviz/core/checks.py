@@ -55,6 +55,10 @@ def check_event(ev: TokenEvent, n_pos: int, step: int) -> None:
     want(isinstance(ev.point_mass, bool), f"{where} at {ev.pos}: point_mass must be true or false")
     for name in _FLOATS:
         want(finite_number(getattr(ev, name)), f"{where} at {ev.pos}: {name} must be a finite number")
+    want(ev.coupled_prob is None or (finite_number(ev.coupled_prob) and 0 <= ev.coupled_prob <= 1 + 1e-5),
+         f"{where} at {ev.pos}: coupled_prob must be a probability")
+    want(ev.target_sample is None or whole_number(ev.target_sample, 0, MAX_TOKEN),
+         f"{where} at {ev.pos}: target_sample must be a token")
     if ev.groups is not None:
         _check_groups(ev.groups, f"{where} at {ev.pos}")
 

@@ -29,6 +29,8 @@ class Knob:
     ui_hi: float | None = None
     step: float | None = None        # slider step
     symbol: str = ""                 # how plots, captions and tables write it (λ, δ, τ_pos, G); "" = its name
+    quiet: bool = False              # left out of RunConfig.to_dict() (so of a trace's config) at its default: a knob
+    #                                  added after contract v2 keeps the default mode's traces byte-identical
 
     @property
     def sym(self) -> str:
@@ -100,6 +102,10 @@ COMMON = (
               "with scenes)"),
     Knob("prompt", str, "a red house on the left, a sunset sky over snow", help="the caption"),
     Knob("seed", int, 0, 0, 2 ** 63 - 1, help="one seed for drafts, uniforms and sampling"),
+    Knob("noise", str, "papers", choices=("papers", "keyed"), quiet=True,
+         help="papers = each method's own sampling (default); keyed = every random number keyed by (seed, position, "
+              "purpose), so lossless methods paint AR's exact image and relaxed ones change it only where they relax "
+              "(docs/methods.md §9)"),
     Knob("temperature", float, 1.0, 0, 10, label="Temperature (0 = greedy)", ui="advanced", ui_hi=2, step=0.05,
          help="0 = greedy"),
     Knob("top_k", int, 0, 0, 1 << 20, label="Top-k (0 = off)", ui="advanced", ui_hi=512, step=1, help="0 = off"),

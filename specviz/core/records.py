@@ -79,6 +79,9 @@ class TokenEvent:
     #                              first: the running residual; chains: equals tv)
     parent: int = -1             # tree: the node's parent (-1 for chains and sampled tokens)
     groups: Groups | None = None  # the `groups` extension: what a group-forming method (CASCADE) adds; None elsewhere
+    # keyed noise only (docs/methods.md §9; None = absent from the JSON, so the papers' mode traces are unchanged):
+    coupled_prob: float | None = None   # J_x/p_x: P(draft = the target's race sample | draft x), beside exact_prob
+    target_sample: int | None = None    # x*: the token AR draws at this position under the same keyed noise
 
     @property
     def commits(self) -> bool:

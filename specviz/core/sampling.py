@@ -63,3 +63,101 @@ def sample(probs: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     cdf = probs.cumsum(-1)
     u = torch.rand(cdf.shape[:-1] + (1,), generator=gen) * cdf[..., -1:]
     return torch.searchsorted(cdf, u, right=True).squeeze(-1).clamp_max(probs.shape[-1] - 1)
+
+
+# ------------------------------------------------------------------------------------ keyed noise (docs/methods.md §9)
+# In the `keyed` noise mode every random number of a run is a function of (seed, position, purpose[, token]), never of
+# the order a method consumes it: the target's sample at position i is the exponential race x*_i = argmin_v E_i(v)/q(v)
+# (Gumbel-max with G = -log E), an exact draw from q; drafts drawn from a law p at i race the same E_i (the coupling of
+# Daliri, Musco and Suresh 2024); a relaxed rule's uniform at i for token v is its own keyed number.
+PURPOSES = {"race": 1, "accept": 2, "fresh": 3}
+_MASK = (1 << 64) - 1
+
+
+def _splitmix(z: int) -> int:
+    z = (z + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def noise_key(seed: int, pos: int, purpose: str, extra: int = 0) -> int:
+    """A 63-bit generator seed that depends only on (seed, position, purpose, extra)."""
+    z = _splitmix(seed & _MASK)
+    for v in (pos, PURPOSES[purpose], extra):
+        z = _splitmix(z ^ (v & _MASK))
+    return z >> 1
+
+
+def keyed_uniforms(seed: int, pos: int, purpose: str, n: int, extra: int = 0) -> torch.Tensor:
+    """(n,) float32 uniforms in [0, 1), a pure function of (seed, pos, purpose, extra)."""
+    return torch.rand(n, generator=torch.Generator().manual_seed(noise_key(seed, pos, purpose, extra)))
+
+
+def race_noise(seed: int, pos: int, vocab: int) -> torch.Tensor:
+    """(V,) standard exponentials E_pos(v) = -log(1 - u): the race every law at this position runs."""
+    return -torch.log1p(-keyed_uniforms(seed, pos, "race", vocab))
+
+
+def race_scores(law: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
+    """log law - log E over the last axis (-inf off the support): its argmax is the race's winner, its descending
+    order a draw without replacement (Gumbel top-k)."""
+    return torch.where(law > 0, law.clamp_min(1e-38).log() - e.log(), torch.full_like(law, float("-inf")))
+
+
+def race(law: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
+    """The race's winner argmin_v E(v)/law(v) per row: an exact draw from law (..., V) -> (...) long."""
+    return race_scores(law, e).argmax(-1)
+
+
+def coupled_joint(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """J_v = P(race(p) = race(q) = v) = 1 / Σ_w max(p_w/p_v, q_w/q_v) for every v (0 where p_v q_v = 0), over the
+    last axis of (..., V) laws; the probability the two draws agree is Σ_v J_v, between (1-TV)/(1+TV) and 1 - TV."""
+    both = (p > 0) & (q > 0)
+    pv, qv = p.clamp_min(1e-38)[..., :, None], q.clamp_min(1e-38)[..., :, None]
+    s = torch.maximum(p[..., None, :] / pv, q[..., None, :] / qv).sum(-1)
+    return torch.where(both, 1.0 / s, torch.zeros_like(p))
+
+
+def coupled_accept(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """J_x / p_x per row (L, V) x (L,) -> (L,): the chance that a draft x drawn by racing p equals the target's race
+    sample, given x (the coupled acceptance probability; min(1, q/p) is the papers' one). O(V) per row."""
+    rows = torch.arange(len(x))
+    px, qx = p[rows, x], q[rows, x]
+    s = torch.maximum(p / px.clamp_min(1e-38)[:, None], q / qx.clamp_min(1e-38)[:, None]).sum(-1)
+    ok = (px > 0) & (qx > 0)
+    return torch.where(ok, (1.0 / (s * px.clamp_min(1e-38))).clamp(max=1.0), torch.zeros_like(px))
+
+
+def relax_excess(b: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
+    """(b - e) / (1 - e) in [0, 1], 0 where e = 1: the chance a relaxed rule accepts a draft that is not the
+    target's race sample under the keyed reading (b: the rule's acceptance, e = min(1, q/p) its lossless part)."""
+    open_ = e < 1
+    return torch.where(open_, ((b - e) / (1 - e).clamp_min(1e-30)).clamp(0.0, 1.0), torch.zeros_like(b))
+
+
+_JOINT_FLOATS = 1 << 20               # change_prob: exact J_v for the heaviest v while |S| x V stays below this
+
+
+def change_prob(p: torch.Tensor, q: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per row of (L, V): P(the committed token differs from the target's race sample) = Σ_v c_v (p_v - J_v) when a
+    draft raced from p is accepted with probability c_v (relax_excess) whenever it misses; an upper bound on the
+    slot's TV(o, q), equal to it for a point-mass draft. J_v is exact for the _JOINT_FLOATS // V heaviest v of
+    S = {v: c_v p_v > 0}; for the rest it is replaced by its lower bound p_v q_v / (p_v + q_v), which keeps the value
+    an upper bound (looser). Returns (value (L,), all-exact flag (L,))."""
+    out, exact = torch.zeros(len(p)), torch.ones(len(p), dtype=torch.bool)
+    for r in range(len(p)):
+        sel = ((c[r] > 0) & (p[r] > 0)).nonzero().squeeze(-1)
+        if not len(sel):
+            continue
+        pr, qr = p[r], q[r]
+        sel = sel[pr[sel].argsort(descending=True)]
+        head, tail = sel[:max(1, _JOINT_FLOATS // len(pr))], sel[max(1, _JOINT_FLOATS // len(pr)):]
+        s = torch.maximum(pr[None] / pr[head, None], qr[None] / qr[head, None].clamp_min(1e-38)).sum(-1)
+        j = torch.where(qr[head] > 0, 1.0 / s, torch.zeros_like(s))
+        out[r] = (c[r, head] * (pr[head] - j).clamp_min(0)).sum()
+        if len(tail):
+            jt = pr[tail] * qr[tail] / (pr[tail] + qr[tail])
+            out[r] += (c[r, tail] * (pr[tail] - jt).clamp_min(0)).sum()
+            exact[r] = False
+    return out, exact

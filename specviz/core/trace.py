@@ -33,6 +33,7 @@ IMPLAUSIBLE_Q = 1e-3            # a committed code with target q below this is "
 EVENT_KEYS = ("pos", "token", "decision", "level", "node", "p_draft", "p_target", "accept_prob", "exact_prob", "u",
               "entropy", "entropy_norm", "tv", "tv_cost", "point_mass", "moved", "similarity", "interchangeable",
               "convergent", "siblings", "tv_residual", "budget_left", "scale", "parent")
+KEYED_KEYS = ("coupled_prob", "target_sample")   # optional event keys, written only when set (keyed noise runs)
 
 
 @dataclass
@@ -134,7 +135,7 @@ def event_json(e: TokenEvent) -> dict:
     """One event in contract version 2's form: its fields and its `groups` extension, flat, in EVENT_KEYS order."""
     flat = {f.name: getattr(e, f.name) for f in fields(TokenEvent) if f.name != "groups"}
     flat |= asdict(e.groups or Groups())
-    return {k: flat[k] for k in EVENT_KEYS}
+    return {k: flat[k] for k in EVENT_KEYS} | {k: flat[k] for k in KEYED_KEYS if flat[k] is not None}
 
 
 _EVENT_FIELDS = {f.name for f in fields(TokenEvent)} - {"groups"}

@@ -35,7 +35,9 @@ def _cfg_scale(self) -> float:
 
 
 def _to_dict(self) -> dict:
-    return asdict(self)
+    """The fields by name; a `quiet` knob at its default is left out (from_dict restores it)."""
+    quiet = {k.name: k.default for k in methods.all_knobs() if k.quiet}
+    return {k: v for k, v in asdict(self).items() if not (k in quiet and v == quiet[k])}
 
 
 def _from_dict(cls, d: dict):

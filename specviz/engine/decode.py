@@ -18,6 +18,7 @@ from specviz.engine import methods
 from specviz.engine.config import ConfigError, RunConfig
 from specviz.engine.events import simple_event
 from specviz.engine.families import Ctx, host
+from specviz.engine.keyed import noise_for
 from specviz.engine.summary import summarize
 
 
@@ -50,12 +51,13 @@ def _decode(model, cfg: RunConfig, method, drafter_factory, record: bool) -> Ite
     t_start = t0 = time.perf_counter()
     pf = model.prefill(cfg.prompt, cfg.cfg_scale)
     q0 = target_probs(host(pf.logits), cfg.temperature, cfg.top_k, cfg.top_p)
-    committed = [int(sample(q0, gen))]
+    noise = noise_for(cfg, model.codebook_size)
+    committed = [int(sample(q0, gen)) if noise is None else noise.race(0, q0)]
     ev = [simple_event(0, committed[0], "ar", q0, cfg)] if record else []
     trace.steps.append(StepEvent(0, time.perf_counter() - t0, ev))
     yield Progress(trace.steps[-1], committed, trace, n_pos == 1)
 
-    ctx = Ctx(model, cfg, method, gen, method.accept_fn(cfg, model), n_pos, record)
+    ctx = Ctx(model, cfg, method, gen, method.accept_fn(cfg, model), n_pos, record, noise)
     family = method.family(ctx, drafter_factory)
     family.start(committed, pf.hidden)
     while len(committed) < n_pos:

@@ -7,10 +7,16 @@ from specviz.core.records import Groups, Sibling, TokenEvent
 from specviz.core.sampling import entropies, entropy, tv
 
 
+def keyed_token(cfg, token: int) -> int | None:
+    """A sampled token's `target_sample` field: itself under keyed noise (it is the race's x*), else None (absent)."""
+    return token if getattr(cfg, "noise", "papers") == "keyed" else None
+
+
 def simple_event(pos: int, token: int, decision: str, q: torch.Tensor, cfg) -> TokenEvent:
     """An ar or bonus token sampled straight from q."""
     return TokenEvent(pos=pos, token=token, decision=decision, p_target=float(q[token]),
-                      entropy=float(entropy(q)), entropy_norm=float(entropy(q, cfg.h_norm)))
+                      entropy=float(entropy(q)), entropy_norm=float(entropy(q, cfg.h_norm)),
+                      target_sample=keyed_token(cfg, token))
 
 
 def chain_events(n: int, x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res, new: list, cfg) -> list:
@@ -27,23 +33,26 @@ def chain_events(n: int, x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res,
         b, ex, cost = j.accept_prob[:k].tolist(), j.exact_prob[:k].tolist(), j.tv_cost[:k].tolist()
         rel, u = j.relaxed[:k].tolist(), res.u[:k].tolist()
         toks = xs.tolist()
+        cp, star = (res.coupled, res.target) if res.coupled is not None else ([None] * k, [None] * k)
         for i in range(k):
             dec = "rejected" if i >= res.accepted else ("relaxed" if rel[i] else "exact")
             out.append(TokenEvent(pos=n + i, token=toks[i], decision=dec, level=i + 1, node=i + 1, p_draft=px[i],
                                   p_target=qx[i], accept_prob=b[i], exact_prob=ex[i], u=u[i], entropy=h[i],
                                   entropy_norm=hn[i], tv=d[i], tv_cost=cost[i], point_mass=px[i] == 1.0,
-                                  tv_residual=d[i]))
+                                  tv_residual=d[i], coupled_prob=cp[i], target_sample=star[i]))
     if res.new_token >= 0:
         i = res.accepted
         if res.bonus:
             ev = TokenEvent(pos=n + i, token=res.new_token, decision="bonus", level=i + 1,
                             p_target=float(q[i, res.new_token]), entropy=float(entropy(q[i])),
-                            entropy_norm=float(entropy(q[i], cfg.h_norm)))
+                            entropy_norm=float(entropy(q[i], cfg.h_norm)),
+                            target_sample=keyed_token(cfg, res.new_token))
         else:
             r = out[i]
             ev = TokenEvent(pos=r.pos, token=res.new_token, decision="resampled", level=r.level, node=r.node,
                             p_target=float(q[i, res.new_token]), entropy=r.entropy, entropy_norm=r.entropy_norm,
-                            tv=r.tv, tv_cost=r.tv_cost, tv_residual=r.tv_residual)
+                            tv=r.tv, tv_cost=r.tv_cost, tv_residual=r.tv_residual,
+                            target_sample=keyed_token(cfg, res.new_token))
         out.append(ev)
     return out
 
@@ -72,7 +81,7 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg) -> list:
                               node=s.node, p_draft=s.p_x, p_target=s.q_x, accept_prob=s.b, exact_prob=s.exact,
                               u=s.u, entropy=h, entropy_norm=hn, tv=s.tv, tv_cost=s.tv_cost,
                               point_mass=s.point_mass, moved=s.extra, tv_residual=s.tv_residual, parent=par,
-                              groups=groups))
+                              groups=groups, coupled_prob=s.coupled, target_sample=s.target_sample))
     if new_tok >= 0:
         last = path[-1]
         pos = root_pos + len(path)
@@ -81,5 +90,5 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg) -> list:
         h, hn = ent[last] if last in ent else entropies(q[last], cfg.h_norm)
         out.append(TokenEvent(pos=pos, token=new_tok, decision="bonus" if bonus else "resampled",
                               level=len(path), p_target=q[last, new_tok].item(), entropy=h, entropy_norm=hn,
-                              tv_cost=0.0 if bonus else cost))
+                              tv_cost=0.0 if bonus else cost, target_sample=keyed_token(cfg, new_tok)))
     return out

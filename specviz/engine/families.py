@@ -13,6 +13,7 @@ from specviz.core.sampling import sample, target_probs
 from specviz.core.trace import Drafted
 from specviz.engine.drafters.jacobi import JacobiDrafter
 from specviz.engine.events import chain_events, simple_event, tree_events
+from specviz.engine.keyed import keyed_chain, keyed_tree
 from specviz.engine.verify import verify_chain, verify_tree
 
 
@@ -26,6 +27,7 @@ class Ctx:
     accept_fn: object
     n_pos: int
     record: bool
+    noise: object = None             # keyed.Noise in the keyed noise mode (docs/methods.md §9), else None
 
 
 @dataclass
@@ -70,7 +72,7 @@ class AR(Family):
         logits, _ = c.model.forward(state, torch.tensor([committed[-1]]), torch.tensor([n - 1]))
         q = self.laws(logits)
         c.model.commit(state, torch.arange(1))
-        new = [int(sample(q[0], c.gen))]
+        new = [int(sample(q[0], c.gen)) if c.noise is None else c.noise.race(n, q[0])]
         return StepOut(new, [simple_event(n, new[0], "ar", q[0], c.cfg)] if c.record else [])
 
 
@@ -82,7 +84,7 @@ class Jacobi(Family):
         super().__init__(ctx)
         c = ctx.cfg
         self.drafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.gen,
-                                     couple=bool(c.couple))
+                                     couple=bool(c.couple), noise=ctx.noise)
 
     def step(self, state, committed):
         c, n = self.ctx, len(committed)
@@ -90,7 +92,10 @@ class Jacobi(Family):
         feed = torch.cat([torch.tensor([committed[-1]]), x])
         logits, _ = c.model.forward(state, feed, torch.arange(n - 1, n - 1 + len(feed)))
         q = self.laws(logits)                                                       # (k+1, V)
-        res = verify_chain(q, p, x, c.accept_fn, c.gen, bonus_ok=n + len(x) < c.n_pos)
+        if c.noise is None:
+            res = verify_chain(q, p, x, c.accept_fn, c.gen, bonus_ok=n + len(x) < c.n_pos)
+        else:
+            res = keyed_chain(q, p, x, c.accept_fn, c.noise, n, bonus_ok=n + len(x) < c.n_pos)
         c.model.commit(state, torch.arange(res.accepted + 1))
         new = x[:res.accepted].tolist() + ([res.new_token] if res.new_token >= 0 else [])
         out = StepOut(new)
@@ -120,12 +125,20 @@ class TreeFamily(Family):
         hidden = host(hidden)
         q = self.laws(logits)                                                       # (N, V)
         group_fn = c.method.groups(tree, hidden, c.cfg) if c.method.groups is not None else None
-        walk = verify_tree(tree, q, c.accept_fn, c.gen, group_fn, c.cfg.cascade_budget,
-                           lambda d: n - 1 + d + 1 < c.n_pos)
+        walk = walk_tree(c, tree, q, group_fn, c.cfg.cascade_budget, n)
         c.model.commit(state, torch.tensor(walk.path))
         new = [tree.tokens[i] for i in walk.path[1:]] + ([walk.new_token] if walk.new_token >= 0 else [])
         self.drafter.observe(new, list(range(n, n + len(new))), hidden[walk.path][:len(new)])
         return tree_step_out(c, n, tree, q, walk, new)
+
+
+def walk_tree(c: Ctx, tree, q: torch.Tensor, group_fn, budget: float, n: int):
+    """The tree's verification: verify_tree, or keyed_tree under keyed noise (root at position n - 1)."""
+    def bonus_ok(d):
+        return n - 1 + d + 1 < c.n_pos
+    if c.noise is None:
+        return verify_tree(tree, q, c.accept_fn, c.gen, group_fn, budget, bonus_ok)
+    return keyed_tree(tree, q, c.accept_fn, c.noise, n - 1, group_fn, budget, bonus_ok)
 
 
 def tree_step_out(c: Ctx, n: int, tree, q: torch.Tensor, walk, new: list) -> StepOut:

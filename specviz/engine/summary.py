@@ -49,6 +49,8 @@ def promised(method, config: dict, judged: dict) -> float | None:
     """Σ over judged positions of Σ over the drafts judged there of the rule's per-draft promise (lossless: 0)."""
     if method.lossless:
         return 0.0
+    if config.get("noise") == "keyed":             # the papers' promises are about their own rules (docs §9)
+        return None
     if method.bound is None:
         return None
     cfg = RunConfig.from_dict(config)

@@ -27,6 +27,8 @@ class ChainResult:
     judged: int                     # slots judged (accepted + the first rejection, if any)
     j: rules.Judgement | None       # per-slot tensors (all slots, only the first `judged` are meaningful)
     u: torch.Tensor | None
+    coupled: list | None = None     # keyed noise (engine/keyed.py): J_x/p_x per judged slot, and x* per slot
+    target: list | None = None
 
 
 def verify_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn: AcceptFn, gen: torch.Generator,
@@ -98,6 +100,8 @@ class TreeStep:
     info: dict = field(default_factory=dict)
     budget_left: float = 0.0          # CASCADE: budget the level could use, before deciding
     scale: float = 1.0                # CASCADE: factor s on every sibling's extra mass at this level
+    coupled: float | None = None      # keyed noise only: J_x/p_x, and the target's race sample x* at this position
+    target_sample: int | None = None
 
 
 @dataclass

@@ -23,6 +23,9 @@ DECISION_LABEL = {"exact": "accepted exactly", "relaxed": "accepted by relaxatio
                   "resampled": "resampled after rejection", "bonus": "bonus token", "ar": "plain AR sample"}
 GROUP_RGB = ((96, 102, 116), (0, 150, 160), (240, 120, 30), (150, 80, 200))
 GROUP_LABEL = ("judged, no group", "interchangeable I(n)", "convergent C(n)", "both I and C")
+# the "changed vs AR" map (analysis/paired.py SAME, FIRST, DOWNSTREAM)
+CHANGED_RGB = ((70, 76, 90), (230, 30, 40), (250, 170, 40))
+CHANGED_LABEL = ("same token as AR", "first departure from AR", "changed downstream of it")
 
 
 @lru_cache(maxsize=4)

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from specviz.analysis import views
+from specviz.analysis import paired, views
 from specviz.analysis.preview import Preview
 from specviz.core.trace import DECISIONS, Trace
 from specviz.engine import methods
 from specviz.render import draw, focus
 
 GROUP_PX = 480                  # the groups map's panels: member counts need cells of ~30 px
-KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups")
+KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups", "changed")
 REPLAY_PX = 360
 
 
@@ -37,6 +37,8 @@ def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0, mark: i
         panels, side = _decision_panels(traces)
     elif kind == "groups":
         panels, side = _group_panels(traces)
+    elif kind == "changed":
+        panels, side = _changed_panels(traces)
     else:
         panels, side = _numeric_panels(kind, traces)
     px = map_layout(kind, traces)[1]
@@ -60,6 +62,8 @@ def map_layout(kind: str, traces: dict) -> tuple[list, int]:
     if kind == "groups":
         formers = [m for m in traces if methods.get(m).groups is not None]
         return (formers or list(traces)[:1]), GROUP_PX
+    if kind == "changed":
+        return _changed_layout(traces)[0], draw.PANEL
     return list(traces), draw.PANEL
 
 
@@ -116,6 +120,35 @@ def _group_panels(traces: dict):
     if others:
         items.append((f"no groups: {', '.join(others)}", (255, 255, 255)))
     return panels, draw.legend(items, "group = alternative draft tokens for this cell")
+
+
+def _changed_layout(traces: dict) -> tuple[list, str]:
+    """The methods the "changed vs AR" map shows (every one comparable with the run's keyed AR trace) and, when none
+    is, why (then every method's panel is grey and the legend says why)."""
+    ar = traces.get("ar")
+    if ar is None:
+        return list(traces), "no AR run: add AR (keyed noise) to see what each method changed"
+    others = [m for m in traces if m != "ar"]
+    shown = [m for m in others if paired.comparable(traces[m], ar) is None]
+    if shown:
+        return shown, ""
+    return list(traces), (paired.comparable(traces[others[0]], ar) if others else
+                          "add a second method to compare with AR")
+
+
+def _changed_panels(traces: dict):
+    """Each method's tokens against AR's under the same keyed noise: the first departure and what changed
+    downstream of it (analysis/paired.py); grey panels and the reason when nothing is comparable."""
+    shown, why = _changed_layout(traces)
+    items = list(zip(draw.CHANGED_LABEL, draw.CHANGED_RGB, strict=True)) + [("not decided yet", draw.NAN_RGB)]
+    if why:
+        grey = {m: np.full(tuple(traces[m].grid), np.nan) for m in shown}
+        panels = [(m, draw.upscale(draw.categorical(grey[m], draw.CHANGED_RGB), traces[m].grid)) for m in shown]
+        return panels, draw.legend([(why, draw.NAN_RGB)], "not comparable with AR")
+    ar = traces["ar"]
+    panels = [(m, draw.upscale(draw.categorical(paired.changed_category(traces[m], ar), draw.CHANGED_RGB),
+                               traces[m].grid)) for m in shown]
+    return panels, draw.legend(items, "token vs AR's, same keyed noise")
 
 
 def preview_map(previews: list[Preview], traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:

@@ -14,7 +14,8 @@ from specviz.engine.methods import REGISTRY, knob
 
 MEASURES = {"implausible": "implausible codes per image (target q < 0.001)",
             "nll": "target NLL (nats/token)",
-            "tv_cost": "Σ per-token TV cost (bound on the image's TV)"}
+            "tv_cost": "Σ per-token TV cost (bound on the image's TV)",
+            "changed": "tokens changed vs AR per image (same keyed noise; bars: ±1 standard error, paired)"}
 OFFSETS = [(8, 6), (8, -16), (-8, 6), (-8, -16), (0, 14), (0, -22)]      # label candidates around a point, in pt
 
 
@@ -77,6 +78,11 @@ def figure(rows: list[dict], measure: str = "implausible", lossless: frozenset |
             ax.scatter([p.x], [p.y], marker="*" if p.method == "ar" else "D", s=110 if p.method == "ar" else 50,
                        c="black" if p.method == "ar" else "tab:gray", zorder=3,
                        label="AR" if p.method == "ar" else f"{p.method} (lossless)")
+    for r in rows:                     # paired standard errors where the rows carry them (keyed sweeps)
+        if f"{measure}_se" in r["result"]:
+            ax.errorbar(float(r["result"]["step_compression"]), float(r["result"][measure]),
+                        yerr=r["result"][f"{measure}_se"], fmt="none", ecolor="tab:blue", elinewidth=1, capsize=3,
+                        zorder=2)
     line = front(pts) if not flat([p.y for p in pts]) else []
     if len(line) > 1:
         ax.plot([p.x for p in line], [p.y for p in line], "-", c="tab:red", lw=2, zorder=2, label="Pareto front")

@@ -42,6 +42,8 @@ class Verdict:
 def verdict(ev, relaxation: str = "the rule's relaxation") -> Verdict:
     """The verdict on one TokenEvent. `relaxation` names what the method's rule adds to q/p (from its record)."""
     q = num(ev.p_target)
+    if getattr(ev, "target_sample", None) is not None:
+        return _keyed(ev, relaxation)
     if ev.decision == "ar":
         return Verdict(f"Plain AR step: token {ev.token} sampled from the target law q (q(x) = {q}); nothing judged.")
     if ev.decision == "bonus":
@@ -70,6 +72,32 @@ def _judged(ev, relaxation: str) -> Verdict:
     _, sx = pair(u, ex)
     return Verdict(f"u = {su} < b = {sb} → accepted by relaxation (b = {ratio} raised by {relaxation}).",
                    f"Lossless would have rejected: u = {su} ≥ q/p = {sx}.", _cost_note(ev))
+
+
+def _keyed(ev, relaxation: str) -> Verdict:
+    """Keyed noise (docs/methods.md §9): a draft is accepted iff it is the target's keyed sample x*, or, when it
+    misses, by the relaxation's excess c = (b − e)/(1 − e) on its keyed uniform; a sampled token is x* itself."""
+    star, q = ev.target_sample, num(ev.p_target)
+    if ev.decision in ("ar", "bonus", "resampled"):
+        how = {"ar": "Plain AR step", "bonus": "Bonus token after an accepted draft",
+               "resampled": "Resampled after the draft here was rejected"}[ev.decision]
+        return Verdict(f"{how}: token {ev.token} is the target's keyed sample x* here (the race of q at this "
+                       f"position, q(x) = {q}), the token AR draws given this prefix.", cost_note=_cost_note(ev))
+    coupled = "" if ev.coupled_prob is None else (f" Coupled acceptance J/p = {num(ev.coupled_prob)} (the papers' "
+                                                  f"min(1, q/p) = {num(ev.exact_prob)}).")
+    if ev.token == star:
+        return Verdict(f"Draft {ev.token} equals the target's keyed sample x* = {star} → accepted; AR draws the "
+                       f"same token here given this prefix.{coupled}", cost_note=_cost_note(ev))
+    e, b = ev.exact_prob, ev.accept_prob
+    c = (b - e) / (1 - e) if e < 1 and b > e else 0.0
+    chance = f"c = (b − e)/(1 − e) = ({num(b)} − {num(e)})/(1 − {num(e)}) = {num(c)}"
+    if ev.decision == "relaxed":
+        su, sc = pair(ev.u, c)
+        return Verdict(f"Draft {ev.token} ≠ x* = {star}, accepted by {relaxation}: u = {su} < {chance[:-len(num(c))]}"
+                       f"{sc}.", f"AR, given this prefix and the same keyed noise, would have drawn token {star} here.",
+                       _cost_note(ev))
+    tail = f"; {relaxation} gave it no chance (c = 0)" if c <= 0 else f"; u = {num(ev.u)} ≥ {chance}"
+    return Verdict(f"Draft {ev.token} ≠ the target's keyed sample x* = {star} → rejected{tail}.{coupled}")
 
 
 def _cost_note(ev) -> str:

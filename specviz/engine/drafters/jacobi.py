@@ -41,15 +41,15 @@ def coupled_draw(x: torch.Tensor, p_old: torch.Tensor, p_new: torch.Tensor, gen:
 
 class JacobiDrafter:
     def __init__(self, window: int, vocab: int, grid: tuple[int, int], init: str, gen: torch.Generator,
-                 couple: bool = False):
+                 couple: bool = False, noise=None):
         self.window, self.vocab, self.grid, self.init, self.gen = window, vocab, grid, init, gen
-        self.couple = couple
+        self.couple, self.noise, self.n = couple, noise, 0    # noise: keyed.Noise (refined drafts race E_pos)
         self.tokens: list[int] = []            # drafts for positions n, n+1, ...
         self.laws: list = []                   # per draft: (V,) law or None (point mass)
 
     def propose(self, committed: list[int], n: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Drafts for positions n .. min(n + L - 1, H*W) - 1: tokens (k,), laws (k, V)."""
-        k = min(self.window - 1, self.grid[0] * self.grid[1] - n)
+        k, self.n = min(self.window - 1, self.grid[0] * self.grid[1] - n), n
         while len(self.tokens) < k:
             self.tokens.append(self._fresh(committed, n + len(self.tokens)))
             self.laws.append(None)
@@ -76,7 +76,10 @@ class JacobiDrafter:
             self.tokens, self.laws = [], []
             return
         old = self.tokens[start:]
-        if self.couple and old:
+        if self.noise is not None:                 # keyed: the race of each slot's new law at its position, stable
+            at = self.n + start                    # across refinements without an explicit coupling (docs §9)
+            self.tokens = [self.noise.race(at + i, law) for i, law in enumerate(rest)]
+        elif self.couple and old:
             x = torch.tensor(old, dtype=torch.long)
             coupled = coupled_draw(x, self._law_rows(x, self.laws[start:]), rest[:len(old)], self.gen)
             self.tokens = coupled.tolist() + sample(rest[len(old):], self.gen).tolist()
@@ -90,6 +93,8 @@ class JacobiDrafter:
             return self._at(committed, pos - 1)
         if self.init == "repeat_vertical" and pos >= w:
             return self._at(committed, pos - w)
+        if self.noise is not None:
+            return self.noise.fresh(pos)
         return int(torch.randint(self.vocab, (1,), generator=self.gen))
 
     def _at(self, committed: list[int], pos: int) -> int:

@@ -11,6 +11,7 @@ import torch
 
 from specviz.core.sampling import target_probs
 from specviz.engine.drafters.tree import pick_children
+from specviz.engine.keyed import noise_for
 from specviz.engine.verify import DraftTree
 
 
@@ -19,6 +20,7 @@ class ModelDrafter:
         self.draft, self.cfg, self.gen = draft, cfg, gen
         self.state = None
         self.pending: list[tuple[int, int]] = []                  # committed (token, pos) not yet in the cache
+        self.noise = noise_for(cfg, draft.codebook_size)
 
     def observe(self, tokens: list[int], positions: list[int], features=None) -> None:
         self.pending += list(zip(tokens, positions))
@@ -28,8 +30,8 @@ class ModelDrafter:
         c = self.cfg
         return target_probs(logits.float().cpu(), c.temperature, c.top_k, c.top_p)
 
-    def _children(self, law: torch.Tensor, width: int) -> list[tuple[int, torch.Tensor | None]]:
-        return pick_children(law, law, width, self.cfg, self.gen)
+    def _children(self, law: torch.Tensor, width: int, pos: int) -> list[tuple[int, torch.Tensor | None]]:
+        return pick_children(law, law, width, self.cfg, self.gen, self.noise, pos)
 
     @torch.inference_mode()
     def build(self, root_token: int, root_pos: int) -> DraftTree:
@@ -49,7 +51,7 @@ class ModelDrafter:
         for depth in range(1, c.tree_depth + 1):
             if root_pos + depth >= n_pos:
                 break
-            kids = self._children(law, width)
+            kids = self._children(law, width, root_pos + depth)
             first = len(tokens)
             for tok, kid_law in kids:
                 tokens.append(tok), parents.append(parent), depths.append(depth), laws.append(kid_law)

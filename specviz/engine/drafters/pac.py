@@ -22,8 +22,8 @@ import torch
 
 from specviz.core.sampling import sample
 from specviz.engine.drafters import jacobi
-from specviz.engine.families import Family, tree_step_out
-from specviz.engine.verify import DraftTree, verify_tree
+from specviz.engine.families import Family, tree_step_out, walk_tree
+from specviz.engine.verify import DraftTree
 
 
 def tree_nodes(width: int, depth: int) -> int:
@@ -139,9 +139,13 @@ class SJDPAC(Family):
         levels = []
         for d in range(k):
             c = self.carry[d] if d < len(self.carry) else None
-            x0, law = first_candidate(c, self.uniform, self.ctx.gen)
             width = self.width if d < self.depth - 1 else 1
-            toks = draw_candidates(x0, law, width, self.ctx.gen)
+            if self.ctx.noise is None:
+                x0, law = first_candidate(c, self.uniform, self.ctx.gen)
+                toks = draw_candidates(x0, law, width, self.ctx.gen)
+            else:                                   # keyed: the race of the stale (or uniform) law at n + d
+                law = self.uniform if c is None or c.law is None else c.law
+                toks = self.ctx.noise.order(n + d, law, width)
             levels.append((toks, sibling_laws(law, toks)))
         return levels
 
@@ -151,7 +155,7 @@ class SJDPAC(Family):
         pos = n - 1 + torch.tensor(tree.depths)
         logits, _ = c.model.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
         q = self.laws(logits)                                                       # (N, V)
-        walk = verify_tree(tree, q, c.accept_fn, c.gen, None, 0.0, lambda d: n - 1 + d + 1 < c.n_pos)
+        walk = walk_tree(c, tree, q, None, 0.0, n)
         c.model.commit(state, torch.tensor(walk.path))
         new = [tree.tokens[i] for i in walk.path[1:]] + ([walk.new_token] if walk.new_token >= 0 else [])
         self.carry = continuation(tree, main, walk.path, q)

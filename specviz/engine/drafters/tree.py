@@ -15,6 +15,7 @@ import torch.nn as nn
 
 from specviz.core import ckpt
 from specviz.core.sampling import target_probs
+from specviz.engine.keyed import noise_for
 from specviz.engine.verify import DraftTree
 from specviz.scenes.target import Block
 
@@ -65,6 +66,7 @@ class HeadDrafter:
         self.pending: list[tuple[int, int, torch.Tensor]] = []     # (token, pos, feature before it)
         self.vocab = model.codebook_size
         self.n_pos = model.grid[0] * model.grid[1]
+        self.noise = noise_for(cfg, self.vocab)
 
     def observe(self, tokens: list[int], positions: list[int], features: torch.Tensor) -> None:
         """Newly committed tokens with the target features f_{t-1} that precede each of them."""
@@ -99,7 +101,7 @@ class HeadDrafter:
             if root_pos + depth >= self.n_pos or not frontier:
                 break
             probs, logits = self._law(torch.stack([feat_of[f] for f in frontier]))
-            kids = self._kids(probs, logits, width)
+            kids = self._kids(probs, logits, width, root_pos + depth)
             rows = torch.tensor([r for r, ks in enumerate(kids) for _ in ks], dtype=torch.long)
             toks = [tok for ks in kids for tok, _ in ks]
             p_kids = probs[rows, torch.tensor(toks, dtype=torch.long)]
@@ -121,14 +123,13 @@ class HeadDrafter:
         keep = self._keep(score, parents, laws, c.tree_nodes if c.tree == "dynamic" else len(tokens))
         return _subtree(keep, tokens, parents, depths, laws)
 
-    def _kids(self, probs, logits, width) -> list[list[tuple[int, torch.Tensor | None]]]:
-        """Children of every frontier row: one top-k over all rows for point masses, else drawn row by row."""
+    def _kids(self, probs, logits, width, pos) -> list[list[tuple[int, torch.Tensor | None]]]:
+        """Children of every frontier row (at position pos): one top-k over all rows for point masses, else drawn
+        row by row."""
         if self.cfg.tree_sampling == "sample" and self.cfg.temperature > 0:
-            return [self._children(probs[r], logits[r], width) for r in range(len(probs))]
+            return [pick_children(probs[r], logits[r], width, self.cfg, self.gen, self.noise, pos)
+                    for r in range(len(probs))]
         return [[(tok, None) for tok in row] for row in logits.topk(min(width, logits.shape[-1]), -1).indices.tolist()]
-
-    def _children(self, probs, logits, width):
-        return pick_children(probs, logits, width, self.cfg, self.gen)
 
     def _expand(self, frontier, tokens, parents, feat_of, scratch, root_pos, depths):
         """Feed the frontier nodes to the head (tree mask over earlier scratch nodes) to get their features."""
@@ -175,14 +176,16 @@ class HeadDrafter:
         return sorted(keep)
 
 
-def pick_children(probs: torch.Tensor, ranking: torch.Tensor, width: int, cfg,
-                  gen: torch.Generator) -> list[tuple[int, torch.Tensor | None]]:
-    """Children of one node: `width` tokens drawn without replacement from probs, each with the law it was drawn
-    from (EAGLE-1, exact by P3), or the top-`width` of `ranking` as point masses (EAGLE-2, P2)."""
+def pick_children(probs: torch.Tensor, ranking: torch.Tensor, width: int, cfg, gen: torch.Generator,
+                  noise=None, pos: int = -1) -> list[tuple[int, torch.Tensor | None]]:
+    """Children of one node at position pos: `width` tokens drawn without replacement from probs, each with the law
+    it was drawn from (EAGLE-1, exact by P3; keyed noise: the race of probs at pos, Gumbel top-k), or the
+    top-`width` of `ranking` as point masses (EAGLE-2, P2)."""
     if cfg.tree_sampling == "sample" and cfg.temperature > 0:
         law, out = probs.clone(), []
-        for _ in range(min(width, int((probs > 0).sum()))):
-            tok = int(torch.multinomial(law, 1, generator=gen))
+        keyed = noise.order(pos, probs, width) if noise is not None else None
+        for i in range(min(width, int((probs > 0).sum()))):
+            tok = keyed[i] if keyed is not None else int(torch.multinomial(law, 1, generator=gen))
             out.append((tok, law / law.sum()))
             law = law.clone()
             law[tok] = 0
