@@ -7,7 +7,8 @@
   value on blur and clamps only the display afterwards, so the server refused it and the box showed a value no run
   used), and one line under the control says so. The run uses the value the box shows.
 - The lanes form a regular grid sized to the screen and the method count: columns and picture size are chosen so
-  every lane fits (in Present mode, leaving room for the map); lane titles never wrap, they shrink to fit.
+  every lane fits (in Present mode, leaving room for the map); lane titles shrink to stay on one line (down to
+  14 px), else break at a space, never mid-word.
 - One message per error: Gradio's toast groups repeats of a message ("(2)") and lists them all; only the newest is
   shown. The status line's own error badge is hidden (the toast says it), so nothing covers the status.
 Browser-only; nothing in the Python state depends on it (tests/test_browser_bench.py checks it at three sizes).
@@ -22,8 +23,9 @@ CSS = """
 .sv-knobs {font-size: 14px; color: #333;}
 .sv-kv {white-space: nowrap;}
 .sv-outcome {font-size: 15px; margin-top: 2px;}
-.sv-lane-title {overflow-wrap: normal !important; word-break: keep-all; white-space: nowrap;}
+.sv-lane-title {overflow-wrap: normal !important; word-break: keep-all; white-space: normal;}  /* at a space only */
 #lanes {justify-content: center;}
+body.sv-present {--sv-map-reserve: 40;}          /* vh kept below the lanes for the map (31vh) and its tabs */
 #lanes.sv-tight .sv-kind, #lanes.sv-tight .sv-secs, #lanes.sv-tight .sv-count {display: none;}
 #lanes > div {gap: 4px !important;}
 #lanes img {width: var(--sv-img, auto) !important; height: var(--sv-img, auto) !important; max-height: none !important;
@@ -33,7 +35,7 @@ CSS = """
 #status .error, #status .clear-status {display: none !important;}
 """
 
-JS = """
+JS = r"""
 () => {
   const q = s => document.querySelector(s);
   const rangeOf = el => el && el.type === 'number' && el.closest('.block') &&
@@ -132,13 +134,15 @@ JS = """
     const now = parseFloat(getComputedStyle(titles[0]).fontSize);
     if (!titles[0].style.fontSize) titles.forEach(t => { t._svBase = now; });   // the stylesheet's size, this mode
     const base = titles[0]._svBase || now;
-    let want = base;
+    const g = (fit.canvas = fit.canvas || document.createElement('canvas')).getContext('2d');
+    g.font = getComputedStyle(titles[0]).font;
+    let line = base, word = base;           // one line if it stays >= 14 px, else >= 12 px with breaks at spaces
     for (const t of titles) {
-      const r = document.createRange();
-      r.selectNodeContents(t);
-      const natural = r.getBoundingClientRect().width * base / now;
-      if (natural > 0) want = Math.min(want, base * (t.clientWidth - 2) / natural);
+      const room = t.clientWidth - 2, text = t.textContent.trim();
+      line = Math.min(line, base * room / (g.measureText(text).width * base / now));
+      for (const w of text.split(/\s+/)) word = Math.min(word, base * room / (g.measureText(w).width * base / now));
     }
+    let want = line >= 14 ? line : Math.min(base, word);
     want = Math.max(12, want);
     if (Math.abs(want - now) > 0.5) titles.forEach(t => { t.style.fontSize = `${want.toFixed(1)}px`; });
   };
