@@ -1,4 +1,5 @@
 """Wrong variants of the tuning bench's words (specviz/render/bench.py)."""
+from specviz.engine import methods
 from specviz.render import bench
 from tests.mutants import Mutant
 from tests.test_app_bench import lane_headers_carry_the_knobs_of_their_run as headers
@@ -21,7 +22,6 @@ _VALUES = bench.knob_values
 
 
 def _knobs(method):
-    from specviz.engine import methods
     m = methods.REGISTRY[method]
     return [k for k in methods.all_knobs() if k.name in m.rule_knobs and k.kind is not str]
 

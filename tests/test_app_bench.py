@@ -7,7 +7,8 @@ from functools import lru_cache
 from specviz.analysis import history as hist
 from specviz.analysis.preview import KnobValues, outcomes, rescore
 from specviz.app.handlers import PREVIEWED, Handlers
-from specviz.render import bench
+from specviz.app.session import LaneView
+from specviz.render import bench, html
 from tests.apptools import knob_inputs, tiny_backend
 
 METHODS = ["ar", "sjd", "csd", "cascade"]
@@ -28,8 +29,6 @@ def _text(fragment: str) -> str:
 
 def _stats(final: dict, m: str) -> str:
     """The lane's counters as drawn now (the cached run's trace through render/html.py: a mutant applies)."""
-    from specviz.app.session import LaneView
-    from specviz.render import html
     t = final["state"].traces[m]
     n = t.grid[0] * t.grid[1]
     return html.lane_stats(LaneView(m, None, len(t.steps), n, n, True, 0.0, config=t.config))

@@ -47,6 +47,7 @@ JS = r"""
     if (!text) { if (n) n.remove(); return; }
     if (!n) { n = document.createElement('div'); n.className = 'sv-clamp'; b.appendChild(n); }
     n.textContent = text;
+    n.scrollIntoView({block: 'nearest'});       // the pinned controls scroll to show it
   };
   const outside = el => { const r = rangeOf(el), v = parseFloat(el.value);
                           return r && el.value !== '' && isFinite(v) && (v < +r.min || v > +r.max); };
@@ -69,13 +70,15 @@ JS = r"""
     note(el, `${raw} is outside ${r.min}–${r.max}: set to ${c}, and the run uses ${c}.`);
   };
   // bring the status and the lanes into view after a commit (the controls are pinned, so they stay in view too)
-  const bring = () => setTimeout(() => {
+  let committed = -1e9;                       // after a commit the re-run's layout is followed for 20 s (fit)
+  const bring = () => { committed = Date.now(); setTimeout(bringNow, 30); };
+  const bringNow = () => {
     const s = q('#status'), l = q('#lanes');
     if (!s || !l) return;
     const top = s.getBoundingClientRect().top, bottom = l.getBoundingClientRect().bottom;
     if (top < 0) window.scrollBy(0, top - 4);
     else if (bottom > window.innerHeight) window.scrollBy(0, Math.min(top - 4, bottom - window.innerHeight + 4));
-  }, 30);
+  };
   document.addEventListener('blur', e => clamp(e.target), true);
   document.addEventListener('keydown', e => {
     if (e.key === 'Enter' && rangeOf(e.target)) { clamp(e.target); bring(); }
@@ -126,6 +129,7 @@ JS = r"""
               best[2]);
       }
     }
+    if (!present && Date.now() - committed < 20000) bringNow();   // the outcome line may have pushed the lanes
     // titles never wrap: one common size (at most the stylesheet's) at which the widest fits; written only when it
     // changes (every write is a mutation that schedules another fit)
     const titles = lanes.map(c => c.querySelector('.sv-lane-title')).filter(Boolean);
