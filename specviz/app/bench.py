@@ -8,7 +8,7 @@
   used), and one line under the control says so. The run uses the value the box shows.
 - The lanes form a regular grid sized to the screen and the method count: columns and picture size are chosen so
   every lane fits (in Present mode, leaving room for the map); lane titles shrink to stay on one line (down to
-  14 px), else break at a space, never mid-word.
+  12 px), else break at a space, never mid-word.
 - One message per error: Gradio's toast groups repeats of a message ("(2)") and lists them all; only the newest is
   shown. The status line's own error badge is hidden (the toast says it), so nothing covers the status.
 Browser-only; nothing in the Python state depends on it (tests/test_browser_bench.py checks it at three sizes).
@@ -55,6 +55,9 @@ JS = r"""
   // (and a new edit clears the last note)
   document.addEventListener('input', e => {
     const el = e.target;
+    if (el.type === 'range' && el.closest('.block') && el.closest('.block').querySelector('.sv-clamp')) {
+      el.closest('.block').querySelector('.sv-clamp').remove();       // the slider moved: the note is stale
+    }
     if (el._svClamp || !rangeOf(el)) return;
     if (outside(el)) e.stopImmediatePropagation(); else note(el, '');
   }, true);
@@ -140,13 +143,13 @@ JS = r"""
     const base = titles[0]._svBase || now;
     const g = (fit.canvas = fit.canvas || document.createElement('canvas')).getContext('2d');
     g.font = getComputedStyle(titles[0]).font;
-    let line = base, word = base;           // one line if it stays >= 14 px, else >= 12 px with breaks at spaces
+    let line = base, word = base;           // one line if it stays >= 12 px, else breaks at spaces
     for (const t of titles) {
       const room = t.clientWidth - 2, text = t.textContent.trim();
       line = Math.min(line, base * room / (g.measureText(text).width * base / now));
       for (const w of text.split(/\s+/)) word = Math.min(word, base * room / (g.measureText(w).width * base / now));
     }
-    let want = line >= 14 ? line : Math.min(base, word);
+    let want = line >= 12 ? line : Math.min(base, word);
     want = Math.max(12, want);
     if (Math.abs(want - now) > 0.5) titles.forEach(t => { t.style.fontSize = `${want.toFixed(1)}px`; });
   };

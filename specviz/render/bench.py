@@ -8,8 +8,10 @@ from specviz.engine import methods
 
 
 def short_label(knob) -> str:
-    """A knob's symbol on screen: its label's first word ('λ  CSD strength ...' -> 'λ'), else its name."""
-    return knob.label.split()[0] if knob.label.strip() else knob.name
+    """A knob's symbol on screen: its label's first word when that is a symbol ('λ  CSD strength ...' -> 'λ',
+    'τ_pos'), else its name (a label starting with the method's name: 'SJD-PAC ...' -> 'sjdpac_k')."""
+    first = knob.label.split()[0] if knob.label.strip() else ""
+    return first if 0 < len(first) <= 5 else knob.name
 
 
 def knob_values(method: str, config: dict) -> list[tuple[str, object]]:
