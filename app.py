@@ -11,7 +11,7 @@ import gradio as gr
 import torch
 
 from specviz.analysis import views
-from specviz.app import atlas_tab, follow, history_tab, present, replay_tab, serving, sweep_tab
+from specviz.app import atlas_tab, bench, follow, history_tab, present, replay_tab, serving, sweep_tab
 from specviz.app import widgets as w
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
@@ -33,7 +33,8 @@ INTRO = ("## specviz — speculative decoding, made visible\n"
          "Same prompt and seed for every method; one shared clock of **target forwards** (each tick, every method "
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
          "Click any cell of an image or map to inspect it.")
-STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS, js=present.JS)
+STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS + bench.CSS,
+             js=f"() => {{ ({present.JS})(); ({bench.JS})(); }}")
 # show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
 # message instead of "the app raised an exception"; every handler error is already one line (errors.friendly)
 # state_session_capacity: one session's finished run holds ~2 MB with all seven scenes traces (~7 MB on Janus-Pro);

@@ -32,7 +32,7 @@ from specviz.app.stream import API_FPS, API_PICTURES_EVERY_S, is_api_call, only_
 from specviz.app.sweep_tab import run_sweep
 from specviz.engine.config import METHODS, ConfigError
 from specviz.engine.methods import Live, knob, ui_knobs
-from specviz.render import draw, html, panels
+from specviz.render import bench, draw, html, panels
 from specviz.render.exports import export_run
 from specviz.render.figures import histogram_image
 
@@ -88,7 +88,9 @@ class Handlers:
         before = inputs.get("state")
         for upd in self.generate(inputs):
             if isinstance(upd.get("state"), RunState) and before and before.traces:
-                upd["preview_table"] = html.outcome_table(outcomes(before.traces, upd["state"].traces, PREVIEWED))
+                rows = outcomes(before.traces, upd["state"].traces, PREVIEWED)
+                upd["preview_table"] = html.outcome_table(rows)
+                upd["status"] = upd.get("status", "") + bench.outcome_line(rows)    # in view beside the knobs
             yield upd
 
     @friendly
@@ -156,7 +158,7 @@ class Handlers:
         for m, t in traces.items():
             n = t.grid[0] * t.grid[1]
             upd[f"stats_{m}"] = html.lane_stats(LaneView(m, None, len(t.steps), len(t.committing()), n, True,
-                                                         t.summary["seconds"]))
+                                                         t.summary["seconds"], config=t.config))
         upd |= self._finish(RunState(first.model, prompt, traces, images), float(opacity), inputs.get("focus"))
         upd["status"] = html.opened(list(traces), prompt, note)
         return upd | {"methods": list(traces)}                   # a value: a component update leaves a copy

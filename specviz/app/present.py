@@ -49,7 +49,6 @@ body.sv-present .sv-lane .sv-kind, body.sv-present .sv-lane .sv-count,
 body.sv-present .sv-lane .sv-secs {display: none;}
 body.sv-present .sv-lane-title {font-size: clamp(13px, 0.95vw, 20px);}
 body.sv-present .sv-status {font-size: clamp(13px, 0.9vw, 18px);}
-body.sv-present #lanes img {max-height: 26vh; width: auto; margin: 0 auto; display: block;}
 body.sv-present #main {display: grid !important; grid-template-columns: minmax(0, 1fr) minmax(300px, 28vw);
                        column-gap: 14px; align-items: start;}
 body.sv-present #main > * {grid-column: 1;}
@@ -71,7 +70,7 @@ body.sv-present #opacity {display: none !important;}
 body.sv-present #lanes .block, body.sv-present #lanes .html-container {padding: 0 2px;}
 body.sv-present #main {row-gap: 4px;}
 body.sv-present #tabs button {padding-top: 3px; padding-bottom: 3px;}
-body.sv-present #lanes {grid-template-columns: repeat(auto-fit, minmax(120px, 1fr)); gap: 8px;}
+body.sv-present #lanes {gap: 8px;}            /* columns and picture size: app/bench.py fits them */
 """
 
 

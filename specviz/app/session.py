@@ -170,6 +170,7 @@ class LaneView:
     done: bool
     seconds: float                                  # this method's own compute time so far
     drafter: str = ""                               # tree methods: which drafter proposed the trees
+    config: dict | None = None                      # the run's config (the lane header shows its knob values)
 
     @property
     def compression(self) -> float:
@@ -208,7 +209,7 @@ class _Lane:
         if n != self.drawn:
             self.picture, self.drawn = self._render(p.tokens, px), n
         return LaneView(self.cfg.method, self.picture, len(p.trace.steps), min(n, gh * gw), gh * gw, p.done,
-                        sum(s.seconds for s in p.trace.steps), self.drafter)
+                        sum(s.seconds for s in p.trace.steps), self.drafter, p.trace.config)
 
     def _render(self, tokens: list, px: int):
         gh, gw = self.model.grid

@@ -65,7 +65,7 @@ def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None 
         p = out / _name(stem, m, t.config, "_trace.json")
         t.save(p)
         paths.append(p)
-    for kind in panels.KINDS:
+    for kind in panels.exported_kinds(traces):               # no groups map when no method forms groups
         p = out / f"{shared}_map_{kind}.png"
         panels.heatmap(kind, traces, images).save(p)
         paths.append(p)

@@ -8,6 +8,7 @@ from html import escape, unescape
 from specviz.analysis import views
 from specviz.analysis.preview import Preview
 from specviz.engine import methods
+from specviz.render.bench import knob_caption
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
 from specviz.render.verdict import num, verdict
 
@@ -31,7 +32,8 @@ def lane_stats(v) -> str:
     state = (f"<span class='sv-done'>✓ done at forward {v.forwards}</span>" if v.done
              else f"<span class='sv-run'>● forward {v.forwards}</span>")
     drafter = f"<br><span class='sv-sub'>drafter: {escape(v.drafter)}</span>" if v.drafter else ""
-    return (f"<div class='sv-lane'><span class='sv-kind'>{_summary(v.method)}{drafter}<br></span>{state}<br>"
+    knobs = f"<div class='sv-knobs'>{knob_caption(v.method, v.config) or 'no knobs'}</div>" if v.config else ""
+    return (f"<div class='sv-lane'>{knobs}<span class='sv-kind'>{_summary(v.method)}{drafter}<br></span>{state}<br>"
             f"<span class='sv-count'>{v.committed}/{v.positions} tokens · </span>"
             f"<b>{v.compression:.2f}×</b> step compression<span class='sv-secs'> · {v.seconds:.2f} s</span></div>")
 

@@ -183,3 +183,10 @@ def replay_legend() -> Image.Image:
     items += [(draw.DECISION_LABEL[d], draw.DECISION_RGB[d]) for d in DECISIONS]
     items.append(("not committed yet", "hatch"))
     return draw.legend(items, "this step")
+
+
+def exported_kinds(traces: dict) -> tuple:
+    """The map kinds an export writes: the groups map only when a method of the run forms groups (its record says
+    so); otherwise that map is only a note, and the export leaves it out."""
+    forms = any(m in methods.REGISTRY and methods.get(m).groups is not None for m in traces)
+    return tuple(k for k in KINDS if k != "groups" or forms)

@@ -1,0 +1,163 @@
+"""The tuning bench, in the browser: the knobs and the results they change stay on screen together.
+
+- The controls column is pinned (sticky) and scrolls on its own, so a slider is reachable without scrolling the race
+  away; a commit (release, Enter in the number box, an arrow-key pause) brings the status and the lanes into view if
+  they are not.
+- A value typed outside a slider's range is clamped in the box before Gradio reads it (Gradio 6.31 sends the raw
+  value on blur and clamps only the display afterwards, so the server refused it and the box showed a value no run
+  used), and one line under the control says so. The run uses the value the box shows.
+- The lanes form a regular grid sized to the screen and the method count: columns and picture size are chosen so
+  every lane fits (in Present mode, leaving room for the map); lane titles shrink to stay on one line (down to
+  12 px), else break at a space, never mid-word.
+- One message per error: Gradio's toast groups repeats of a message ("(2)") and lists them all; only the newest is
+  shown. The status line's own error badge is hidden (the toast says it), so nothing covers the status.
+Browser-only; nothing in the Python state depends on it (tests/browser/test_browser_bench.py checks it at three sizes).
+"""
+from __future__ import annotations
+
+CSS = """
+#controls {position: sticky !important; top: 8px; align-self: flex-start; max-height: calc(100vh - 16px);
+           overflow-y: auto; overflow-x: hidden; overscroll-behavior: contain; flex-wrap: nowrap !important;}
+#controls > * {flex-shrink: 0 !important;}
+.sv-clamp {font-size: 14px; color: #9a3412; margin: 4px 2px 0 2px;}
+.sv-knobs {font-size: 14px; color: #333;}
+.sv-kv {white-space: nowrap;}
+.sv-outcome {font-size: 15px; margin-top: 2px;}
+.sv-lane-title {overflow-wrap: normal !important; word-break: keep-all; white-space: normal;}  /* at a space only */
+#lanes {justify-content: center;}
+body.sv-present {--sv-map-reserve: 40;}          /* vh kept below the lanes for the map (31vh) and its tabs */
+#lanes.sv-tight .sv-kind, #lanes.sv-tight .sv-secs, #lanes.sv-tight .sv-count {display: none;}
+#lanes > div {gap: 4px !important;}
+#lanes img {width: var(--sv-img, auto) !important; height: var(--sv-img, auto) !important; max-height: none !important;
+            max-width: 100% !important; object-fit: contain; margin: 0 auto; display: block;}
+#lanes [data-testid=image], #lanes .image-container, #lanes .image-frame {height: auto !important;}
+.toast-messages .toast-message-item:not(:last-child), .toast-separator, .toast-count {display: none !important;}
+#status .error, #status .clear-status {display: none !important;}
+"""
+
+JS = r"""
+() => {
+  const q = s => document.querySelector(s);
+  const rangeOf = el => el && el.type === 'number' && el.closest('.block') &&
+                        el.closest('.block').querySelector('input[type=range]');
+  const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+  const note = (el, text) => {
+    const b = el.closest('.block');
+    let n = b.querySelector('.sv-clamp');
+    if (!text) { if (n) n.remove(); return; }
+    if (!n) { n = document.createElement('div'); n.className = 'sv-clamp'; b.appendChild(n); }
+    n.textContent = text;
+    n.scrollIntoView({block: 'nearest'});       // the pinned controls scroll to show it
+  };
+  const outside = el => { const r = rangeOf(el), v = parseFloat(el.value);
+                          return r && el.value !== '' && isFinite(v) && (v < +r.min || v > +r.max); };
+  // a typed value outside the range: Gradio does not see it until the commit clamps it
+  // (and a new edit clears the last note)
+  document.addEventListener('input', e => {
+    const el = e.target;
+    if (el.type === 'range' && el.closest('.block') && el.closest('.block').querySelector('.sv-clamp')) {
+      el.closest('.block').querySelector('.sv-clamp').remove();       // the slider moved: the note is stale
+    }
+    if (el._svClamp || !rangeOf(el)) return;
+    if (outside(el)) e.stopImmediatePropagation(); else note(el, '');
+  }, true);
+  const clamp = el => {
+    const r = rangeOf(el);
+    if (!r) return;
+    if (!outside(el)) return;
+    const raw = el.value, v = parseFloat(raw), c = Math.min(Math.max(v, +r.min), +r.max);
+    setValue.call(el, String(c));
+    el._svClamp = true;
+    el.dispatchEvent(new Event('input', {bubbles: true}));
+    el._svClamp = false;
+    note(el, `${raw} is outside ${r.min}–${r.max}: set to ${c}, and the run uses ${c}.`);
+  };
+  // bring the status and the lanes into view after a commit (the controls are pinned, so they stay in view too)
+  let committed = -1e9;                       // after a commit the re-run's layout is followed for 20 s (fit)
+  const bring = () => { committed = Date.now(); setTimeout(bringNow, 30); };
+  const bringNow = () => {
+    const s = q('#status'), l = q('#lanes');
+    if (!s || !l) return;
+    const top = s.getBoundingClientRect().top, bottom = l.getBoundingClientRect().bottom;
+    if (top < 0) window.scrollBy(0, top - 4);
+    else if (bottom > window.innerHeight) window.scrollBy(0, Math.min(top - 4, bottom - window.innerHeight + 4));
+  };
+  document.addEventListener('blur', e => clamp(e.target), true);
+  document.addEventListener('keydown', e => {
+    if (e.key === 'Enter' && rangeOf(e.target)) { clamp(e.target); bring(); }
+  }, true);
+  document.addEventListener('pointerup', e => {
+    if (e.target.type === 'range' && e.target.closest('#controls')) bring();
+  }, true);
+  // the lanes: a regular grid sized to the screen and the method count. Each column count is tried on the page
+  // (a lane's text wraps differently at each width), and the largest picture that fits the height wins; searched
+  // again only when the count, the screen, the mode or the space above changes, or the lanes overflow
+  let key = '';
+  const place = (l, cols, s, colW) => {          // equal columns over the whole width; the pictures s px square
+    l.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1fr))`;
+    l.style.setProperty('--sv-img', `${s}px`);
+    l.classList.toggle('sv-tight', colW < 200);
+  };
+  const fit = () => {
+    const l = q('#lanes'), st = q('#status');
+    if (!l || !st) return;
+    const lanes = [...l.children].filter(c => getComputedStyle(c).display !== 'none');
+    const n = lanes.length;
+    if (!n) return;
+    const present = document.body.classList.contains('sv-present');
+    const gap = 10, W = l.clientWidth, vh = window.innerHeight;
+    const top = l.getBoundingClientRect().top, above = top - st.getBoundingClientRect().top;
+    const reserve = present ? (parseFloat(getComputedStyle(document.body).getPropertyValue('--sv-map-reserve'))
+                               || 0) * vh / 100 : 0;
+    const H = present ? vh - (top + window.scrollY) - reserve - 8 : vh - above - 12;
+    const over = l.getBoundingClientRect().height > H + 2;
+    const k = `${n}/${W}/${vh}/${present}/${Math.round(above)}`;
+    if (k !== key || over) {
+      key = k;
+      let best = [1, 0, W];
+      for (let c = 1; c <= n; c++) {
+        const rows = Math.ceil(n / c), colW = (W - gap * (c - 1)) / c;
+        const s0 = Math.floor(Math.min(colW, present ? 2000 : 420));
+        if (s0 < 64) break;
+        place(l, c, s0, colW);
+        const extra = (l.getBoundingClientRect().height - rows * s0 - gap * (rows - 1)) / rows;
+        const sc = Math.min(s0, (H - rows * extra - gap * (rows - 1)) / rows);
+        if (sc > best[1] + 0.5) best = [c, sc, colW];
+      }
+      const s = Math.max(64, Math.floor(best[1] / 4) * 4);
+      place(l, best[0], s, best[2]);
+      if (l.getBoundingClientRect().height > H + 2) {           // the text wrapped again at the final width
+        const rows = Math.ceil(n / best[0]);
+        place(l, best[0], Math.max(64, Math.floor((s - (l.getBoundingClientRect().height - H) / rows) / 4) * 4),
+              best[2]);
+      }
+    }
+    if (!present && Date.now() - committed < 20000) bringNow();   // the outcome line may have pushed the lanes
+    // titles never wrap: one common size (at most the stylesheet's) at which the widest fits; written only when it
+    // changes (every write is a mutation that schedules another fit)
+    const titles = lanes.map(c => c.querySelector('.sv-lane-title')).filter(Boolean);
+    if (!titles.length) return;
+    if (present !== titles[0]._svPresent) titles.forEach(t => { t.style.fontSize = ''; t._svPresent = present; });
+    const now = parseFloat(getComputedStyle(titles[0]).fontSize);
+    if (!titles[0].style.fontSize) titles.forEach(t => { t._svBase = now; });   // the stylesheet's size, this mode
+    const base = titles[0]._svBase || now;
+    const g = (fit.canvas = fit.canvas || document.createElement('canvas')).getContext('2d');
+    g.font = getComputedStyle(titles[0]).font;
+    let line = base, word = base;           // one line if it stays >= 12 px, else breaks at spaces
+    for (const t of titles) {
+      const room = t.clientWidth - 2, text = t.textContent.trim();
+      line = Math.min(line, base * room / (g.measureText(text).width * base / now));
+      for (const w of text.split(/\s+/)) word = Math.min(word, base * room / (g.measureText(w).width * base / now));
+    }
+    let want = line >= 12 ? line : Math.min(base, word);
+    want = Math.max(12, want);
+    if (Math.abs(want - now) > 0.5) titles.forEach(t => { t.style.fontSize = `${want.toFixed(1)}px`; });
+  };
+  let queued = false;
+  const later = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; fit(); }); } };
+  window.addEventListener('resize', later);
+  new MutationObserver(later).observe(document.body, {subtree: true, childList: true, attributes: true,
+                                                      attributeFilter: ['class', 'style']});
+  later();
+}
+"""

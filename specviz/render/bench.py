@@ -1,0 +1,48 @@
+"""The tuning bench's words: the knob values each lane ran with (its header line) and the one-line "predicted vs
+achieved" the status carries after a slider re-run. Pure strings over records; no Gradio."""
+from __future__ import annotations
+
+from html import escape
+
+from specviz.engine import methods
+
+
+def knob_values(method: str, config: dict) -> list[tuple[str, object]]:
+    """(symbol, value) of every numeric knob the method's rule reads, as the run's config recorded it (a slider knob
+    first, in the registry's order). Empty for a rule without knobs (AR, SJD, SD) or an unregistered method."""
+    m = methods.REGISTRY.get(method)
+    if m is None:
+        return []
+    return [(k.sym, config.get(k.name, k.default)) for k in methods.all_knobs()
+            if k.name in m.rule_knobs and k.kind is not str]
+
+
+def knob_caption(method: str, config: dict | None) -> str:
+    """'λ 0.5 · δ 0.5' for the lane header, each pair unbroken ('' when the rule has no knobs or no config is
+    known)."""
+    if not config:
+        return ""
+    pairs = knob_values(method, config)
+    return " · ".join(f"<span class='sv-kv'>{escape(s)} {v:g}</span>" for s, v in pairs)
+
+
+def outcome_line(rows: list) -> str:
+    """After a slider re-run, one line: for each method whose rule the sliders tune (its record re-scores drafts),
+    step compression before → predicted → achieved (analysis.preview.outcomes rows); the others' achieved value
+    only. '' when there is nothing to compare."""
+    if not rows:
+        return ""
+    tuned = [o for o in rows if _tunable(o.method)]
+    rest = [o for o in rows if not _tunable(o.method)]
+    parts = [f"<span class='sv-kv'>{escape(o.method)} {o.before:.2f}× → {o.predicted:.2f}× → "
+             f"<b>{o.achieved:.2f}×</b></span>" for o in tuned]
+    if rest:
+        parts.append("not tuned by these knobs: " + ", ".join(f"<span class='sv-kv'>{escape(o.method)} "
+                                                               f"{o.achieved:.2f}×</span>" for o in rest))
+    return ("<div class='sv-outcome' id='sv-outcome'>Re-run, step compression before → predicted → <b>achieved</b>: "
+            f"{' · '.join(parts)}</div>")
+
+
+def _tunable(method: str) -> bool:
+    m = methods.REGISTRY.get(method)
+    return m is not None and m.rescore is not None
