@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import asdict
 
 import gradio as gr
 import torch
@@ -58,7 +59,7 @@ def _controls(backend: Backend, c: dict) -> None:
                                     label="Methods to compare", info=_families_line(), elem_id="methods")
     w.Markdown("Moving a slider previews the recorded drafts; releasing it re-runs the methods.",
                 elem_classes="sv-sub")
-    for k in ui_knobs("main"):
+    for k in ui_knobs("setup") + ui_knobs("main"):
         c[k.name] = _control(k)
     with gr.Accordion("Sampling and drafting", open=False, elem_id="setup"):
         for k in ui_knobs("advanced"):
@@ -212,7 +213,7 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
 
 def _api_defaults() -> dict:
     """/generate's defaults: the app's own starting values (every knob by its RunConfig name)."""
-    return D.to_dict() | {"methods": DEFAULT_METHODS, "opacity": 1.0}
+    return asdict(D) | {"methods": DEFAULT_METHODS, "opacity": 1.0}    # every knob, quiet ones too
 
 
 def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: str | None = None,

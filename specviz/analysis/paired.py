@@ -101,3 +101,14 @@ def changed_category(trace: Trace, ar: Trace) -> np.ndarray:
         out[list(changed)] = DOWNSTREAM
         out[changed[0]] = FIRST
     return out.reshape(h, w)
+
+
+def against_ar(traces: dict) -> dict:
+    """method -> its changed-token count against the race's own AR lane, for every finished trace that shares AR's
+    keyed noise (AR itself included, 0); methods that cannot be compared are left out. Empty without a finished,
+    keyed AR trace in `traces`."""
+    ar = traces.get("ar")
+    if ar is None or not ar.tokens:
+        return {}
+    return {m: len(changed_positions(list(t.tokens), list(ar.tokens))) for m, t in traces.items()
+            if t.tokens and comparable(t, ar) is None}

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import gradio as gr
 
+from specviz.analysis import paired
 from specviz.analysis.preview import KnobValues, outcomes, rescore
 from specviz.app.errors import friendly
 from specviz.app.follow import lane_pictures, marked
@@ -155,10 +156,11 @@ class Handlers:
         first = next(iter(traces.values()))
         prompt = first.config.get("prompt", "")
         upd = {f"stats_{m}": "" for m in METHODS}
+        counts = paired.against_ar(traces)
         for m, t in traces.items():
             n = t.grid[0] * t.grid[1]
             upd[f"stats_{m}"] = html.lane_stats(LaneView(m, None, len(t.steps), len(t.committing()), n, True,
-                                                         t.summary["seconds"], config=t.config))
+                                                         t.summary["seconds"], config=t.config, vs_ar=counts.get(m)))
         upd |= self._finish(RunState(first.model, prompt, traces, images), float(opacity), inputs.get("focus"))
         upd["status"] = html.opened(list(traces), prompt, note)
         return upd | {"methods": list(traces)}                   # a value: a component update leaves a copy

@@ -7,7 +7,7 @@ event closes the race at its next yield, so Stop lands within one tick). No modu
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -15,6 +15,7 @@ import numpy as np
 import torch
 from huggingface_hub import try_to_load_from_cache
 
+from specviz.analysis import paired
 from specviz.core.trace import Trace
 from specviz.engine import methods
 from specviz.engine.config import METHODS, ConfigError, RunConfig
@@ -171,6 +172,7 @@ class LaneView:
     seconds: float                                  # this method's own compute time so far
     drafter: str = ""                               # tree methods: which drafter proposed the trees
     config: dict | None = None                      # the run's config (the lane header shows its knob values)
+    vs_ar: int | None = None                        # keyed noise: tokens changed against the race's AR (None: no AR)
 
     @property
     def compression(self) -> float:
@@ -245,7 +247,8 @@ def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = RACE
 
 
 def _frame(tick: int, lanes: list, done: bool, px: int) -> Frame:
-    views = tuple(lane.view(px) for lane in lanes)
     traces: dict[str, Trace] = {lane.cfg.method: lane.last.trace for lane in lanes}
+    counts = paired.against_ar(traces) if done else {}          # checked against AR's tokens of this very race
+    views = tuple(replace(lane.view(px), vs_ar=counts.get(lane.cfg.method)) for lane in lanes)
     images = {lane.cfg.method: np.asarray(lane.raw) for lane in lanes} if done else {}
     return Frame(tick, views, done, traces, images)

@@ -24,7 +24,8 @@ class Knob:
     choices: tuple = ()              # str knobs: the allowed values ("" = free text)
     label: str = ""                  # the app's control label (with units where they matter)
     help: str = ""                   # CLI help and the control's info line
-    ui: str = ""                     # "" not in the app | "main" (slider beside the methods, previewed) | "advanced"
+    ui: str = ""                     # "" not in the app | "setup" (above the sliders) | "main" (slider beside the
+    #                                  methods, previewed) | "advanced" (the accordion)
     ui_lo: float | None = None       # slider ends when the valid range is wider than a slider should be
     ui_hi: float | None = None
     step: float | None = None        # slider step
@@ -102,7 +103,8 @@ COMMON = (
               "with scenes)"),
     Knob("prompt", str, "a red house on the left, a sunset sky over snow", help="the caption"),
     Knob("seed", int, 0, 0, 2 ** 63 - 1, help="one seed for drafts, uniforms and sampling"),
-    Knob("noise", str, "papers", choices=("papers", "keyed"), quiet=True,
+    Knob("noise", str, "papers", choices=("papers", "keyed"), quiet=True, ui="setup",
+         label="Noise (keyed: every method shares AR's random numbers, so lossless lanes paint AR's image)",
          help="papers = each method's own sampling (default); keyed = every random number keyed by (seed, position, "
               "purpose), so lossless methods paint AR's exact image and relaxed ones change it only where they relax "
               "(docs/methods.md §9)"),

@@ -84,7 +84,8 @@ def knob(name: str) -> Knob:
 
 
 def ui_knobs(where: str | None = None) -> tuple[Knob, ...]:
-    """Knobs the app shows as controls ("main": beside the methods, previewed; "advanced": the accordion)."""
+    """Knobs the app shows as controls ("setup": above the sliders, not previewed; "main": beside the methods,
+    previewed; "advanced": the accordion)."""
     return tuple(k for k in all_knobs() if k.ui and (where is None or k.ui == where))
 
 

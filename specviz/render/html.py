@@ -33,9 +33,20 @@ def lane_stats(v) -> str:
              else f"<span class='sv-run'>● forward {v.forwards}</span>")
     drafter = f"<br><span class='sv-sub'>drafter: {escape(v.drafter)}</span>" if v.drafter else ""
     knobs = f"<div class='sv-knobs'>{knob_caption(v.method, v.config) or 'no knobs'}</div>" if v.config else ""
+    knobs += vs_ar(v.method, v.vs_ar)
     return (f"<div class='sv-lane'>{knobs}<span class='sv-kind'>{_summary(v.method)}{drafter}<br></span>{state}<br>"
             f"<span class='sv-count'>{v.committed}/{v.positions} tokens · </span>"
             f"<b>{v.compression:.2f}×</b> step compression<span class='sv-secs'> · {v.seconds:.2f} s</span></div>")
+
+
+def vs_ar(method: str, changed: int | None) -> str:
+    """Under keyed noise, the lane's word on AR's image of the same race: identical, or how many tokens changed
+    ('' for AR itself and when nothing was compared)."""
+    if changed is None or method == "ar":
+        return ""
+    if changed == 0:
+        return "<div class='sv-vsar sv-same'>identical to AR ✓</div>"
+    return f"<div class='sv-vsar sv-changed'>{changed} token{'s' if changed != 1 else ''} changed vs AR</div>"
 
 
 def status(tick: int, lanes, done: bool, elapsed: float) -> str:

@@ -4,6 +4,7 @@ name; CASCADE's hidden-state groups on Janus."""
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import pytest
 
@@ -71,7 +72,7 @@ def test_the_one_offered_draft_model_is_the_default_drafter(served, paths):
         assert paths[1] in result[GEN_OUTPUTS.index(f"stats_{m}")], m
     base = default_backend("cpu", allow_paths=True, drafters=(paths[1],))
     h = Handlers(Backend(base.load, (paths[0],), (), True, base.drafters))
-    args = {**RunConfig().to_dict(), **SMALL, "prompt": "a red house", "model": paths[0], "methods": ["ar", "sd"]}
+    args = {**asdict(RunConfig()), **SMALL, "prompt": "a red house", "model": paths[0], "methods": ["ar", "sd"]}
     final = list(h.generate({k: args[k] for k in GEN_INPUTS} | {"opacity": 1.0}))[-1]
     traces = final["state"].traces
     assert traces["sd"].config["draft_model"] == paths[1] and traces["ar"].config["draft_model"] == ""
@@ -81,7 +82,7 @@ def test_tree_methods_without_a_drafter_name_the_app_option(paths):
     """No draft model offered (or two: the caller must choose): the error names the Drafter option."""
     import gradio as gr
     base = default_backend("cpu", allow_paths=True)
-    args = {**RunConfig().to_dict(), **SMALL, "prompt": "a red house", "model": paths[0], "methods": ["cascade"]}
+    args = {**asdict(RunConfig()), **SMALL, "prompt": "a red house", "model": paths[0], "methods": ["cascade"]}
     for drafters in [(), (paths[1], paths[0])]:
         h = Handlers(Backend(base.load, (paths[0],), (), True, drafters))
         with pytest.raises(gr.Error, match="Drafter"):

@@ -9,6 +9,7 @@ from specviz.core.sampling import race, race_noise
 from specviz.engine import keyed
 from specviz.render import verdict
 from tests.analysis.test_keyed_paired import test_changed_map_categories, test_pixel_diff_by_hand
+from tests.app.test_keyed_lanes import lanes_state_what_changed_against_ar
 from tests.engine.test_keyed_engine import (
     test_keyed_verdicts_state_the_keyed_decision,
     test_toy_lossless_tokens_equal_ars,
@@ -90,6 +91,11 @@ def _verdict_papers_only(ev, relaxation="the rule's relaxation"):
 _real_verdict = verdict.verdict
 _real_pixel_diff, _real_category = paired.pixel_diff, paired.changed_category
 
+def _against_itself(traces):
+    """Wrong: each lane compared with its own tokens (every lane 'identical to AR')."""
+    return {m: 0 for m, tr in traces.items() if tr.tokens and traces.get("ar") is not None}
+
+
 VARIANTS = [
     Mutant("keyed-miss-accepted-with-min-q-over-p", lambda mp: mp.setattr(keyed, "relax_excess", _accept_as_papers),
            CHAIN + (test_toy_lossless_tokens_equal_ars,)),
@@ -102,6 +108,8 @@ VARIANTS = [
            (test_change_prob_is_p_of_change_and_bounds_the_exact_tv,)),
     Mutant("keyed-level-cost-without-miss", lambda mp: mp.setattr(keyed, "level_cost", _level_cost_without_miss),
            (test_keyed_tree_level_law_matches_its_recorded_cost,)),
+    Mutant("lane-compared-with-itself", lambda mp: mp.setattr(paired, "against_ar", _against_itself),
+           (lanes_state_what_changed_against_ar,)),
     Mutant("psnr-peak-one", lambda mp: mp.setattr(paired, "pixel_diff", _psnr_unit_peak), (test_pixel_diff_by_hand,)),
     Mutant("changed-map-without-first-departure",
            lambda mp: mp.setattr(paired, "changed_category", _no_first_departure), (test_changed_map_categories,)),

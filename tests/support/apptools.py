@@ -1,5 +1,6 @@
 """Shared app-test setups: a tiny injected backend (fast), optionally slowed down to exercise Stop."""
 import time
+from dataclasses import asdict
 
 import pytest
 
@@ -37,7 +38,7 @@ def knob_inputs(methods, prompt="a red house on the left", seed=3, **over) -> di
     """/generate's inputs by name (handlers.GEN_INPUTS, then the map opacity)."""
     from specviz.app.handlers import GEN_INPUTS
     from specviz.engine.config import RunConfig
-    vals = RunConfig().to_dict() | dict(
+    vals = asdict(RunConfig()) | dict(
         prompt=prompt, seed=seed, model="scenes", methods=list(methods), lam=0.3, delta=0.5, tau_pos=0.9,
         tau_seq=0.9, temperature=1.0, top_k=0, cfg=3.0, window=4, tree="dynamic", tree_depth=3, tree_topk=2,
         cascade_budget=0.5)
