@@ -40,6 +40,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,7 +116,7 @@ def gen_args(knobs: dict) -> list:
 
 
 def draw_knobs(rng: random.Random, pool) -> dict:
-    return RunConfig().to_dict() | {
+    return asdict(RunConfig()) | {                          # every knob, quiet ones too (the page sends them all)
         "model": "scenes", "methods": rng.sample(list(pool), 2), "seed": rng.randrange(1000),
         "lam": rng.choice([0.0, 0.25, 0.5, 1.0, 2.0, 4.0]), "delta": round(rng.uniform(0.3, 0.95), 2),
         "tau_pos": round(rng.uniform(0.6, 0.95), 2), "tau_seq": round(rng.uniform(0.6, 0.95), 2),

@@ -82,3 +82,9 @@ def kept_rows(kept, pending: int) -> torch.Tensor:
     if kept.numel() > pending or (kept.numel() and (kept.min() < 0 or kept.max() >= pending)):
         raise IndexError(f"kept rows {kept.tolist()} out of range for a forward of {pending} tokens")
     return kept
+
+
+def guide(logits: torch.Tensor, rows: int, scale: float) -> torch.Tensor:
+    """Classifier-free guidance, the one definition every backend uses: logits (rows, N, V) with row 0 conditional
+    and row 1 unconditional -> u + scale * (c - u) (N, V); with one row (no guidance) row 0 as it is."""
+    return logits[1] + scale * (logits[0] - logits[1]) if rows == 2 else logits[0]

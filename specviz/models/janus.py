@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from specviz.models.base import Prefilled, compact_path, kept_rows
+from specviz.models.base import Prefilled, compact_path, guide, kept_rows
 
 _TRUE = {"1", "ON", "YES", "TRUE"}
 
@@ -141,12 +141,7 @@ class JanusModel:
     def _mix(self, h: torch.Tensor, state: JanusState) -> tuple[torch.Tensor, torch.Tensor]:
         """h (rows, N, hidden) -> guided logits (N, V) float32 and the conditional hidden (N, h) float32."""
         logits = self.head(h).float()                                            # (rows, N, V)
-        if state.rows == 2:
-            c, u = logits[0], logits[1]
-            guided = u + state.cfg * (c - u)
-        else:
-            guided = logits[0]
-        return guided, h[0].float()
+        return guide(logits, state.rows, state.cfg), h[0].float()
 
     # -- extras for drafters, rules and rendering -------------------------------------------------------------------
     def code_vectors(self) -> torch.Tensor:

@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 from PIL import Image
 
-from specviz.models.base import Prefilled, compact_path, kept_rows
+from specviz.models.base import Prefilled, compact_path, guide, kept_rows
 from specviz.models.llamagen_net import FAMILY, T5_HUB, GPTConfig, LlamaGenGPT
 from specviz.models.llamagen_vq import VQConfig, VQDecoder
 
@@ -144,7 +144,7 @@ class LlamaGenModel:
 
     def _mix(self, h: torch.Tensor, state: LlamaGenState) -> tuple[torch.Tensor, torch.Tensor]:
         logits = self.gpt.output(h).float()
-        guided = logits[1] + state.cfg * (logits[0] - logits[1]) if state.rows == 2 else logits[0]
+        guided = guide(logits, state.rows, state.cfg)
         return guided, h[0].float()
 
     # -- extras -----------------------------------------------------------------------------------------------------

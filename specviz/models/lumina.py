@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import torch
 from PIL import Image
 
-from specviz.models.base import Prefilled, compact_path
+from specviz.models.base import Prefilled, compact_path, guide
 
 TEMPLATE = "Generate an image of {w}x{h} according to the following prompt:\n{prompt}"
 PX_PER_GRID = 32          # one resolution-token unit: 32 px = 2 x 2 codes of the 16x VQGAN
@@ -165,7 +165,7 @@ class LuminaModel:
     def _mix(self, h: torch.Tensor, state: LuminaState) -> tuple[torch.Tensor, torch.Tensor]:
         """h (rows, N, hidden) -> guided image-code logits (N, V) float32, conditional hidden (N, h) float32."""
         logits = (h @ self.img_head.T).float()
-        guided = logits[1] + state.cfg * (logits[0] - logits[1]) if state.rows == 2 else logits[0]
+        guided = guide(logits, state.rows, state.cfg)
         return guided, h[0].float()
 
     # -- extras for drafters, rules and rendering -------------------------------------------------------------------

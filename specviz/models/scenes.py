@@ -9,7 +9,7 @@ import torch
 from PIL import Image
 
 from specviz.core.paths import assets_dir
-from specviz.models.base import Prefilled
+from specviz.models.base import Prefilled, compact_path, guide
 from specviz.scenes import data
 from specviz.scenes.target import Target, TargetConfig
 from specviz.scenes.train import load_target, load_vq
@@ -73,20 +73,12 @@ class ScenesModel:
 
     @torch.inference_mode()
     def commit(self, state: ScenesState, kept: torch.Tensor) -> None:
-        k, t = len(kept), state.length
-        if k and not torch.equal(kept, torch.arange(k)):                                 # tree path: compact
-            src = t + kept
-            for kc, vc in state.kv:
-                kc[:, :, t:t + k] = kc[:, :, src]
-                vc[:, :, t:t + k] = vc[:, :, src]
-        state.length = t + k
+        compact_path(state.kv, state.length, kept, "cpu")                                # a tree path: compact
+        state.length += len(kept)
 
     def _out(self, h: torch.Tensor, state: ScenesState):
         logits = self.target.head(h).float()                                              # (rows, N, V)
-        if state.rows == 2:
-            c, u = logits[0], logits[1]
-            logits = (u + state.cfg * (c - u)).unsqueeze(0)
-        return logits[0], h[0].float()
+        return guide(logits, state.rows, state.cfg), h[0].float()
 
     # -- extras for drafters, rules and rendering -----------------------------------------------------------------
     def code_vectors(self) -> torch.Tensor:

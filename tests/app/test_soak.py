@@ -27,7 +27,9 @@ def test_short_soak(soak, tmp_path):
     print(sm)
     assert [r["errors"] for r in rows if r["errors"]] == []
     fds = [r["fds"] for r in rows[4:]]                       # after start-up (first page, first export, ...)
-    assert max(fds) - min(fds) <= 2, f"open file descriptors grew: {fds}"
+    # growth, not a transient: a run may still hold a socket or a video writer when it is counted (a spike of ~9 seen
+    # at one run under load), but a leak of one descriptor a run lifts the floor of the last runs by ~10
+    assert min(fds[-5:]) - min(fds[:5]) <= 2, f"open file descriptors grew: {fds}"
     assert sm["stale_files_max"] == 0, "files older than the pruning rule allows were left in the temp dir"
     # bounded: the last runs hold no more files than a few runs' worth, not everything ever written
     made = sum(max(0, b["temp_files"] - a["temp_files"]) for a, b in zip(rows, rows[1:]))
