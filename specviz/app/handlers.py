@@ -116,7 +116,8 @@ class Handlers:
             if not lean or fr.done or time.perf_counter() - pictures_at >= API_PICTURES_EVERY_S:
                 shown |= {f"img_{v.method}": v.image for v in fresh}
                 pictures_at = time.perf_counter()
-            shown |= {f"stats_{v.method}": html.lane_stats(v) for v in fresh}
+            # the last frame restates every lane: its word on AR's image exists only once every lane is done
+            shown |= {f"stats_{v.method}": html.lane_stats(v) for v in (fr.lanes if fr.done else fresh)}
             shown["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0)
             if fr.done:                                                   # the result carries every picture
                 shown |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity, focus)

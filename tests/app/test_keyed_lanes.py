@@ -12,8 +12,9 @@ METHODS = ["ar", "sjd", "mcsjd", "csd"]
 
 
 def final(noise: str, methods: tuple = tuple(METHODS)) -> dict:
-    """The final update of a fresh race (not cached: the mutation check runs it with a wrong variant installed)."""
-    h = Handlers(tiny_backend()[0])
+    """The final update of a fresh race (not cached: the mutation check runs it with a wrong variant installed); a
+    frame every forward, so the lanes finish at different frames, as in the browser."""
+    h = Handlers(tiny_backend()[0], fps=1e9)
     return list(h.generate(knob_inputs(list(methods), seed=5, noise=noise, lam=8.0, delta=1.0)))[-1]
 
 
