@@ -25,7 +25,7 @@ def keyed_race(browser, url):
 
 
 @pytest.mark.browser
-def test_keyed_lanes_say_identical_or_changed_and_the_map_is_in_view_in_present_mode(served, tmp_path):
+def test_keyed_lanes_say_identical_or_changed_and_the_map_is_in_view_in_present_mode(served, tmp_path):  # noqa: F811 (the fixture)
     browser, url = served
     page = keyed_race(browser, url)
     ar = page_trace("ar", noise="keyed").tokens

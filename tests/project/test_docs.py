@@ -73,7 +73,8 @@ def test_the_readme_is_one_screen_with_the_registry_s_methods():
     from specviz.engine import methods as registry  # importing it registers every method; only this test needs it
     text = README.read_text()
     assert len(text.encode()) <= 10 * 1024
-    rows = re.findall(r"^\| `(\w+)` \|", text, re.M)
+    section = text[text.index("## Methods"):]
+    rows = re.findall(r"^\| `(\w+)` \|", section[:section.index("\n## ", 3)], re.M)
     assert sorted(rows) == sorted(registry.METHODS) and len(rows) == len(set(rows))
     budget = registry.knob("cascade_budget")
     assert f"TV budget δ per step (default {budget.default})" in text
@@ -91,3 +92,25 @@ def test_no_code_points_at_an_issue_number(folder):
     hits = [f"{p.relative_to(ROOT)}:{n}" for p in paths for n, line in enumerate(p.read_text().splitlines(), 1)
             if re.search(r"\bissues? \d+", line, re.I)]
     assert not hits, hits
+
+
+def _table_after(text: str, header: str) -> list[list[str]]:
+    rows = text[text.index(header):].splitlines()[2:]
+    return [[c.strip() for c in r.strip("|").split("|")] for r in rows[:next(i for i, r in enumerate(rows)
+                                                                             if not r.startswith("|"))]]
+
+
+def keyed_price_rows(readme: str, methods_md: str) -> tuple[list, list]:
+    """The README's price of keyed noise and the measured table in docs/methods.md §9, as (method, compression papers
+    → keyed, identical) rows."""
+    ours = [[c[0].strip("`"), c[1], c[2]] for c in _table_after(readme, "| method | step compression, papers → keyed")]
+    measured = [[c[0], f"{c[1]} → {c[2]}", c[6]] for c in _table_after(methods_md, "| method | compression papers |")
+                if c[0] != "ar"]
+    return ours, measured
+
+
+def test_the_readme_s_price_of_keyed_noise_is_the_measured_table():
+    ours, measured = keyed_price_rows(README.read_text(), (ROOT / "docs" / "methods.md").read_text())
+    assert ours == measured and len(ours) == 9
+    planted = README.read_text().replace("| `csd` | 2.354 → 3.240 |", "| `csd` | 2.354 → 3.420 |")
+    assert keyed_price_rows(planted, (ROOT / "docs" / "methods.md").read_text())[0] != measured
