@@ -112,3 +112,13 @@ def against_ar(traces: dict) -> dict:
         return {}
     return {m: len(changed_positions(list(t.tokens), list(ar.tokens))) for m, t in traces.items()
             if t.tokens and comparable(t, ar) is None}
+
+
+def vs_ar_words(method: str, changed: int | None) -> str:
+    """A lane's word on AR's image of the same race, in plain text (the lane header, the video, the slide): "identical
+    to AR ✓" or "N tokens changed vs AR"; '' for AR itself and when nothing was compared (changed None)."""
+    if changed is None or method == "ar":
+        return ""
+    if changed == 0:
+        return "identical to AR ✓"
+    return f"{changed} token{'s' if changed != 1 else ''} changed vs AR"

@@ -12,7 +12,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from specviz.analysis import views
+from specviz.analysis import paired, views
 from specviz.core.trace import DECISIONS
 from specviz.engine import methods
 from specviz.render import charts, draw
@@ -40,11 +40,13 @@ def slide_figure(traces: dict, images: dict, prompt: str = "", settings: str = "
     FigureCanvasAgg(fig)
     axes = np.atleast_2d(fig.subplots(len(traces), cols, squeeze=False))
     arrays = {k: {m: _map(t, k) for m, t in traces.items()} for k in SLIDE_MAPS}
+    vs = paired.against_ar(traces)
     for r, (m, t) in enumerate(traces.items()):
         s = t.summary
         axes[r, 0].imshow(images[m], interpolation="nearest")
-        axes[r, 0].set_ylabel(f"{m}\n{s.get('target_forwards', '?')} fwd · {s.get('step_compression', 0):.2f}×",
-                              fontsize=11)
+        words = paired.vs_ar_words(m, vs.get(m))
+        axes[r, 0].set_ylabel(f"{m}\n{s.get('target_forwards', '?')} fwd · {s.get('step_compression', 0):.2f}×"
+                              + (f"\n{words}" if words else ""), fontsize=11)
         for c, k in enumerate(SLIDE_MAPS, start=1):
             im = _draw_map(axes[r, c], k, arrays[k][m], list(arrays[k].values()))
             if r == len(traces) - 1 and im is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from html import escape, unescape
 
-from specviz.analysis import views
+from specviz.analysis import paired, views
 from specviz.analysis.preview import Preview
 from specviz.engine import methods
 from specviz.render.bench import knob_caption
@@ -40,13 +40,9 @@ def lane_stats(v) -> str:
 
 
 def vs_ar(method: str, changed: int | None) -> str:
-    """Under keyed noise, the lane's word on AR's image of the same race: identical, or how many tokens changed
-    ('' for AR itself and when nothing was compared)."""
-    if changed is None or method == "ar":
-        return ""
-    if changed == 0:
-        return "<div class='sv-vsar sv-same'>identical to AR ✓</div>"
-    return f"<div class='sv-vsar sv-changed'>{changed} token{'s' if changed != 1 else ''} changed vs AR</div>"
+    """Under keyed noise, the lane's word on AR's image of the same race (paired.vs_ar_words), '' when none."""
+    words = paired.vs_ar_words(method, changed)
+    return f"<div class='sv-vsar {'sv-same' if changed == 0 else 'sv-changed'}'>{words}</div>" if words else ""
 
 
 def status(tick: int, lanes, done: bool, elapsed: float) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
+from specviz.analysis import paired
 from specviz.engine import methods
 from specviz.render import draw
 from specviz.render.panels import race_frame
@@ -147,15 +148,23 @@ def draw_frame(traces: dict, images: dict, k: int, labels: dict | None = None, s
     total = slowest(traces)
     d.text((GAP, 52), f"{settings_line(traces)}   |   clock: target forward {min(k, total)} of {total}",
            font=draw.font(24), fill=SUB)
+    vs = paired.against_ar(traces) if k >= total else {}            # the word on AR's image: once all are done
     for box, (m, t) in zip(lane_boxes(len(traces), grid, size), traces.items()):
-        state = lane_state(t, k)
-        tokens = int(committed_after(t, k).sum())
         name = (labels or {}).get(m, m)
         d.text((box.x, box.y - LABEL + 2), _fit(d, name, 24, box.px, True), font=draw.font(24, True), fill=INK)
-        d.text((box.x, box.y - LABEL + 30), _fit(d, f"{state} · {tokens}/{grid[0] * grid[1]} tokens", 20, box.px),
-               font=draw.font(20), fill=SUB)
+        d.text((box.x, box.y - LABEL + 30), _fit(d, lane_line(t, k, vs.get(m)), 20, box.px), font=draw.font(20),
+               fill=SUB)
         canvas.paste(lane_image(t, images.get(m), k, box.px, drafts), (box.x, box.y))
     return np.asarray(canvas)
+
+
+def lane_line(trace, k: int, changed: int | None = None) -> str:
+    """A lane's caption after k forwards: its clock state and committed tokens; the keyed word on AR's image when
+    `changed` is given (paired.vs_ar_words)."""
+    n = trace.grid[0] * trace.grid[1]
+    line = f"{lane_state(trace, k)} · {int(committed_after(trace, k).sum())}/{n} tokens"
+    words = paired.vs_ar_words(trace.method, changed)
+    return f"{line} · {words}" if words else line
 
 
 def lane_state(trace, k: int) -> str:

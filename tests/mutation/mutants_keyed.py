@@ -23,7 +23,16 @@ from tests.engine.test_keyed_noise import (
     test_lossless_keyed_chain_commits_the_race_sample,
     test_race_noise_is_a_function_of_seed_and_position_only,
 )
+from tests.render.test_keyed_exports import test_the_slide_s_row_labels_carry_it, test_the_words
 from tests.support.mutants import Mutant
+
+
+def _identical_unless_changed(method, changed):
+    """Wrong: a lane nothing was compared with (changed None, e.g. the papers' noise) is called identical to AR."""
+    if method == "ar":
+        return ""
+    return "identical to AR ✓" if not changed else f"{changed} token{'s' if changed != 1 else ''} changed vs AR"
+
 
 CHAIN = (test_lossless_keyed_chain_commits_the_race_sample, test_keyed_chain_output_law_matches_the_exact_law)
 
@@ -109,7 +118,9 @@ VARIANTS = [
     Mutant("keyed-level-cost-without-miss", lambda mp: mp.setattr(keyed, "level_cost", _level_cost_without_miss),
            (test_keyed_tree_level_law_matches_its_recorded_cost,)),
     Mutant("lane-compared-with-itself", lambda mp: mp.setattr(paired, "against_ar", _against_itself),
-           (lanes_state_what_changed_against_ar,)),
+           (lanes_state_what_changed_against_ar, test_the_slide_s_row_labels_carry_it)),
+    Mutant("uncompared-lane-called-identical", lambda mp: mp.setattr(paired, "vs_ar_words", _identical_unless_changed),
+           (test_the_words, test_the_slide_s_row_labels_carry_it)),
     Mutant("psnr-peak-one", lambda mp: mp.setattr(paired, "pixel_diff", _psnr_unit_peak), (test_pixel_diff_by_hand,)),
     Mutant("changed-map-without-first-departure",
            lambda mp: mp.setattr(paired, "changed_category", _no_first_departure), (test_changed_map_categories,)),
