@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
-from specviz.analysis import views
+from specviz.analysis import paired, views
 
 MAX_RUNS = 50                   # runs kept per session (the oldest drop out first)
 LIVE = ("lam", "delta", "tau_pos", "tau_seq")
@@ -43,23 +43,29 @@ class Row:
     implausible: int            # committed codes with target q < 0.001
     nll: float                  # target NLL, nats per token
     seconds: float              # the method's own compute time
+    changed: int | None = None  # keyed noise: tokens changed against the same run's AR (None: nothing compared)
 
     HEADERS = ("run", "source", "method", "seed", "λ", "δ", "τ_pos", "τ_seq", "forwards", "step compression",
-               "relaxed share", "TV cost", "implausible", "NLL nats/token", "time s")
+               "relaxed share", "TV cost", "implausible", "NLL nats/token", "time s", "changed vs AR")
 
     def cells(self) -> list:
         return [self.run, self.source, self.method, self.seed, self.lam, self.delta, self.tau_pos, self.tau_seq,
                 self.forwards, round(self.compression, 3), round(self.relaxed_share, 3), round(self.tv_cost, 4),
-                self.implausible, round(self.nll, 4), round(self.seconds, 2)]
+                self.implausible, round(self.nll, 4), round(self.seconds, 2),
+                NOT_COMPARED if self.changed is None else self.changed]
 
 
-def row_of(trace, run: int, source: str) -> Row:
+NOT_COMPARED = "—"              # the changed-vs-AR cell of a run with no keyed AR to compare with
+
+
+def row_of(trace, run: int, source: str, changed: int | None = None) -> Row:
+    """One method's row; `changed`: its tokens changed against the same run's AR (paired.against_ar), if compared."""
     s, c = trace.summary, trace.config
     return Row(run, source, trace.method, int(c.get("seed", 0)), *(float(c.get(k, math.nan)) for k in LIVE),
                int(s["target_forwards"]), s["tokens"] / max(1, s["target_forwards"]),
                s["relaxed"] / max(1, s["accepted_drafts"]), sum(ev.tv_cost for _, ev in trace.committing().values()),
                trace.implausible(),
-               target_nll(trace), float(sum(st.seconds for st in trace.steps)))
+               target_nll(trace), float(sum(st.seconds for st in trace.steps)), changed)
 
 
 @dataclass
@@ -81,7 +87,8 @@ class History:
     def add(self, traces: dict, images: dict, source: str) -> Run:
         self.count += 1
         run = Run(self.count, source, dict(traces), dict(images))
-        run.rows = [row_of(t, self.count, source) for t in traces.values()]
+        vs = paired.against_ar(traces)
+        run.rows = [row_of(t, self.count, source, vs.get(m) if m != "ar" else None) for m, t in traces.items()]
         self.runs.append(run)
         if self.pinned is not None and all(r.number != self.pinned for r in self.runs):
             self.pinned = None                                   # the reference dropped out of the window

@@ -62,3 +62,17 @@ def test_the_slide_s_row_labels_carry_it():
             s = t.summary
             head = f"{m}\n{s['target_forwards']} fwd · {s['step_compression']:.2f}×"
             assert label == head + (f"\n{want[m]}" if want[m] else ""), (noise, m, label)
+
+
+def test_history_rows_carry_the_changed_count():
+    from specviz.analysis import history as hist         # the history rows: the one test here about the app's table
+    for noise in ("keyed", "papers"):
+        ts, want = traces(noise), expected(noise)
+        h = hist.History()
+        h.add(ts, {m: np.zeros((48, 48, 3), np.uint8) for m in ts}, "generate")
+        at = hist.Row.HEADERS.index("changed vs AR")
+        got = {r[2]: r[at] for r in h.table()}
+        for m in METHODS:
+            n = int(want[m].split()[0]) if "changed" in want[m] else 0 if want[m] else hist.NOT_COMPARED
+            assert got[m] == n, (noise, m, got)
+        assert "changed" in [f.name for f in hist.fields(hist.Row)]
