@@ -65,7 +65,7 @@ def test_the_slide_s_row_labels_carry_it():
 
 
 def test_history_rows_carry_the_changed_count():
-    from specviz.analysis import history as hist         # the history rows: the one test here about the app's table
+    from specviz.analysis import history as hist  # the history rows: the one test here about the app's table
     for noise in ("keyed", "papers"):
         ts, want = traces(noise), expected(noise)
         h = hist.History()
