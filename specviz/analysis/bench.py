@@ -188,6 +188,7 @@ def aggregate(r: list, ar: list | None) -> dict:
            "step_compression_mean": round(st.mean(x["step_compression"] for x in r), 4),
            "seconds": med("seconds"), "mean_accepted": med("mean_accepted"), "nll": med("nll"),
            "tv_cost": med("tv_cost"), "implausible": round(st.mean(x["implausible"] for x in r), 3),
+           "implausible_se": _se(r, "implausible"),
            "relaxed_share": round(sum(x["relaxed"] for x in r) / max(1, sum(x["accepted_drafts"] for x in r)), 4),
            "accepted_hist": pooled_hist(r), "peak_memory": max(x.get("peak_memory", 0) for x in r)}
     if r and "changed" in r[0]:                    # keyed noise: paired with AR image by image (docs/methods.md §9)

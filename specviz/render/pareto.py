@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from specviz.engine.methods import REGISTRY, knob
 
-MEASURES = {"implausible": "implausible codes per image (target q < 0.001)",
+MEASURES = {"implausible": "implausible codes per image (target q < 0.001; bars: ±1 standard error)",
             "nll": "target NLL (nats/token)",
             "tv_cost": "Σ per-token TV cost (bound on the image's TV)",
             "changed": "tokens changed vs AR per image (same keyed noise; bars: ±1 standard error, paired)"}
@@ -26,6 +26,29 @@ class Point:
     y: float                    # the chosen cost
     method: str
     reference: bool             # AR or a lossless method (not part of the sweep's front)
+    se: float = 0.0             # standard error of y from the per-image values (0: the rows carry none)
+
+
+def separable(a: Point, b: Point) -> bool:
+    """The two points' costs differ by more than their combined standard error, sqrt(se_a² + se_b²)."""
+    return abs(a.y - b.y) > (a.se ** 2 + b.se ** 2) ** 0.5
+
+
+def front_runs(line: list[Point]) -> list[list[Point]]:
+    """The front cut wherever two neighbouring points cannot be told apart (not separable): the pieces to draw."""
+    runs: list[list[Point]] = []
+    for p in line:
+        if runs and separable(runs[-1][-1], p):
+            runs[-1].append(p)
+        else:
+            runs.append([p])
+    return runs
+
+
+def unranked(pts: list[Point]) -> list[tuple[Point, Point]]:
+    """Neighbouring swept points (in step compression) whose costs the sweep cannot tell apart."""
+    sweep = sorted((p for p in pts if not p.reference), key=lambda p: p.x)
+    return [(a, b) for a, b in zip(sweep, sweep[1:]) if not separable(a, b)]
 
 
 def points(rows: list[dict], measure: str, lossless: frozenset = frozenset()) -> list[Point]:
@@ -35,7 +58,8 @@ def points(rows: list[dict], measure: str, lossless: frozenset = frozenset()) ->
         knobs = ", ".join(f"{symbol(k)}={_fmt(v)}" for k, v in r["point"].items())
         ref = r["method"] == "ar" or r["method"] in lossless
         out.append(Point(f"{r['method']} {knobs}".strip() if ref or not knobs else knobs,
-                         float(r["result"]["step_compression"]), float(r["result"][measure]), r["method"], ref))
+                         float(r["result"]["step_compression"]), float(r["result"][measure]), r["method"], ref,
+                         float(r["result"].get(f"{measure}_se", 0.0))))
     return out
 
 
@@ -68,7 +92,7 @@ def figure(rows: list[dict], measure: str = "implausible", lossless: frozenset |
     if flat([p.y for p in pts]):
         ax.set_yticks([])
         ax.set_ylabel("(flat)")
-        pts = [Point(p.label, p.x, 0.0, p.method, p.reference) for p in pts]
+        pts = [Point(p.label, p.x, 0.0, p.method, p.reference, p.se) for p in pts]
     else:
         ax.set_ylabel(MEASURES[measure] + ", lower is better")
     sweep = [p for p in pts if not p.reference]
@@ -84,8 +108,12 @@ def figure(rows: list[dict], measure: str = "implausible", lossless: frozenset |
                         yerr=r["result"][f"{measure}_se"], fmt="none", ecolor="tab:blue", elinewidth=1, capsize=3,
                         zorder=2)
     line = front(pts) if not flat([p.y for p in pts]) else []
-    if len(line) > 1:
-        ax.plot([p.x for p in line], [p.y for p in line], "-", c="tab:red", lw=2, zorder=2, label="Pareto front")
+    for i, run in enumerate(r for r in front_runs(line) if len(r) > 1):     # only where costs differ beyond errors
+        ax.plot([p.x for p in run], [p.y for p in run], "-", c="tab:red", lw=2, zorder=2,
+                label="Pareto front" if i == 0 else None)
+    if (close := unranked(pts)) and not flat([p.y for p in pts]):
+        notes.append(f"{len(close)} of {len([p for p in pts if not p.reference]) - 1} neighbouring points lie within "
+                     "their standard errors and cannot be ranked (more prompts or seeds)")
     ax.margins(0.18)
     ax.legend(loc="best", fontsize=9)
     if notes:

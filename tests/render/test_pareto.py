@@ -91,3 +91,44 @@ def test_nll_measure_moves_when_it_moves():
     fig = pareto.figure(rows(GRID, flat_nll=False), "nll")
     ys = [t.xy[1] for t in fig.axes[0].texts if isinstance(t, Annotation)]
     assert np.ptp(ys) > 0 and "NLL" in fig.axes[0].get_ylabel()
+
+
+def test_bars_are_the_standard_errors_of_the_per_image_values():
+    """The bench's implausible_se is stdev/√n of the per-image counts, and the plot draws ±1 of it at each point."""
+    import statistics as st
+
+    from specviz.analysis import bench  # the aggregate that fills the rows: only this test needs it
+    per_image = {0.5: [3, 5, 4, 8], 1.0: [9, 12, 7, 15]}
+    rows_ = []
+    for lam, counts in per_image.items():
+        r = [{"target_forwards": 10, "step_compression": 2.0 + lam, "seconds": 1.0, "mean_accepted": 1.0,
+              "nll": 2.0, "tv_cost": 0.1, "implausible": c, "relaxed": 0, "accepted_drafts": 1, "accepted_hist": [1]}
+             for c in counts]
+        agg = bench.aggregate(r, None)
+        assert agg["implausible_se"] == pytest.approx(st.stdev(counts) / 2, abs=1e-4)
+        rows_.append({"method": "csd", "point": {"lam": lam}, "result": agg})
+    ax = pareto.figure(rows_, "implausible", frozenset()).axes[0]
+    spans = sorted(float(np.ptp(seg[:, 1])) for c in ax.collections if c.__class__.__name__ == "LineCollection"
+                   for seg in c.get_segments())
+    assert spans == pytest.approx(sorted(2 * r["result"]["implausible_se"] for r in rows_), abs=1e-6)
+    assert "standard error" in ax.get_ylabel()
+
+
+def with_se(points: dict, se: float) -> list[dict]:
+    out = rows(points)
+    for r in out:
+        r["result"]["implausible_se"] = se
+    return out
+
+
+def test_the_front_is_cut_where_points_lie_within_their_errors_and_a_note_says_so():
+    pts = {0.5: (2.0, 4.0), 1.0: (2.2, 4.6), 2.0: (2.4, 9.0)}       # 4.0 vs 4.6: apart only if se < 0.6/√2
+    sharp = pareto.figure(with_se(pts, 0.1), "implausible", frozenset({"sjd"})).axes[0]
+    fronts = [ln for ln in sharp.get_lines() if ln.get_color() == "tab:red"]
+    assert [list(ln.get_xdata()) for ln in fronts] == [[2.4, 2.2, 2.0]]
+    assert "cannot be ranked" not in sharp.get_title(loc="left")
+    blurred = pareto.figure(with_se(pts, 0.5), "implausible", frozenset({"sjd"})).axes[0]
+    fronts = [ln for ln in blurred.get_lines() if ln.get_color() == "tab:red"]
+    assert [list(ln.get_xdata()) for ln in fronts] == [[2.4, 2.2]]          # 2.2 -> 2.0 is not drawn
+    assert "1 of 2 neighbouring points lie within their standard errors and cannot be ranked" in \
+        blurred.get_title(loc="left")
