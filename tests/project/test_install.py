@@ -52,7 +52,7 @@ def test_readme_is_a_space_and_keeps_its_two_commands():
                   if r.startswith("gradio"))
     assert gradio.specifier.contains(meta["sdk_version"]), f"sdk_version {meta['sdk_version']} vs {gradio}"
     for cmd in ("pip install -r requirements.txt && python app.py", "pip install -r requirements-dev.txt && "
-                "python -m pytest"):
+                "python -m pytest -n 2"):
         assert f"```bash\n{cmd}\n```" in README
 
 
