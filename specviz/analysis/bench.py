@@ -80,7 +80,7 @@ def run_job(model, job: dict, base: dict) -> dict:
     secs = time.perf_counter() - t0
     committing = trace.committing()
     q = [ev.p_target for _, ev in committing.values()]
-    nll = -float(np.mean(np.log(np.maximum(q, 1e-12))))
+    nll = trace_mod.mean_nll(q)
     relaxed = sorted(p for p, (_, ev) in committing.items() if ev.decision == "relaxed")
     return {**job, "seconds": secs, "peak_memory": memory.peak_memory(device), "nll": nll,
             "implausible": implausible(q), **trace.summary, "codes": trace.tokens,

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from specviz.analysis import paired, views
+from specviz.core.trace import mean_nll
 
 MAX_RUNS = 50                   # runs kept per session (the oldest drop out first)
 LIVE = ("lam", "delta", "tau_pos", "tau_seq")
@@ -21,8 +22,7 @@ LIVE = ("lam", "delta", "tau_pos", "tau_seq")
 
 def target_nll(trace) -> float:
     """Mean -log q(x) over the committed tokens, nats per token (q clipped at 1e-12): the bench's NLL column."""
-    q = [ev.p_target for _, ev in trace.committing().values()]
-    return -float(np.mean(np.log(np.maximum(q, 1e-12)))) if q else math.nan
+    return mean_nll([ev.p_target for _, ev in trace.committing().values()])
 
 
 @dataclass(frozen=True)

@@ -169,3 +169,10 @@ def _record(cls, r):
 def count_below(q_committed, below: float) -> int:
     """The number of target probabilities strictly below `below` (the implausible-code count)."""
     return int(np.sum(np.asarray(q_committed, dtype=float) < below))
+
+
+def mean_nll(q_committed) -> float:
+    """Mean −log q over the committed tokens' target probabilities, nats per token (q clipped at 1e-12; nan when
+    there are none): the bench's and the History's NLL."""
+    q = np.asarray(q_committed, dtype=float)
+    return -float(np.mean(np.log(np.maximum(q, 1e-12)))) if q.size else float("nan")
