@@ -117,7 +117,7 @@ class Handlers:
                 shown |= {f"img_{v.method}": v.image for v in fresh}
                 pictures_at = time.perf_counter()
             shown |= {f"stats_{v.method}": html.lane_stats(v) for v in fresh}
-            shown["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0)
+            shown["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0, fr.memory)
             if fr.done:                                                   # the result carries every picture
                 shown |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity, focus)
             elif not lean:                                                # the maps fill in as the run goes
