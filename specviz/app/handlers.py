@@ -118,7 +118,7 @@ class Handlers:
                 pictures_at = time.perf_counter()
             # the last frame restates every lane: its word on AR's image exists only once every lane is done
             shown |= {f"stats_{v.method}": html.lane_stats(v) for v in (fr.lanes if fr.done else fresh)}
-            shown["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0)
+            shown["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0, fr.memory)
             if fr.done:                                                   # the result carries every picture
                 shown |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity, focus)
             elif not lean:                                                # the maps fill in as the run goes

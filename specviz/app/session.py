@@ -16,6 +16,7 @@ import torch
 from huggingface_hub import try_to_load_from_cache
 
 from specviz.analysis import paired
+from specviz.core import memory
 from specviz.core.trace import Trace
 from specviz.engine import methods
 from specviz.engine.config import METHODS, ConfigError, RunConfig
@@ -173,6 +174,8 @@ class LaneView:
     drafter: str = ""                               # tree methods: which drafter proposed the trees
     config: dict | None = None                      # the run's config (the lane header shows its knob values)
     vs_ar: int | None = None                        # keyed noise: tokens changed against the race's AR (None: no AR)
+    mem_peak: int | None = None                     # bytes: CUDA, peak allocated over this lane's forwards; CPU, the
+    mem_cuda: bool = False                          # process's peak RSS so far (None: not measured, e.g. opened)
 
     @property
     def compression(self) -> float:
@@ -186,6 +189,7 @@ class Frame:
     done: bool
     traces: dict = field(default_factory=dict)     # method -> Trace so far (live: read it before the next frame)
     images: dict = field(default_factory=dict)     # method -> (h, w, 3) uint8 final image (final frame only)
+    memory: tuple | None = None                     # (bytes in use now, the race's peak bytes, on CUDA?)
 
 
 class _Lane:
@@ -196,13 +200,19 @@ class _Lane:
         self.drafter = getattr(factory, "label", "") if needs else ""
         self.last: Progress | None = None
         self.drawn, self.picture, self.raw = -1, None, None
+        self.device = getattr(model, "device", "cpu")   # the toy models live on the CPU
+        self.cuda, self.peak = torch.device(self.device).type == "cuda", 0
 
     @property
     def done(self) -> bool:
         return self.last is not None and self.last.done
 
     def advance(self) -> None:
+        """One forward; the lane's peak is the highest CUDA peak over its own forwards (reset before each), on the
+        CPU the process's peak RSS (it cannot be reset)."""
+        memory.reset_peak(self.device)
         self.last = next(self.gen)
+        self.peak = max(self.peak, memory.peak_memory(self.device))
 
     def view(self, px: int) -> LaneView:
         p = self.last
@@ -211,7 +221,8 @@ class _Lane:
         if n != self.drawn:
             self.picture, self.drawn = self._render(p.tokens, px), n
         return LaneView(self.cfg.method, self.picture, len(p.trace.steps), min(n, gh * gw), gh * gw, p.done,
-                        sum(s.seconds for s in p.trace.steps), self.drafter, p.trace.config)
+                        sum(s.seconds for s in p.trace.steps), self.drafter, p.trace.config, mem_peak=self.peak,
+                        mem_cuda=self.cuda)
 
     def _render(self, tokens: list, px: int):
         gh, gw = self.model.grid
@@ -251,4 +262,5 @@ def _frame(tick: int, lanes: list, done: bool, px: int) -> Frame:
     counts = paired.against_ar(traces) if done else {}          # checked against AR's tokens of this very race
     views = tuple(replace(lane.view(px), vs_ar=counts.get(lane.cfg.method)) for lane in lanes)
     images = {lane.cfg.method: np.asarray(lane.raw) for lane in lanes} if done else {}
-    return Frame(tick, views, done, traces, images)
+    used = (memory.memory_in_use(lanes[0].device), max(lane.peak for lane in lanes), lanes[0].cuda)
+    return Frame(tick, views, done, traces, images, used)

@@ -7,6 +7,7 @@ from html import escape, unescape
 
 from specviz.analysis import paired, views
 from specviz.analysis.preview import Preview
+from specviz.core.memory import gib
 from specviz.engine import methods
 from specviz.render.bench import knob_caption
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
@@ -36,7 +37,28 @@ def lane_stats(v) -> str:
     knobs += vs_ar(v.method, v.vs_ar)
     return (f"<div class='sv-lane'>{knobs}<span class='sv-kind'>{_summary(v.method)}{drafter}<br></span>{state}<br>"
             f"<span class='sv-count'>{v.committed}/{v.positions} tokens · </span>"
-            f"<b>{v.compression:.2f}×</b> step compression<span class='sv-secs'> · {v.seconds:.2f} s</span></div>")
+            f"<b>{v.compression:.2f}×</b> step compression<span class='sv-secs'> · {v.seconds:.2f} s</span>"
+            f"{_lane_memory(v)}</div>")
+
+
+def peak_words(cuda: bool) -> str:
+    """What a peak figure is: on CUDA the run's own peak; on the CPU the process's peak RSS (never reset)."""
+    return "peak" if cuda else "process peak"
+
+
+def _lane_memory(v) -> str:
+    """' · peak 1.23 GiB' (CUDA) / ' · process peak 1.23 GiB' (CPU); '' when nothing was measured (opened traces)."""
+    if v.mem_peak is None:
+        return ""
+    return f"<span class='sv-mem'> · {peak_words(v.mem_cuda)} {gib(v.mem_peak)}</span>"
+
+
+def memory_line(used) -> str:
+    """' · memory in use X · peak Y' for the status line (used: (in use, peak, cuda) or None: '')."""
+    if used is None:
+        return ""
+    in_use, peak, cuda = used
+    return f"<span class='sv-mem'> · memory in use {gib(in_use)} · {peak_words(cuda)} {gib(peak)}</span>"
 
 
 def vs_ar(method: str, changed: int | None) -> str:
@@ -45,12 +67,14 @@ def vs_ar(method: str, changed: int | None) -> str:
     return f"<div class='sv-vsar {'sv-same' if changed == 0 else 'sv-changed'}'>{words}</div>" if words else ""
 
 
-def status(tick: int, lanes, done: bool, elapsed: float) -> str:
+def status(tick: int, lanes, done: bool, elapsed: float, used=None) -> str:
+    """The race's status line; `used`: (bytes in use, peak bytes, on CUDA?) measured for this race, or None."""
     left = [v.method for v in lanes if not v.done]
     if done:
-        return f"<div class='sv-status'>All done: {tick} ticks of the common clock in {elapsed:.1f} s.</div>"
+        return (f"<div class='sv-status'>All done: {tick} ticks of the common clock in {elapsed:.1f} s."
+                f"{memory_line(used)}</div>")
     return (f"<div class='sv-status'>Clock: tick {tick} — each method still running makes one target forward "
-            f"per tick · running: {', '.join(left)}</div>")
+            f"per tick · running: {', '.join(left)}{memory_line(used)}</div>")
 
 
 def opened(methods: list, prompt: str, note: str) -> str:
