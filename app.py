@@ -168,7 +168,7 @@ def _tabs(c: dict) -> None:
 def _wire(h: Handlers, c: dict, cols: list) -> None:
     def pick(*names) -> dict:
         return {n: c[n] for n in names}
-    gen_in = pick(*GEN_INPUTS, "opacity", "map_kind", "focus")
+    gen_in = pick(*GEN_INPUTS, "opacity", "map_kind", "focus") | {"present": c["present_on"]}
     for k in panels.KINDS:
         c[f"maptab_{k}"].select(lambda _k=k: _k, None, c["map_kind"], queue=False, api_visibility="private")
     outs = pick(*GEN_OUTPUTS)
@@ -184,15 +184,18 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
                          api_visibility="private", trigger_mode="always_last", **model))
     c["present"].change(None, [c["present"]], None, js=present.TOGGLE, api_visibility="private")
     c["stop"].click(lambda: html.STOPPED, None, [c["status"]], cancels=runs, queue=False, api_visibility="private")
-    wire(c["opacity"].change, h.maps, pick("state", "opacity", "inspector"), pick(*(f"map_{k}" for k in panels.KINDS)),
+    maps = pick(*(f"map_{k}" for k in panels.KINDS), "present_on")
+    wire(c["opacity"].change, h.maps, pick("state", "opacity", "inspector") | {"present": c["present_on"]}, maps,
          **quick)
+    wire(c["present"].change, h.maps, pick("state", "opacity", "inspector", "present"), maps, **quick)
     clicks = [c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], [c["inspector"]], **quick) for m in METHODS]
     for k in (*panels.KINDS, None):
         img = c[f"map_{k}"] if k else c["preview_image"]
-        clicks.append(img.select(h.inspect_map(k), [c["state"]], [c["inspector"]], **quick))
+        clicks.append(img.select(h.inspect_map(k), [c["state"], c["focus"], c["present_on"]], [c["inspector"]],
+                                 **quick))
     clicks.append(replay_tab.wire(h.replay, c))                     # a click on the replay inspects a lane's cell
     opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"],
-                                                   "focus": c["focus"]},
+                                                   "focus": c["focus"], "present": c["present_on"]},
                   outs | pick("methods"), request=True, api_name="open_traces", **model)
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
@@ -225,6 +228,7 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
     with gr.Blocks(title="specviz", fill_width=True, delete_cache=serving.cache_rule()) as demo:
         c["state"] = gr.State(None, time_to_live=STATE_TTL_S)
         c["focus"] = gr.State(None)                     # the inspector's fragment: a run rings its cell (follow.py)
+        c["present_on"] = gr.State(False)               # Present mode: the maps draw the inspected lane (follow.py)
         w.Markdown(INTRO, elem_id="intro")
         with gr.Row():
             with gr.Column(scale=1, min_width=300, elem_id="controls"):

@@ -40,6 +40,15 @@ def marked(st, shown: str | None) -> int | None:
     return cell[1] if cell[1] < grid[0] * grid[1] else None
 
 
+def map_lane(st, shown: str | None, present: bool) -> str | None:
+    """The one lane whose panel each map draws in Present mode (so its labels stay large at any method count): the
+    inspected cell's method when it is in the run, else the run's first; None (every lane) outside Present mode."""
+    if not present or st is None or not getattr(st, "traces", None):
+        return None
+    cell = html.inspected(shown or "")
+    return cell[0] if cell is not None and cell[0] in st.traces else next(iter(st.traces))
+
+
 def lane_pictures(st, mark: int | None = None) -> dict:
     """Every lane's finished picture by output name: the final image (cell `mark` ringed), a note where the run has no
     decoded image (an opened trace of a model not offered here), None for a method not in the run."""
@@ -53,12 +62,13 @@ def lane_pictures(st, mark: int | None = None) -> dict:
 
 
 def outlined(inputs: dict) -> dict:
-    """After a click: {state, inspector, opacity} -> every lane's picture and every map with the inspected cell
-    ringed (no update when the click inspected no cell of the run)."""
+    """After a click: {state, inspector, opacity, present} -> every lane's picture and every map with the inspected
+    cell ringed (in Present mode the maps of the inspected lane); no update when the click inspected no cell."""
     st, pos = inputs["state"], marked(inputs["state"], inputs["inspector"])
     if pos is None:
         return {}
-    maps = panels.heatmaps(st.traces, st.images, float(inputs["opacity"]), pos)
+    only = map_lane(st, inputs["inspector"], inputs.get("present", False))
+    maps = panels.heatmaps(st.traces, st.images, float(inputs["opacity"]), pos, only)
     return lane_pictures(st, pos) | {f"map_{k}": im for k, im in maps.items()}
 
 
@@ -66,7 +76,7 @@ def wire(c: dict, runs: list, clicks: list) -> None:
     """`runs`: the run events (the inspector follows; the run itself rings the cell: `focus`); `clicks`: the
     inspecting events (the ring). `focus` keeps the inspector's fragment for the next run's pictures."""
     pictures = {n: c[n] for n in (*(f"img_{m}" for m in METHODS), *(f"map_{k}" for k in panels.KINDS))}
-    inputs = {"state": c["state"], "inspector": c["inspector"], "opacity": c["opacity"]}
+    inputs = {"state": c["state"], "inspector": c["inspector"], "opacity": c["opacity"], "present": c["present_on"]}
     ring = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
     for ev in runs:
         ev.then(refresh, [c["state"], c["inspector"]], [c["inspector"]], queue=False, api_visibility="private")

@@ -14,7 +14,7 @@ import gradio as gr
 from specviz.analysis import paired
 from specviz.analysis.preview import KnobValues, outcomes, rescore
 from specviz.app.errors import friendly
-from specviz.app.follow import lane_pictures, marked
+from specviz.app.follow import lane_pictures, map_lane, marked
 from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
 from specviz.app.replay_tab import Replay
 from specviz.app.serving import drop_copies
@@ -78,7 +78,7 @@ class Handlers:
         lean = is_api_call(inputs.get("request"))
         drop_copies(self.demo, inputs.get("request"))
         yield from self._race({k: inputs[k] for k in GEN_INPUTS}, float(inputs["opacity"]), lean,
-                              inputs.get("map_kind") or "entropy", inputs.get("focus"))
+                              inputs.get("map_kind") or "entropy", inputs.get("focus"), bool(inputs.get("present")))
 
     def rerun(self, inputs: dict):
         """Slider released: re-run only on the embedded (fast) models; elsewhere the preview must do. {GEN_INPUTS...,
@@ -95,7 +95,8 @@ class Handlers:
             yield upd
 
     @friendly
-    def _race(self, knobs: dict, opacity: float, lean: bool = False, kind: str = "entropy", focus=None):
+    def _race(self, knobs: dict, opacity: float, lean: bool = False, kind: str = "entropy", focus=None,
+              present: bool = False):
         name = check_model(self.backend, knobs.pop("model") or "")
         methods = knobs.pop("methods")
         knobs["draft_model"] = default_draft(self.backend, name, check_draft(self.backend, knobs.get("draft_model",
@@ -103,9 +104,9 @@ class Handlers:
         cfgs = make_configs(methods, model=name, **_typed(knobs))
         model, factory = load(self.backend, name, knobs["draft_model"])
         with trimmed_heap():
-            yield from self._stream(name, cfgs, model, factory, opacity, lean, kind, focus)
+            yield from self._stream(name, cfgs, model, factory, opacity, lean, kind, focus, present)
 
-    def _stream(self, name, cfgs, model, factory, opacity, lean, kind, focus):
+    def _stream(self, name, cfgs, model, factory, opacity, lean, kind, focus, present=False):
         t0, finished, pictures_at, sent = time.perf_counter(), set(), time.perf_counter(), {}
         maps_at = kind_at = -1e9
         shown = self._blank()
@@ -119,15 +120,16 @@ class Handlers:
             # the last frame restates every lane: its word on AR's image exists only once every lane is done
             shown |= {f"stats_{v.method}": html.lane_stats(v) for v in (fr.lanes if fr.done else fresh)}
             shown["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0, fr.memory)
+            st = RunState(name, cfgs[0].prompt, fr.traces, fr.images)
             if fr.done:                                                   # the result carries every picture
-                shown |= self._finish(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity, focus)
+                shown |= self._finish(st, opacity, focus, present)
             elif not lean:                                                # the maps fill in as the run goes
-                now = time.perf_counter()
+                now, only = time.perf_counter(), map_lane(st, focus, present)
                 if finishing or now - maps_at >= self.maps_every["all"]:
-                    shown |= self._maps(RunState(name, cfgs[0].prompt, fr.traces, fr.images), opacity)
+                    shown |= self._maps(st, opacity, None, only)
                     maps_at = kind_at = now
                 elif kind in panels.KINDS and now - kind_at >= self.maps_every["shown"]:
-                    shown[f"map_{kind}"] = panels.heatmap(kind, fr.traces, fr.images, opacity)
+                    shown[f"map_{kind}"] = panels.heatmap(kind, fr.traces, fr.images, opacity, None, only)
                     kind_at = now
             yield only_changed(shown, sent) if lean and not fr.done else dict(shown)
 
@@ -149,8 +151,9 @@ class Handlers:
     @on_gpu(BASE_S)
     @friendly
     def open_traces(self, inputs: dict):
-        """Open trace JSON files {files, opacity[, focus]} (Export / CLI output, or anyone's): maps, summary, replay
-        and preview, as after a run; images when the trace's model is offered here. -> GEN_OUTPUTS + methods."""
+        """Open trace JSON files {files, opacity[, focus, present]} (Export / CLI output, or anyone's): maps,
+        summary, replay and preview, as after a run; images when the trace's model is offered here. -> GEN_OUTPUTS +
+        methods."""
         files, opacity = inputs["files"], inputs["opacity"]
         drop_copies(self.demo, inputs.get("request"))
         traces, images, note = read_traces(self.backend, [_path(f) for f in (files or [])])
@@ -162,28 +165,32 @@ class Handlers:
             n = t.grid[0] * t.grid[1]
             upd[f"stats_{m}"] = html.lane_stats(LaneView(m, None, len(t.steps), len(t.committing()), n, True,
                                                          t.summary["seconds"], config=t.config, vs_ar=counts.get(m)))
-        upd |= self._finish(RunState(first.model, prompt, traces, images), float(opacity), inputs.get("focus"))
+        upd |= self._finish(RunState(first.model, prompt, traces, images), float(opacity), inputs.get("focus"),
+                            bool(inputs.get("present")))
         upd["status"] = html.opened(list(traces), prompt, note)
         return upd | {"methods": list(traces)}                   # a value: a component update leaves a copy
 
-    def _finish(self, st: RunState, opacity: float, focus: str | None = None) -> dict:
-        """A finished run's views: every lane and map (the inspected cell `focus` ringed), summary, replay."""
+    def _finish(self, st: RunState, opacity: float, focus: str | None = None, present: bool = False) -> dict:
+        """A finished run's views: every lane and map (the inspected cell `focus` ringed; Present mode: the maps of
+        its lane), summary, replay."""
         mark = marked(st, focus)
-        upd = self._maps(st, opacity, mark) | lane_pictures(st, mark)
+        upd = self._maps(st, opacity, mark, map_lane(st, focus, present)) | lane_pictures(st, mark)
         upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_image(st.traces)}
         upd |= self.replay.start(st)                                        # the Replay tab (app/replay_tab.py)
         upd |= {"preview_image": panels.preview_map([], {}, {}), "preview_table": ""}
         return upd
 
-    def _maps(self, st: RunState, opacity: float, mark: int | None = None) -> dict:
-        return {f"map_{k}": im for k, im in panels.heatmaps(st.traces, st.images, opacity, mark).items()}
+    def _maps(self, st: RunState, opacity: float, mark: int | None = None, only: str | None = None) -> dict:
+        return {f"map_{k}": im for k, im in panels.heatmaps(st.traces, st.images, opacity, mark, only).items()}
 
     # ------------------------------------------------------------------------------------------------ cheap views
     @friendly
     def maps(self, inputs: dict):
-        """The map opacity moved: {state, opacity, inspector} -> the maps (the inspected cell stays ringed)."""
-        st = inputs["state"] or RunState()
-        return self._maps(st, float(inputs["opacity"]), marked(st, inputs.get("inspector", "")))
+        """The map opacity moved or Present mode was toggled: {state, opacity, inspector, present} -> the maps (the
+        inspected cell stays ringed; Present mode: its lane's) and the mode's state."""
+        st, shown, present = inputs["state"] or RunState(), inputs.get("inspector", ""), bool(inputs.get("present"))
+        return self._maps(st, float(inputs["opacity"]), marked(st, shown), map_lane(st, shown, present)) | {
+            "present_on": present}
 
     @friendly
     def preview(self, inputs: dict):
@@ -211,12 +218,14 @@ class Handlers:
         return fn
 
     def inspect_map(self, kind: str | None = None):
-        """A click on a map composite (`kind` one of panels.KINDS; None: the preview map, one panel per method)."""
+        """A click on a map composite (`kind` one of panels.KINDS; None: the preview map, one panel per method), as
+        drawn for the inspector fragment `focus` and Present mode `present` (follow.map_lane)."""
         @friendly
-        def fn(st: RunState, evt: gr.SelectData):
+        def fn(st: RunState, focus: str | None, present: bool, evt: gr.SelectData):
             if not st or not st.traces:
                 return "<i>Generate first, then click a cell of any map.</i>"
-            shown, px = panels.map_layout(kind, st.traces) if kind else (list(st.traces), draw.PANEL)
+            only = map_lane(st, focus, present)
+            shown, px = panels.map_layout(kind, st.traces, only) if kind else (list(st.traces), draw.PANEL)
             first = st.traces[shown[0]]
             hit = draw.locate(len(shown), evt.index[0], evt.index[1], first.grid, px)
             if hit is None:

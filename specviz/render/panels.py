@@ -28,9 +28,11 @@ def base_image(image: np.ndarray | None, grid, px: int = draw.PANEL) -> Image.Im
     return None if image is None else draw.upscale(image, grid, px)
 
 
-def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0, mark: int | None = None) -> Image.Image:
+def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0, mark: int | None = None,
+            only: str | None = None) -> Image.Image:
     """One composite per map kind over all methods of a run (shared colour scale, legend on the right); `mark`: the
-    inspected position, ringed in every panel."""
+    inspected position, ringed in every panel; `only`: draw one method's panel (map_layout says which), at the
+    run's shared scale and legend."""
     if not traces:
         return draw.message("Generate to see the maps")
     if kind == "decision":
@@ -41,9 +43,9 @@ def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0, mark: i
         panels, side = _changed_panels(traces)
     else:
         panels, side = _numeric_panels(kind, traces)
-    px = map_layout(kind, traces)[1]
+    keep, px = map_layout(kind, traces, only)
     out = []
-    for (method, im) in panels:
+    for (method, im) in (p for p in panels if p[0] in keep):
         grid = traces[method].grid
         im = draw.blend(im, base_image(images.get(method), grid, px), opacity)
         if mark is not None and side is not None:           # side None: the groups map's note, no grid to ring
@@ -52,19 +54,26 @@ def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0, mark: i
     return draw.composite(out, side, px)
 
 
-def heatmaps(traces: dict, images: dict, opacity: float = 1.0, mark: int | None = None) -> dict:
+def heatmaps(traces: dict, images: dict, opacity: float = 1.0, mark: int | None = None,
+             only: str | None = None) -> dict:
     """Every map kind's composite, by kind (KINDS order)."""
-    return {k: heatmap(k, traces, images, opacity, mark) for k in KINDS}
+    return {k: heatmap(k, traces, images, opacity, mark, only) for k in KINDS}
 
 
-def map_layout(kind: str, traces: dict) -> tuple[list, int]:
-    """Which methods a map kind's composite shows, in panel order, and its panel size (clicks are located with it)."""
+def map_layout(kind: str, traces: dict, only: str | None = None) -> tuple[list, int]:
+    """Which methods a map kind's composite shows, in panel order, and its panel size (clicks are located with it).
+    `only`: one panel — that method's where the map has one (the groups map: group formers; "changed vs AR": the
+    methods compared with AR), else the map's first."""
     if kind == "groups":
         formers = [m for m in traces if methods.get(m).groups is not None]
-        return (formers or list(traces)[:1]), GROUP_PX
-    if kind == "changed":
-        return _changed_layout(traces)[0], draw.PANEL
-    return list(traces), draw.PANEL
+        shown, px = (formers or list(traces)[:1]), GROUP_PX
+    elif kind == "changed":
+        shown, px = _changed_layout(traces)[0], draw.PANEL
+    else:
+        shown, px = list(traces), draw.PANEL
+    if only is not None:
+        shown = [only] if only in shown else shown[:1]
+    return shown, px
 
 
 def _title(trace: Trace) -> str:

@@ -127,12 +127,12 @@ def test_preview_inspector_replay_and_export_handlers(state):
     x0, y0 = draw.layout(3)[1]
     c = draw.cell_px((4, 4))
     evt = gr.SelectData(None, {"index": [x0 + 2 * c + 1, y0 + c + 1], "value": None})
-    assert "csd · row 1, column 2 (position 6)" in h.inspect_map()(st, evt)
+    assert "csd · row 1, column 2 (position 6)" in h.inspect_map()(st, None, False, evt)
     shown, px = panels.map_layout("groups", st.traces)                     # the groups map: group formers only
     assert shown == ["cascade"] and px == panels.GROUP_PX
     (x0, y0), c = draw.layout(1, px)[0], draw.cell_px((4, 4), px)
     evt = gr.SelectData(None, {"index": [x0 + 3 * c + 1, y0 + 2 * c + 1], "value": None})
-    assert "cascade · row 2, column 3 (position 11)" in h.inspect_map("groups")(st, evt)
+    assert "cascade · row 2, column 3 (position 11)" in h.inspect_map("groups")(st, None, False, evt)
     evt = gr.SelectData(None, {"index": [c * 3 + 1, 1], "value": None})
     assert "row 0, column 3" in h.inspect_slot("cascade")(st, evt)
     paths = h.export(st)
