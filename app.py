@@ -99,7 +99,7 @@ def _race_row(c: dict) -> list:
     with gr.Row(elem_id="lanes"):
         for m in METHODS:
             with gr.Column(visible=m in DEFAULT_METHODS, min_width=150, elem_id=f"lane_{m}") as col:
-                w.HTML(f"<div class='sv-lane-title'>{get(m).label}</div>", elem_id=f"title_{m}")
+                w.HTML(present.lane_title(get(m).label), elem_id=f"title_{m}")
                 c[f"img_{m}"] = w.Image(label=get(m).label, show_label=False, format="png", type="pil",
                                          interactive=False, buttons=["download", "fullscreen"], elem_id=f"img_{m}")
                 c[f"stats_{m}"] = w.HTML(elem_id=f"stats_{m}")
@@ -236,7 +236,7 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
             with gr.Column(scale=4, elem_id="main"):
                 with gr.Row():
                     c["status"] = w.HTML(elem_id="status")
-                    c["present"] = gr.Checkbox(False, label="Present mode (key p, or ?present=1)", elem_id="present",
+                    c["present"] = gr.Checkbox(False, label="Present mode (key p)", elem_id="present",
                                                container=False, scale=0, min_width=260)
                 cols = _race_row(c)
                 _tabs(c)

@@ -8,7 +8,7 @@
   used), and one line under the control says so. The run uses the value the box shows.
 - The lanes form a regular grid sized to the screen and the method count: columns and picture size are chosen so
   every lane fits (in Present mode, leaving room for the map); lane titles shrink to stay on one line (down to
-  12 px), else break at a space, never mid-word.
+  12 px; narrow lanes show the short title), never wrapping, so every picture in a row starts at the same height.
 - One message per error: Gradio's toast groups repeats of a message ("(2)") and lists them all; only the newest is
   shown. The status line's own error badge is hidden (the toast says it), so nothing covers the status.
 Browser-only; nothing in the Python state depends on it (tests/browser/test_browser_bench.py checks it at three sizes).
@@ -23,9 +23,16 @@ CSS = """
 .sv-knobs {font-size: 14px; color: #333;}
 .sv-kv {white-space: nowrap;}
 .sv-outcome {font-size: 15px; margin-top: 2px;}
-.sv-lane-title {overflow-wrap: normal !important; word-break: keep-all; white-space: normal;}  /* at a space only */
+.sv-lane-title {overflow-wrap: normal !important; word-break: keep-all; white-space: nowrap;}  /* fit() sizes it */
+#lanes.sv-tight .sv-lane {font-size: 13px;}
+#lanes.sv-tight .sv-kv {white-space: normal;}
+#lanes.sv-tight .sv-more {display: none;}        /* narrow lanes: the short title (app/present.lane_title) */
 #lanes {justify-content: center;}
-body.sv-present {--sv-map-reserve: 40;}          /* vh kept below the lanes for the map (31vh) and its tabs */
+body.sv-present {--sv-map-reserve: 40;}          /* vh kept below the lanes for a tab without a map */
+body.sv-present #lanes.sv-compact .sv-done, body.sv-present #lanes.sv-compact .sv-words,
+body.sv-present #lanes.sv-compact .sv-run, body.sv-present #lanes.sv-compact .sv-lane br {display: none !important;}
+.sv-key {display: none;}
+body.sv-present #main:has(#lanes.sv-compact) .sv-key {display: inline !important;}
 #lanes.sv-tight .sv-kind, #lanes.sv-tight .sv-secs, #lanes.sv-tight .sv-count {display: none;}
 #lanes > div {gap: 4px !important;}
 #lanes img {width: var(--sv-img, auto) !important; height: var(--sv-img, auto) !important; max-height: none !important;
@@ -98,6 +105,12 @@ JS = r"""
     l.style.setProperty('--sv-img', `${s}px`);
     l.classList.toggle('sv-tight', colW < 200);
   };
+  // Present mode: the map on screen is drawn at least MAP_SCALE of its natural size (its labels >= 16 CSS px: the
+  // pictures' text is draw.TEXT = 22 px) and the lanes get the height left; the lanes' text goes compact (one
+  // line under each picture) when the full text would leave pictures under COMPACT_BELOW px; every column is wide
+  // enough for the widest title at its full size
+  const MAP_SCALE = 0.75, COMPACT_BELOW = 150;
+  const shownMap = () => [...document.querySelectorAll('#tabs img')].find(i => i.offsetParent && i.naturalHeight);
   const fit = () => {
     const l = q('#lanes'), st = q('#status');
     if (!l || !st) return;
@@ -107,29 +120,57 @@ JS = r"""
     const present = document.body.classList.contains('sv-present');
     const gap = 10, W = l.clientWidth, vh = window.innerHeight;
     const top = l.getBoundingClientRect().top, above = top - st.getBoundingClientRect().top;
-    const reserve = present ? (parseFloat(getComputedStyle(document.body).getPropertyValue('--sv-map-reserve'))
-                               || 0) * vh / 100 : 0;
+    const map = present ? shownMap() : null, tabs = q('#tabs');
+    let reserve = 0;
+    if (map) {
+      const mapH = Math.round(Math.max(MAP_SCALE * map.naturalHeight, 0.3 * vh));
+      document.body.style.setProperty('--sv-map-h', `${mapH}px`);
+      const bars = map.getBoundingClientRect().top - tabs.getBoundingClientRect().top;
+      reserve = bars + mapH + 12;
+    } else if (present) {
+      reserve = (parseFloat(getComputedStyle(document.body).getPropertyValue('--sv-map-reserve')) || 0) * vh / 100;
+    }
     const H = present ? vh - (top + window.scrollY) - reserve - 8 : vh - above - 12;
     const over = l.getBoundingClientRect().height > H + 2;
-    const k = `${n}/${W}/${vh}/${present}/${Math.round(above)}`;
+    const k = `${n}/${W}/${vh}/${present}/${Math.round(above)}/${map ? map.naturalHeight : 0}`;
     if (k !== key || over) {
       key = k;
-      let best = [1, 0, W];
-      for (let c = 1; c <= n; c++) {
-        const rows = Math.ceil(n / c), colW = (W - gap * (c - 1)) / c;
-        const s0 = Math.floor(Math.min(colW, present ? 2000 : 420));
-        if (s0 < 64) break;
-        place(l, c, s0, colW);
-        const extra = (l.getBoundingClientRect().height - rows * s0 - gap * (rows - 1)) / rows;
-        const sc = Math.min(s0, (H - rows * extra - gap * (rows - 1)) / rows);
-        if (sc > best[1] + 0.5) best = [c, sc, colW];
+      const titles = lanes.map(c => c.querySelector('.sv-lane-title')).filter(Boolean);
+      const g = (fit.canvas = fit.canvas || document.createElement('canvas')).getContext('2d');
+      let titleW = 0;
+      if (present && titles.length) {
+        titles.forEach(t => { t.style.fontSize = ''; });
+        g.font = getComputedStyle(titles[0]).font;
+        titleW = Math.max(...titles.map(t => g.measureText(t.innerText.trim()).width)) + 8;
+      }
+      const search = () => {
+        let best = [1, 0, W];
+        for (let c = 1; c <= n; c++) {
+          const rows = Math.ceil(n / c), colW = (W - gap * (c - 1)) / c;
+          const s0 = Math.floor(Math.min(colW, present ? 2000 : 420));
+          if (s0 < 64 || (c > 1 && colW < titleW)) break;
+          place(l, c, s0, colW);
+          const extra = (l.getBoundingClientRect().height - rows * s0 - gap * (rows - 1)) / rows;
+          const sc = Math.min(s0, (H - rows * extra - gap * (rows - 1)) / rows);
+          if (sc > best[1] + 0.5) best = [c, sc, colW];
+        }
+        return best;
+      };
+      l.classList.remove('sv-compact');
+      let best = search();
+      if (present && best[1] < COMPACT_BELOW) {
+        l.classList.add('sv-compact');
+        const tight = search();
+        if (tight[1] > best[1] + 0.5) best = tight; else l.classList.remove('sv-compact');
       }
       const s = Math.max(64, Math.floor(best[1] / 4) * 4);
       place(l, best[0], s, best[2]);
-      if (l.getBoundingClientRect().height > H + 2) {           // the text wrapped again at the final width
+      // the text wrapped again at the final width, or (Present mode) the page is still taller than the screen
+      const excess = () => Math.max(l.getBoundingClientRect().height - H,
+                                    present ? document.documentElement.scrollHeight - vh : 0);
+      if (excess() > 2) {
         const rows = Math.ceil(n / best[0]);
-        place(l, best[0], Math.max(64, Math.floor((s - (l.getBoundingClientRect().height - H) / rows) / 4) * 4),
-              best[2]);
+        place(l, best[0], Math.max(64, Math.floor((s - excess() / rows) / 4) * 4), best[2]);
       }
     }
     if (!present && Date.now() - committed < 20000) bringNow();   // the outcome line may have pushed the lanes
@@ -145,7 +186,7 @@ JS = r"""
     g.font = getComputedStyle(titles[0]).font;
     let line = base, word = base;           // one line if it stays >= 12 px, else breaks at spaces
     for (const t of titles) {
-      const room = t.clientWidth - 2, text = t.textContent.trim();
+      const room = t.clientWidth - 2, text = t.innerText.trim();     // as shown (Present mode: short)
       line = Math.min(line, base * room / (g.measureText(text).width * base / now));
       for (const w of text.split(/\s+/)) word = Math.min(word, base * room / (g.measureText(w).width * base / now));
     }
@@ -156,6 +197,7 @@ JS = r"""
   let queued = false;
   const later = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; fit(); }); } };
   window.addEventListener('resize', later);
+  document.addEventListener('load', e => { if (e.target.tagName === 'IMG') later(); }, true);   // a new map
   new MutationObserver(later).observe(document.body, {subtree: true, childList: true, attributes: true,
                                                       attributeFilter: ['class', 'style']});
   later();

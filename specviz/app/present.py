@@ -1,11 +1,12 @@
 """The page's look: legible text at any zoom, tables that wrap, a regular grid of lanes, the inspector always in
-view (floating at the bottom right after a click; its × or Escape closes it), and Present mode — one screen for
-a projector (race, a map and the inspector side by side, the setup controls folded away). Present mode is a class
-on <body>: the 'Present mode' checkbox, the URL `?present=1` or the `p` key toggle it; nothing in the Python state
-depends on it."""
+view (docked beside the race after a click, in both layouts; its × or Escape closes it), and Present mode — one
+screen for a projector (race, the inspected lane's map and the inspector side by side, the setup controls folded
+away). Present mode is a class on <body>: the 'Present mode' checkbox, the URL `?present=1` or the `p` key toggle
+it; the only Python state that depends on it is which lane the maps draw (app/follow.map_lane)."""
 from __future__ import annotations
 
 import re
+from html import escape
 
 CSS = """
 /* legible everywhere: page text >= 15 px, our own fragments 15-16 px */
@@ -26,14 +27,27 @@ CSS = """
 /* the lanes: one regular grid, however many methods */
 #lanes {display: grid !important; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 10px;}
 #lanes > div {min-width: 0 !important; width: auto !important;}
-/* the inspector stays in view after a click: its content floats at the bottom right of the window */
-#inspector .sv-insp {position: fixed; right: 10px; bottom: 10px; z-index: 60; width: min(780px, 50vw);
-                     max-height: 44vh; overflow: auto; background: var(--background-fill-primary, #fff);
-                     border: 1px solid #d0d4dc; border-radius: 8px; box-shadow: 0 4px 18px rgba(0, 0, 0, .18);
-                     padding: 8px 12px;}
+/* the inspector stays in view after a click: docked as a column beside the race (sticky, scrolling on its own), so it
+   covers no control; its × or Escape closes it and the race takes the width back */
+#main:has(#inspector .sv-insp:not([style*="none"])) {display: grid !important; column-gap: 14px;
+    align-items: start; grid-template-columns: minmax(0, 1fr) minmax(320px, 30vw);}
+#main:has(#inspector .sv-insp:not([style*="none"])) > * {grid-column: 1;}
+#main:has(#inspector .sv-insp:not([style*="none"])) > #inspector {grid-column: 2; grid-row: 1 / span 6;
+    min-width: 0; align-self: start; position: sticky; top: 8px; max-height: calc(100vh - 16px); overflow-y: auto;
+    border-left: 1px solid #ddd;}
+#inspector .sv-insp {padding: 0 4px 0 8px;}
+#inspector .sv-t {font-size: 13px;}
+#inspector .sv-t td, #inspector .sv-t th {padding: 1px 2px;}
+/* a docked column too narrow for the event table (present.JS sets sv-narrow): as in Present mode, the level, p(x)
+   and TV(p, r) columns go (the deciding draft's bars above keep p(x) and both TVs) */
+#inspector.sv-narrow .sv-t {font-size: 12px;}
+#inspector.sv-narrow .sv-t tr > :nth-child(2), #inspector.sv-narrow .sv-t tr > :nth-child(5),
+#inspector.sv-narrow .sv-t tr > :nth-child(9) {display: none;}
+/* a picture's download / fullscreen buttons sit in a strip above it, never over a cell */
+#lanes .icon-button-wrapper, #tabs .icon-button-wrapper {position: static !important; justify-content: flex-end;
+    margin: 0 0 2px auto; width: fit-content;}
 #inspector .sv-cols {grid-template-columns: minmax(0, 1fr);}
 .sv-close {float: right; cursor: pointer; font-size: 22px; line-height: 1; padding: 0 4px; color: #555;}
-body.sv-present .sv-close {display: none;}
 """
 
 # Present mode overrides. Gradio also adds a copy of every rule prefixed with its container classes, which outranks
@@ -47,30 +61,39 @@ body.sv-present #controls label span, body.sv-present #controls .block-info {fon
 body.sv-present .sv-lane {font-size: clamp(12px, 0.85vw, 16px);}
 body.sv-present .sv-lane .sv-kind, body.sv-present .sv-lane .sv-count,
 body.sv-present .sv-lane .sv-secs {display: none;}
-body.sv-present .sv-lane-title {font-size: clamp(13px, 0.95vw, 20px);}
 body.sv-present .sv-status {font-size: clamp(13px, 0.9vw, 18px);}
-body.sv-present #main {display: grid !important; grid-template-columns: minmax(0, 1fr) minmax(300px, 28vw);
+body.sv-present #main {display: grid !important; grid-template-columns: minmax(0, 1fr) minmax(380px, 28vw);
                        column-gap: 14px; align-items: start;}
 body.sv-present #main > * {grid-column: 1;}
 body.sv-present #main > #inspector {grid-column: 2; grid-row: 1 / span 6; border-left: 1px solid #ddd; min-width: 0;
-                                    align-self: start; position: sticky; top: 8px; max-height: calc(100vh - 16px);
+                                    align-self: start; position: sticky; top: 8px; max-height: calc(100vh - 40px);
                                     overflow-y: auto;}
 body.sv-present #inspector .sv-t {font-size: 12px; width: 100%;}
-body.sv-present #inspector .sv-t td, body.sv-present #inspector .sv-t th {overflow-wrap: anywhere; padding: 1px 2px;}
+body.sv-present #inspector .sv-t td, body.sv-present #inspector .sv-t th {padding: 1px 2px;}
 body.sv-present #inspector .sv-t tr > :nth-child(2), body.sv-present #inspector .sv-t tr > :nth-child(9),
 body.sv-present #inspector .sv-t tr > :nth-child(5) {display: none;}
 body.sv-present #inspector .sv-insp {position: static; width: auto; max-height: none; box-shadow: none; border: 0;
                                      padding: 0 4px;}
 body.sv-present #inspector .sv-cols {grid-template-columns: minmax(0, 1fr);}
-.sv-close {float: right; cursor: pointer; font-size: 22px; line-height: 1; padding: 0 4px; color: #555;}
-body.sv-present .sv-close {display: none;}
-body.sv-present .sv-verdict {font-size: clamp(14px, 1vw, 19px);}
-body.sv-present #tabs img {max-height: 31vh; width: auto;}
+body.sv-present #tabs img {height: var(--sv-map-h, 31vh); max-height: none; width: auto; max-width: 100%;}
 body.sv-present #opacity {display: none !important;}
 body.sv-present #lanes .block, body.sv-present #lanes .html-container {padding: 0 2px;}
 body.sv-present #main {row-gap: 4px;}
 body.sv-present #tabs button {padding-top: 3px; padding-bottom: 3px;}
 body.sv-present #lanes {gap: 8px;}            /* columns and picture size: app/bench.py fits them */
+/* a lecture hall: large type (lane titles and verdict 24 px at 1920 px wide), short one-line titles, no buttons
+   over a picture, no footer: the page is one screen */
+body.sv-present footer {display: none;}
+body.sv-present #tabs button {padding-top: 1px; padding-bottom: 1px; min-height: 0;}
+body.sv-present .gradio-container, body.sv-present .gradio-container .main, body.sv-present .gradio-container .wrap,
+body.sv-present .gradio-container .contain {padding-bottom: 0; margin-bottom: 0; min-height: 0;}
+body.sv-present #controls {max-height: calc(100vh - 40px);}
+body.sv-present .sv-more, body.sv-present .sv-mem {display: none;}
+body.sv-present .sv-lane-title {font-size: clamp(16px, 1.25vw, 26px); white-space: nowrap;}
+body.sv-present .sv-verdict {font-size: clamp(16px, 1.25vw, 26px); line-height: 1.3;}
+body.sv-present .sv-insp {font-size: clamp(14px, 0.9vw, 18px);}
+body.sv-present #lanes .icon-button-wrapper, body.sv-present #tabs .icon-button-wrapper {display: none;}
+body.sv-present #inspector .sv-t td, body.sv-present #inspector .sv-t th {overflow-wrap: normal; word-break: normal;}
 """
 
 
@@ -90,9 +113,22 @@ JS = """
     const tryOn = () => { const b = box(); if (b) { if (!b.checked) b.click(); } else setTimeout(tryOn, 100); };
     tryOn();
   }
-  // the floating inspector closes with its × or Escape (a new click opens it again)
+  // the docked inspector closes with its × or Escape (a new click opens it again)
   const close = () => document.querySelectorAll('#inspector .sv-insp').forEach(x => { x.style.display = 'none'; });
   document.addEventListener('click', (e) => { if (e.target.closest && e.target.closest('.sv-close')) close(); });
+  // a new inspection starts at its verdict: the docked column scrolls to its top, the page to the verdict if needed
+  let seen = null;
+  new MutationObserver(() => {
+    const v = document.querySelector('#sv-verdict'), col = document.querySelector('#inspector');
+    if (!v || v === seen) return;
+    seen = v;
+    col.scrollTop = 0;
+    col.classList.remove('sv-narrow');
+    const t = col.querySelector('.sv-t');
+    if (t && t.getBoundingClientRect().right > col.getBoundingClientRect().right) col.classList.add('sv-narrow');
+    const r = v.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > window.innerHeight) v.scrollIntoView({block: 'nearest'});
+  }).observe(document.body, {childList: true, subtree: true});
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') close();
     const el = e.target, t = el.tagName;
@@ -115,4 +151,12 @@ JS = """
 """
 
 # the checkbox's own listener: runs in the browser only; Present mode starts at the top (the one screen it lays out)
+def lane_title(label: str) -> str:
+    """A lane's title: the method's label, its parenthesised part (if any) in a span Present mode hides, so a title
+    stays on one line at a lecture hall's size ("CSD (content-aware)" -> "CSD")."""
+    head, sep, rest = label.partition(" (")
+    more = f"<span class='sv-more'> ({escape(rest)}</span>" if sep else ""
+    return f"<div class='sv-lane-title'>{escape(head)}{more}</div>"
+
+
 TOGGLE = "(on) => { document.body.classList.toggle('sv-present', !!on); if (on) window.scrollTo(0, 0); return []; }"

@@ -157,11 +157,13 @@ def _cell(pos: int, grid, c: int) -> tuple[int, int]:
 
 # ---------------------------------------------------------------------------------------------------- legends
 @lru_cache(maxsize=64)
-def colorbar(cmap: str, vmin: float, vmax: float, label: str, height: int = PANEL) -> Image.Image:
+def colorbar(cmap: str, vmin: float, vmax: float, label: str, height: int | None = None) -> Image.Image:
     """A vertical colour bar with three tick labels and a wrapped label above it (cached: the same bar is drawn
-    again at every live frame; callers paste it and never modify it)."""
+    again at every live frame; callers paste it and never modify it). `height`: the bar's; by default the whole
+    picture is no taller than a row of panels (title strip included), so a one-row map is as short as its panels."""
     lines = _wrap(label, 22)
     top = (TEXT + 4) * len(lines) + 8
+    height = height or max(96, PANEL + TITLE - top - 16)
     img = Image.new("RGB", (260, height + top + 8), "white")
     d = ImageDraw.Draw(img)
     for i, line in enumerate(lines):
