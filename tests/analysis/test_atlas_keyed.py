@@ -4,6 +4,7 @@ their decoded images; the summary's means and standard errors and the "changed v
 rows' traces; the paired figure draws exactly those numbers; with the papers' noise nothing of it appears."""
 from __future__ import annotations
 
+import json
 import math
 import re
 import statistics as st
@@ -135,3 +136,29 @@ def test_docs_name_the_row_keys_and_the_summary():
     assert re.findall(r"`(\w+)`", sentence) == list(atlas_paired.ROW_KEYS)
     for k, words in atlas_paired.SUMMARY:
         assert f"| `{k}` | {words}" in text, k
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (Path(__file__).resolve().parents[2] / "assets" / "target.safetensors").exists(),
+                    reason="assets/target.safetensors not trained yet")
+def test_atlas_cli_keyed_on_scenes(tmp_path, capsys):
+    """`python -m specviz atlas --noise keyed` on scenes: the JSON's paired entry from its rows, the rows from their
+    traces, the paired figure written and its table printed."""
+    from specviz.__main__ import main  # the CLI module loads the whole stack: only this test needs it
+    from specviz.models import load_model  # the scenes weights: only this test decodes with them
+    out = tmp_path / "k.jsonl"
+    assert main(["atlas", "--methods", "ar", "sjd", "csd", "--prompts", "2", "--seeds", "1", "--noise", "keyed",
+                 "--out", str(out), "--traces", str(tmp_path / "t")]) == 0
+    result = json.loads(out.with_suffix(".json").read_text())
+    rows = atlas_run.read_rows(out)
+    assert len(rows) == 6 and all(r["noise"] == "keyed" for r in rows)
+    assert result["paired"] == atlas.aggregate(rows)["paired"]
+    model = load_model("scenes")
+    for r in rows:
+        mine = Trace.load(tmp_path / "t" / f"{atlas_run.trace_name(r)}.json")
+        ar = Trace.load(tmp_path / "t" / f"{atlas_run.trace_name(r | {'spec': 'ar'})}.json")
+        want = paired.compare(mine, ar, pixels(model, mine), pixels(model, ar))
+        assert r["changed"] == want.count and r["first_changed"] == want.first
+        assert r["mean_abs"] == pytest.approx(want.mean_abs, abs=1e-12)
+    assert result["paired"]["sjd"]["changed"] == 0 and out.with_name("k_paired.png").exists()
+    assert atlas_paired.markdown(result) in capsys.readouterr().out
