@@ -108,7 +108,21 @@ def test_paired_figure_and_map_draw_the_atlas_numbers():
     for i, m in enumerate(SPECS):
         drawn = maps.axes[i * len(keys) + len(keys) - 1].images[0].get_array()
         np.testing.assert_array_equal(np.asarray(drawn), np.array(result["maps"][m]["changed"]))
-    assert "±" in atlas_paired.markdown(result) and "csd:lam=2.0" in atlas_paired.markdown(result)
+    assert "6 images per method" in fig._suptitle.get_text() and "±1 standard error" in fig._suptitle.get_text()
+    table = {line.split(" | ")[0].strip("| "): line.strip("|").split(" | ")[1:]
+             for line in atlas_paired.markdown(result).splitlines()[2:]}
+    assert list(table) == SPECS
+    for m, cells in table.items():
+        for (k, _), cell in zip(atlas_paired.SUMMARY, cells):
+            v = result["paired"][m][k]
+            if v is None:
+                assert cell.strip() == ""
+            elif k in atlas_paired.WITH_SE:
+                mean, se = (float(x) for x in cell.split(" ± "))
+                assert mean == pytest.approx(v, abs=0.005) and se == pytest.approx(result["paired"][m][k + "_se"],
+                                                                                  abs=0.005)
+            else:
+                assert float(cell) == pytest.approx(v, abs=0.005)
 
 
 def test_papers_noise_changes_nothing_and_claims_nothing(tmp_path):

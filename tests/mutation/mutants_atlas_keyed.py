@@ -7,11 +7,14 @@ import statistics
 import numpy as np
 
 from specviz.analysis import atlas_paired, paired, paired_run
+from specviz.render import atlas_fig
 from tests.analysis import test_atlas_keyed as t
 from tests.support.mutants import Mutant
 
 rows_from_traces = t.test_keyed_rows_are_the_paired_measures_of_their_two_traces
 summary_from_rows = t.test_keyed_summary_and_map_from_the_rows
+figure_draws = t.test_paired_figure_and_map_draw_the_atlas_numbers
+_FIGURE = atlas_fig.paired_figure
 
 _IMAGE = paired_run.reference_image
 _BY_PROMPT: dict = {}
@@ -62,6 +65,14 @@ def _first_only(rows):
     return (hits / len(rows)).reshape(h, w).tolist()
 
 
+def _changed_everywhere(atlas, dpi=110):
+    """Wrong: every panel draws the changed-token means (a copied key), under its own title."""
+    wrong = {**atlas, "paired": {m: {**s, **{k: s["changed"] for k in atlas_paired.WITH_SE},
+                                     **{k + "_se": s["changed_se"] for k in atlas_paired.WITH_SE}}
+                                 for m, s in atlas["paired"].items()}}
+    return _FIGURE(wrong, dpi)
+
+
 VARIANTS = [
     Mutant("atlas keyed: pixels against the run's own image",
            lambda mp: mp.setattr(paired_run, "against_ar", _own_image), (rows_from_traces,)),
@@ -73,4 +84,6 @@ VARIANTS = [
            lambda mp: mp.setattr(atlas_paired, "standard_error", _stdev), (summary_from_rows,)),
     Mutant("atlas keyed: changed map of first departures only",
            lambda mp: mp.setattr(atlas_paired, "changed_map", _first_only), (summary_from_rows,)),
+    Mutant("atlas keyed: every paired panel draws the changed tokens",
+           lambda mp: mp.setattr(atlas_fig, "paired_figure", _changed_everywhere), (figure_draws,)),
 ]
