@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import weakref
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -24,13 +25,19 @@ def _shared(cfg: RunConfig) -> str:
 
 def reference(model, cfg: RunConfig, trace: Trace | None = None) -> Trace:
     """AR's keyed trace for cfg's image (prompt, seed, model and sampling knobs): `trace` itself when cfg is AR's,
-    else a remembered one, else decoded now."""
+    else a remembered one, else decoded now. What is remembered is its method, config, grid and tokens, not its
+    steps (a long keyed bench keeps one per image)."""
     runs, key = _AR.setdefault(model, {}), _shared(cfg)
     if cfg.method == "ar" and trace is not None:
-        runs[key] = [trace, None]
+        runs[key] = [_light(trace), None]
     if key not in runs:
-        runs[key] = [run(RunConfig(**{k: getattr(cfg, k) for k in paired.SHARED}, method="ar"), model=model), None]
+        ar = run(RunConfig(**{k: getattr(cfg, k) for k in paired.SHARED}, method="ar"), model=model)
+        runs[key] = [_light(ar), None]
     return runs[key][0]
+
+
+def _light(trace: Trace) -> Trace:
+    return replace(trace, tokens=list(trace.tokens), steps=[], summary={})
 
 
 def reference_image(model, cfg: RunConfig) -> np.ndarray:
