@@ -20,7 +20,7 @@ SUMMARY = (("images", "images compared with AR's image of the same prompt and se
            ("first_changed", "first changed position (raster index), mean over the changed images"),
            ("changed_images", "images with at least one changed token"),
            ("psnr", "PSNR against AR's image in dB, mean over the images whose pixels differ from AR's"),
-           ("mean_abs", "mean |pixel difference| against AR's image (0-255), mean per image"))
+           ("mean_abs", "mean absolute pixel difference against AR's image (0-255), mean per image"))
 WITH_SE = ("changed", "first_changed", "psnr", "mean_abs")
 
 
