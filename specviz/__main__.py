@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from specviz.analysis import atlas, atlas_run, bench, bench_cli, sweep
+from specviz.analysis import atlas, atlas_paired, atlas_run, bench, bench_cli, sweep
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.drafters import drafter_factory
 from specviz.engine.methods import all_knobs
@@ -77,7 +77,7 @@ def _sweep(args) -> int:
 def _atlas(args) -> int:
     torch.set_num_threads(args.threads)
     out = Path(args.out)
-    todo = atlas_run.jobs(args.methods, args.prompts, args.seeds)
+    todo = atlas_run.jobs(args.methods, args.prompts, args.seeds, args.noise)
     t0, c0 = time.perf_counter(), time.process_time()
     bar = tqdm(total=len(todo), desc="atlas", mininterval=1)
 
@@ -98,6 +98,8 @@ def _atlas(args) -> int:
                      "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     paths, _ = atlas_fig.export(result, out.with_suffix(""))
     print(atlas.markdown(result))
+    if "paired" in result:
+        print(atlas_paired.markdown(result))
     print(json.dumps({"claims": atlas.claims(result), **result["run"]}))
     print("wrote " + ", ".join(str(p) for p in paths))
     return 0
@@ -145,6 +147,8 @@ def main(argv=None) -> int:
     at.add_argument("--ray", default=None, help="fan out as Ray tasks: 'auto' or a cluster address")
     at.add_argument("--threads", type=int, default=1, help="torch CPU threads for local runs")
     at.add_argument("--traces", default=None, metavar="DIR", help="also save each local run's trace JSON here")
+    at.add_argument("--noise", default="papers", choices=["papers", "keyed"],
+                    help="keyed: every run paired with AR's image under the same keyed noise (changed tokens, PSNR)")
     # the converter's flags live beside it; imported here so the parser is built in one place
     from specviz.models.convert import add_parser as add_convert
     add_convert(sub)

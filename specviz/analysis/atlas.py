@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from specviz.analysis import views
+from specviz.analysis import atlas_paired, views
 from specviz.core.trace import DECISIONS, Trace
 from specviz.scenes.regions import OBJECT, REGIONS
 
@@ -39,10 +39,11 @@ def patch_detail(image: np.ndarray, grid) -> np.ndarray:
     return cells.std(axis=(1, 3)).mean(-1).reshape(-1)
 
 
-def record(trace: Trace, image: np.ndarray, regions=None, **meta) -> dict:
+def record(trace: Trace, image: np.ndarray, regions=None, vs_ar=None, **meta) -> dict:
     """One finished run -> a JSON row: per position (raster order) the committing step, decision index, H(q) and
     TV cost of the committing event, rejected drafts there, the CASCADE group category (-1 none judged, 0 no group,
-    1 I, 2 C, 3 both), the patch detail and (optional) the region class."""
+    1 I, 2 C, 3 both), the patch detail and (optional) the region class; under keyed noise the paired measures
+    against AR (`vs_ar`, a paired.Paired: atlas_paired.row_fields)."""
     n = trace.grid[0] * trace.grid[1]
     com = trace.committing()
     if len(com) != n:
@@ -58,7 +59,7 @@ def record(trace: Trace, image: np.ndarray, regions=None, **meta) -> dict:
            "rejections": rejections.tolist(), "group": np.nan_to_num(groups, nan=-1).astype(int).tolist(),
            "detail": patch_detail(image, trace.grid).tolist(),
            "region": None if regions is None else np.asarray(regions).reshape(-1).astype(int).tolist()}
-    return row | meta
+    return row | atlas_paired.row_fields(vs_ar) | meta
 
 
 def spec(row: dict) -> str:
@@ -67,8 +68,8 @@ def spec(row: dict) -> str:
 
 
 def key(row: dict) -> str:
-    """What makes a row unique in a JSONL file: method spec, prompt, seed."""
-    return f"{spec(row)}|{row['prompt']}|{row['seed']}"
+    """What makes a row unique in a JSONL file: method spec, prompt, seed (and the noise, when keyed)."""
+    return f"{spec(row)}|{row['prompt']}|{row['seed']}" + ("|keyed" if row.get("noise") == "keyed" else "")
 
 
 def detail_bin(detail) -> np.ndarray:
@@ -156,13 +157,18 @@ def aggregate(rows: list[dict]) -> dict:
                      "detail": _binned(detail_bin(_cat(rs, "detail")), 3, acc, rel, cost)}
         if has_regions:
             binned[m]["region"] = _binned(_cat(rs, "region").astype(int), len(REGIONS), acc, rel, cost)
-    return {"methods": list(groups), "images": {m: len(rs) for m, rs in groups.items()},
-            "model": rows[0]["model"], "grid": rows[0]["grid"],
-            "entropy_edges": edges.tolist(), "detail_edges": list(DETAIL_EDGES),
-            "bins": {"entropy": [f"D{i + 1}" for i in range(10)], "detail": list(DETAIL_BINS),
-                     **({"region": list(REGIONS)} if has_regions else {})},
-            "maps": {m: _maps(rs) for m, rs in groups.items()}, "binned": binned,
-            "headline": {m: _headline(rs, edges) for m, rs in groups.items()}}
+    out = {"methods": list(groups), "images": {m: len(rs) for m, rs in groups.items()},
+           "model": rows[0]["model"], "grid": rows[0]["grid"],
+           "entropy_edges": edges.tolist(), "detail_edges": list(DETAIL_EDGES),
+           "bins": {"entropy": [f"D{i + 1}" for i in range(10)], "detail": list(DETAIL_BINS),
+                    **({"region": list(REGIONS)} if has_regions else {})},
+           "maps": {m: _maps(rs) for m, rs in groups.items()}, "binned": binned,
+           "headline": {m: _headline(rs, edges) for m, rs in groups.items()}}
+    if atlas_paired.keyed(rows):                   # keyed noise: each run against AR's image (docs/methods.md §9)
+        out["paired"] = {m: atlas_paired.summary(rs) for m, rs in groups.items()}
+        for m, rs in groups.items():
+            out["maps"][m]["changed"] = atlas_paired.changed_map(rs)
+    return out
 
 
 # the headline table: (key, column header); shares are percentages

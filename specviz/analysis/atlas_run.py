@@ -9,10 +9,7 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
-import torch
-
-from specviz.analysis import atlas, bench
+from specviz.analysis import atlas, bench, paired_run
 from specviz.analysis.fanout import ray_map
 from specviz.core.paths import slug
 from specviz.engine.config import RunConfig
@@ -22,10 +19,12 @@ from specviz.models import load_model
 from specviz.scenes import regions as regions_mod
 
 
-def jobs(specs: list[str], prompts: int, seeds: int) -> list[dict]:
-    """(spec, prompt, seed) for every method spec, fixed captions (bench.prompt_set), interleaved by image."""
-    return [{"spec": m, "prompt": cap, "seed": s} for cap, _ in bench.prompt_set(prompts) for s in range(seeds)
-            for m in specs]
+def jobs(specs: list[str], prompts: int, seeds: int, noise: str = "papers") -> list[dict]:
+    """(spec, prompt, seed) for every method spec, fixed captions (bench.prompt_set), interleaved by image; with
+    noise "keyed" every job says so (its row then carries the paired measures against AR)."""
+    mode = {"noise": "keyed"} if noise == "keyed" else {}
+    return [{"spec": m, "prompt": cap, "seed": s} | mode for cap, _ in bench.prompt_set(prompts)
+            for s in range(seeds) for m in specs]
 
 
 def region_head_for(model):
@@ -38,16 +37,18 @@ def region_head_for(model):
 def run_job(model, factory, head, job: dict, model_name: str = "scenes", trace_dir: Path | None = None) -> dict:
     """Decode one job; its atlas row (and its trace as JSON under trace_dir, when given)."""
     name, over = bench.parse_spec(job["spec"])
-    cfg = RunConfig(**({"model": model_name} | over | {"method": name, "prompt": job["prompt"],
-                                                        "seed": job["seed"]}))
+    mode = {"noise": job["noise"]} if "noise" in job else {}
+    cfg = RunConfig(**({"model": model_name} | mode | over | {"method": name, "prompt": job["prompt"],
+                                                               "seed": job["seed"]}))
     t0 = time.perf_counter()
     trace = drain(decode(model, cfg, factory)).trace
     seconds = time.perf_counter() - t0
-    image = np.asarray(model.decode_image(torch.tensor(trace.tokens)).convert("RGB"))
+    image = paired_run.image(model, trace.tokens)
     regions = None
     if head is not None:
         regions = regions_mod.predict(head, image[None])[0]
-    row = atlas.record(trace, image, regions, **job, seconds=seconds)
+    vs_ar = paired_run.against_ar(model, cfg, trace, image)            # None in the papers' mode
+    row = atlas.record(trace, image, regions, vs_ar, **job, seconds=seconds)
     if trace_dir is not None:
         trace.save(Path(trace_dir) / f"{trace_name(row)}.json")
     return row
@@ -72,7 +73,7 @@ def collect(todo: list[dict], out: Path, load, ray: str | None = None, model_nam
     out = Path(out)
     for j in todo:                                            # validate every spec before any work
         name, over = bench.parse_spec(j["spec"])
-        RunConfig(**(over | {"method": name}))
+        RunConfig(**({"noise": j["noise"]} if "noise" in j else {}) | over | {"method": name})
     done = {atlas.key(r) for r in read_rows(out)}
     left = [j for j in todo if atlas.key(j) not in done]
     out.parent.mkdir(parents=True, exist_ok=True)                # --out in a folder that does not exist yet

@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from specviz.analysis import bench_ray, paired
+from specviz.analysis import bench_ray, paired_run
 from specviz.core import memory
 from specviz.core import trace as trace_mod
+from specviz.core.numbers import standard_error
 from specviz.engine.config import RunConfig
 from specviz.engine.methods import all_knobs
 from specviz.engine.runner import run
@@ -85,6 +86,13 @@ def run_job(model, job: dict, base: dict) -> dict:
     return {**job, "seconds": secs, "peak_memory": memory.peak_memory(device), "nll": nll,
             "implausible": implausible(q), **trace.summary, "codes": trace.tokens,
             "relaxed_positions": relaxed} | _paired(model, cfg, trace)
+
+
+def _paired(model, cfg: RunConfig, trace) -> dict:
+    """Under keyed noise: the run's changed-token count against AR's tokens for the same image (paired_run: AR run
+    once per image and remembered); nothing in the papers' mode."""
+    p = paired_run.against_ar(model, cfg, trace)
+    return {} if p is None else {"changed": p.count}
 
 
 def implausible(q_committed) -> int:
@@ -208,22 +216,5 @@ def _mean(r: list, k: str) -> float:
 
 
 def _se(r: list, k: str) -> float:
-    """Standard error of the mean of a per-image paired quantity (0 for one image)."""
-    return round(st.stdev(x[k] for x in r) / len(r) ** 0.5, 4) if len(r) > 1 else 0.0
-
-
-_AR_TOKENS: dict = {}          # (model, AR's keyed config) -> its tokens: one AR run per image across sweep points
-
-
-def _paired(model, cfg: RunConfig, trace) -> dict:
-    """Under keyed noise: the run's changed-token count against AR's tokens for the same prompt, seed and sampling
-    knobs (AR is run once per image and remembered); nothing in the papers' mode."""
-    if cfg.noise != "keyed":
-        return {}
-    shared = {k: getattr(cfg, k) for k in paired.SHARED}
-    key = (id(model), json.dumps(shared, sort_keys=True))
-    if cfg.method == "ar":
-        _AR_TOKENS[key] = list(trace.tokens)
-    if key not in _AR_TOKENS:
-        _AR_TOKENS[key] = run(RunConfig(**shared, method="ar"), model=model).tokens
-    return {"changed": len(paired.changed_positions(trace.tokens, _AR_TOKENS[key]))}
+    """Standard error of the mean of a per-image quantity (0 for one image), rounded as the bench's columns."""
+    return round(standard_error(x[k] for x in r), 4)

@@ -24,7 +24,7 @@ def sweep(method: str, points: list[dict], prompts, seeds: int, out: Path, ray: 
     """Measure every grid point not yet in `out` (JSONL, appended as each point finishes, so a restart skips
     finished points). Locally by default; with `ray` ('auto' = connect to or start a local Ray; or an address)
     each point is a Ray task. `base`: knobs every point shares (e.g. {"noise": "keyed"}: the rows then carry the
-    changed-token count against AR, bench._paired). Returns (all rows of out, number of new points)."""
+    changed-token count against AR, analysis/paired_run.py). Returns (all rows of out, number of new points)."""
     base = base or {}
     for p in points:
         RunConfig(method=method, **base, **p)                 # validate the whole grid before any work

@@ -1,5 +1,6 @@
 """The app's Atlas tab: a small acceleration atlas on the embedded model (default 6 captions x 1 seed) -> small
-multiples, mean maps, the headline table, the claims and downloads (JSONL rows, atlas JSON, PNG and PDF figures).
+multiples, mean maps, the headline table, the claims and downloads (JSONL rows, atlas JSON, PNG and PDF figures);
+with keyed noise also each method against AR's image (changed tokens, first change, PSNR, mean |pixel difference|).
 
 Same engine and files as `python -m specviz atlas`; each build writes into a fresh folder under the app's temp dir
 (old ones are pruned with the export folders). app.py calls `layout` inside its tab block and `wire` once."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from specviz.analysis import atlas, atlas_run
+from specviz.analysis import atlas, atlas_paired, atlas_run, bench
 from specviz.app import widgets as w
 from specviz.app.errors import friendly
 from specviz.engine.config import METHODS
@@ -23,16 +24,19 @@ INTRO = ("Where acceleration concentrates, over many images of the embedded mode
          "`python -m specviz atlas` builds larger ones (docs/atlas.md).")
 
 
-def run_atlas(load, methods, prompts, seeds, root: str | None = None, progress=None):
+NOISE = bench.knob("noise")                     # the race's own noise knob: same choices and words
+
+
+def run_atlas(load, methods, prompts, seeds, root: str | None = None, progress=None, noise: str = "papers"):
     """Build an atlas with `load()` -> (model, drafter factory). Returns (binned Figure, maps Figure, headline rows,
-    claims Markdown, download paths)."""
+    claims Markdown, download paths, the paired Markdown against AR: '' in the papers' noise)."""
     methods = [m for m in (methods or []) if m in METHODS]
     if not methods:
         raise ValueError(f"pick at least one method ({', '.join(METHODS)})")
     prompts = int(max(2, min(MAX_PROMPTS, prompts)))
     seeds = int(max(1, min(MAX_SEEDS, seeds)))
     out = export_dir(root) / "atlas.jsonl"
-    todo = atlas_run.jobs(methods, prompts, seeds)
+    todo = atlas_run.jobs(methods, prompts, seeds, noise)
 
     def tick(done: int, total: int) -> None:
         if progress is not None:
@@ -42,7 +46,7 @@ def run_atlas(load, methods, prompts, seeds, root: str | None = None, progress=N
     result = atlas.aggregate(rows)
     paths, figs = atlas_fig.export(result, out.with_suffix(""))
     return (figs["binned"], figs["maps"], atlas.headline_rows(result), atlas.claims_markdown(result),
-            [str(out)] + [str(p) for p in paths])
+            [str(out)] + [str(p) for p in paths], atlas_paired.markdown(result))
 
 
 def layout(c: dict) -> None:
@@ -53,10 +57,12 @@ def layout(c: dict) -> None:
                                           elem_id="at_methods")
         c["at_prompts"] = w.Slider(2, MAX_PROMPTS, DEFAULT_PROMPTS, step=1, label="Captions", elem_id="at_prompts")
         c["at_seeds"] = w.Slider(1, MAX_SEEDS, 1, step=1, label="Seeds", elem_id="at_seeds")
+        c["at_noise"] = w.Radio(list(NOISE.choices), value=NOISE.default, label=NOISE.label, elem_id="at_noise")
     c["at_go"] = gr.Button("Build atlas", elem_id="at_go")
     c["at_claims"] = gr.Markdown(elem_id="at_claims")
     c["at_table"] = gr.Dataframe(headers=["method"] + [t for _, t in atlas.HEADLINE], interactive=False,
                                  elem_id="at_table")
+    c["at_paired"] = gr.Markdown(elem_id="at_paired")
     c["at_plot"] = gr.Plot(show_label=False, elem_id="at_plot")
     c["at_maps"] = gr.Plot(show_label=False, elem_id="at_maps")
     c["at_files"] = gr.File(label="Downloads: rows (JSONL), atlas (JSON), figures (PNG, PDF)",
@@ -67,12 +73,12 @@ def wire(h, c: dict) -> None:
     """Wire the tab to the app's handlers `h` (its backend loads the model; files go under its export root)."""
 
     @friendly
-    def build(methods, prompts, seeds, progress=gr.Progress()):  # noqa: B008 (Gradio API)
+    def build(methods, prompts, seeds, noise=NOISE.default, progress=gr.Progress()):  # noqa: B008 (Gradio API)
         if MODEL not in h.backend.models:
             raise ValueError(f"the atlas runs on the embedded model, which this app does not offer ({MODEL})")
         return run_atlas(lambda: h.backend.load(MODEL), methods, prompts or DEFAULT_PROMPTS, seeds or 1,
-                         h.export_root, progress)
+                         h.export_root, progress, noise or NOISE.default)
 
-    c["at_go"].click(build, [c["at_methods"], c["at_prompts"], c["at_seeds"]],
-                     [c["at_plot"], c["at_maps"], c["at_table"], c["at_claims"], c["at_files"]],
+    c["at_go"].click(build, [c["at_methods"], c["at_prompts"], c["at_seeds"], c["at_noise"]],
+                     [c["at_plot"], c["at_maps"], c["at_table"], c["at_claims"], c["at_files"], c["at_paired"]],
                      concurrency_id="model", concurrency_limit=1, api_visibility="private")

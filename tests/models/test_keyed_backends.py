@@ -1,6 +1,7 @@
 """Keyed noise on the real backends' tiny fixtures (issue 32): tiny Janus (with a draft model), tiny LlamaGen (with a
 smaller draft GPT) and tiny Lumina-mGPT (with a second checkpoint drafting): for several prompt/seed pairs every
-lossless method commits AR's keyed tokens and the decoded images are equal pixel for pixel; CSD at λ = 0 too."""
+lossless method commits AR's keyed tokens and the decoded images are equal pixel for pixel; CSD at λ = 0 too. Four
+pairs in the fast lane, the 24 of docs/methods.md §9 marked slow."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,6 +21,8 @@ SMALL = dict(window=6, tree_depth=3, tree_topk=2, pac_width=2, pac_depth=2)
 METHODS = [dict(method="sjd"), dict(method="mcsjd"), dict(method="sjdpac"), dict(method="sd"),
            dict(method="sd", tree_sampling="sample"), dict(method="sd", tree="static"), dict(method="csd", lam=0.0)]
 PAIRS = [("a red house", 0), ("a blue sky", 1), ("a green tree", 2), ("a red house", 3)]
+CAPTIONS = ("a red house", "a blue sky", "a green tree", "a yellow sun over the sea", "two cats", "a dark forest")
+PAIRS_24 = [(CAPTIONS[i % len(CAPTIONS)], i) for i in range(24)]           # 24 distinct seeds, six captions
 
 
 def _janus(root):
@@ -40,9 +43,9 @@ def backend(request, tmp_path_factory):
     return target, load_model(target, "cpu"), load_model(draft, "cpu")
 
 
-def test_lossless_methods_paint_ars_keyed_image(backend):
+def check_pairs(backend, pairs) -> None:
     path, model, draft = backend
-    for prompt, seed in PAIRS:
+    for prompt, seed in pairs:
         base = dict(model=path, prompt=prompt, seed=seed, noise="keyed", **SMALL)
         ar = run(RunConfig(method="ar", **base), model=model, draft_model=draft).tokens
         img = np.asarray(model.decode_image(ar))
@@ -50,3 +53,13 @@ def test_lossless_methods_paint_ars_keyed_image(backend):
             t = run(RunConfig(**{**base, **kw}), model=model, draft_model=draft)
             assert t.tokens == ar, (prompt, seed, kw)
             assert np.array_equal(np.asarray(model.decode_image(t.tokens)), img)
+
+
+def test_lossless_methods_paint_ars_keyed_image(backend):
+    check_pairs(backend, PAIRS)
+
+
+@pytest.mark.slow
+def test_lossless_methods_paint_ars_keyed_image_24_pairs(backend):
+    assert len(set(PAIRS_24)) == 24
+    check_pairs(backend, PAIRS_24)
