@@ -22,7 +22,7 @@ from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.methods import get, ui_knobs
 from specviz.models import ALLOWED_HUB, converted_models
-from specviz.render import html, panels, pareto
+from specviz.render import html, panels, pareto, primer
 
 # the default comparison, chosen from the bench on scenes (docs/methods_lossless.md): the baseline, classic lossless
 # SJD, the best lossless successor (MC-SJD: same drafts, coupled; +56 % step compression on scenes v2, README
@@ -33,7 +33,8 @@ EXAMPLES = ["a red house on the left, a sunset sky over snow", "a yellow sun in 
 INTRO = ("## specviz — speculative decoding, made visible\n"
          "Same prompt and seed for every method; one shared clock of **target forwards** (each tick, every method "
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
-         "Click any cell of an image or map to inspect it.")
+         "Click any cell of an image or map to inspect it. New to speculative decoding? The tab *What am I looking "
+         "at?* walks through one step of your run.")
 STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS + bench.CSS,
              js=f"() => {{ ({present.JS})(); ({bench.JS})(); }}")
 # show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
@@ -118,6 +119,8 @@ def _tabs(c: dict) -> None:
                                                  buttons=["download", "fullscreen"], elem_id=f"map_{k}")
             c["opacity"] = w.Slider(0, 1, 1.0, step=0.05, label="Overlay: map opacity over the image",
                                      elem_id="opacity")
+        with gr.Tab("What am I looking at?", id="primer", elem_id="tab_primer"):
+            c["primer"] = w.HTML(primer.primer_html(None), elem_id="primer")
         with gr.Tab("Live preview", id="preview", elem_id="tab_preview"):
             c["preview_table"] = w.HTML("<i>Move λ, δ, τ_pos or τ_seq after a run.</i>", elem_id="preview_table")
             c["preview_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,

@@ -31,8 +31,8 @@ CSS = """
 body.sv-present {--sv-map-reserve: 40;}          /* vh kept below the lanes for a tab without a map */
 body.sv-present #lanes.sv-compact .sv-done, body.sv-present #lanes.sv-compact .sv-words,
 body.sv-present #lanes.sv-compact .sv-run, body.sv-present #lanes.sv-compact .sv-lane br {display: none !important;}
-.sv-key {display: none;}
-body.sv-present #main:has(#lanes.sv-compact) .sv-key {display: inline !important;}
+/* compact lanes show "2.18×" without its words: the status line says once what N× is */
+body.sv-present #main:has(#lanes.sv-compact) #status .sv-status::after {content: " N×: step compression.";}
 #lanes.sv-tight .sv-kind, #lanes.sv-tight .sv-secs, #lanes.sv-tight .sv-count {display: none;}
 #lanes > div {gap: 4px !important;}
 #lanes img {width: var(--sv-img, auto) !important; height: var(--sv-img, auto) !important; max-height: none !important;

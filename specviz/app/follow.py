@@ -15,7 +15,7 @@ from PIL import Image
 from specviz.app.edge import wire as wire_names
 from specviz.app.session import RACE_PX
 from specviz.engine.config import METHODS
-from specviz.render import draw, html, panels
+from specviz.render import draw, html, panels, primer
 
 
 def refresh(st, shown: str):
@@ -49,6 +49,16 @@ def map_lane(st, shown: str | None, present: bool) -> str | None:
     return cell[0] if cell is not None and cell[0] in st.traces else next(iter(st.traces))
 
 
+def primer_of(st, shown: str | None) -> str:
+    """The primer's walk for the inspected cell's lane, else the run's first method that drafts (else its first)."""
+    if st is None or not getattr(st, "traces", None):
+        return primer.primer_html(None)
+    cell = html.inspected(shown or "")
+    lane = cell[0] if cell is not None and cell[0] in st.traces else next(
+        (m for m in st.traces if m != "ar"), next(iter(st.traces)))
+    return primer.primer_html(st.traces[lane])
+
+
 def lane_pictures(st, mark: int | None = None) -> dict:
     """Every lane's finished picture by output name: the final image (cell `mark` ringed), a note where the run has no
     decoded image (an opened trace of a model not offered here), None for a method not in the run."""
@@ -79,8 +89,10 @@ def wire(c: dict, runs: list, clicks: list) -> None:
     inputs = {"state": c["state"], "inspector": c["inspector"], "opacity": c["opacity"], "present": c["present_on"]}
     ring = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
     for ev in runs:
-        ev.then(refresh, [c["state"], c["inspector"]], [c["inspector"]], queue=False, api_visibility="private")
+        ev.then(refresh, [c["state"], c["inspector"]], [c["inspector"]], queue=False, api_visibility="private") \
+            .then(primer_of, [c["state"], c["inspector"]], [c["primer"]], queue=False, api_visibility="private")
     for ev in clicks:
         wire_names(ev.then, outlined, inputs, pictures, **ring)
     c["inspector"].change(lambda shown: shown, [c["inspector"]], [c["focus"]], queue=False,
                           api_visibility="private")
+    c["inspector"].change(primer_of, [c["state"], c["inspector"]], [c["primer"]], queue=False, api_visibility="private")

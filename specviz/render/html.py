@@ -68,16 +68,12 @@ def vs_ar(method: str, changed: int | None) -> str:
     return f"<div class='sv-vsar {'sv-same' if changed == 0 else 'sv-changed'}'>{words}</div>" if words else ""
 
 
-# said once in the status line when the lanes are too small for their words (Present mode's compact lanes)
-COMPACT_KEY = "<span class='sv-key'> N×: step compression.</span>"
-
-
 def status(tick: int, lanes, done: bool, elapsed: float, used=None) -> str:
     """The race's status line; `used`: (bytes in use, peak bytes, on CUDA?) measured for this race, or None."""
     left = [v.method for v in lanes if not v.done]
     if done:
         return (f"<div class='sv-status'>All done: {tick} ticks of the common clock in {elapsed:.1f} s."
-                f"{memory_line(used)}{COMPACT_KEY}</div>")
+                f"{memory_line(used)}</div>")
     return (f"<div class='sv-status'>Clock: tick {tick} — each method still running makes one target forward "
             f"per tick · running: {', '.join(left)}{memory_line(used)}</div>")
 

@@ -1,0 +1,22 @@
+"""Mutation-check variants for the primer's walk (protocol: tests/support/mutants.py)."""
+from __future__ import annotations
+
+from specviz.render import primer
+from tests.render.test_primer import walk_says_the_recorded_numbers
+from tests.support.mutants import Mutant
+
+
+def _row_col_swapped(trace, pos: int) -> str:
+    """Wrong: the column first (the raster is row-major: pos = row · W + column)."""
+    c, r = divmod(pos, trace.grid[1])
+    return f"position {pos} (row {r}, column {c})"
+
+
+VARIANTS = [
+    Mutant("primer-forgets-rejected-drafts-were-judged",
+           lambda mp: mp.setattr(primer, "JUDGED", ("exact", "relaxed")), (walk_says_the_recorded_numbers,)),
+    Mutant("primer-row-and-column-swapped", lambda mp: mp.setattr(primer, "_where", _row_col_swapped),
+           (walk_says_the_recorded_numbers,)),
+    Mutant("primer-rounds-unlike-the-inspector",
+           lambda mp: mp.setattr(primer, "num", lambda v, digits=4: f"{v:.3g}"), (walk_says_the_recorded_numbers,)),
+]
