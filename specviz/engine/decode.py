@@ -12,13 +12,13 @@ from typing import Iterator
 
 import torch
 
+from specviz.core.noise import noise_for
 from specviz.core.sampling import sample, target_probs
 from specviz.core.trace import StepEvent, Trace
 from specviz.engine import methods
 from specviz.engine.config import ConfigError, RunConfig
 from specviz.engine.events import simple_event
 from specviz.engine.families import Ctx, host
-from specviz.engine.keyed import noise_for
 from specviz.engine.summary import summarize
 
 

@@ -22,8 +22,8 @@ import torch
 
 from specviz.core.sampling import sample
 from specviz.engine.drafters import jacobi
+from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.families import Family, tree_step_out, walk_tree
-from specviz.engine.verify import DraftTree
 
 
 def tree_nodes(width: int, depth: int) -> int:
