@@ -12,7 +12,7 @@ from specviz.core.knobs import Knob
 from specviz.core.sampling import entropy, tv
 from specviz.engine import families, rescore, rules
 from specviz.engine.codebook import embedding_table, neighbour_table
-from specviz.engine.drafters.pac import SJDPAC, tree_nodes
+from specviz.engine.drafters.pac import tree_nodes
 from specviz.engine.groups import READINGS, cascade_groups
 from specviz.engine.registry import (  # noqa: F401  (re-exported: the registry's API)
     METHODS,
@@ -246,7 +246,7 @@ register(Method(
     reading="maximal coupling of each refined slot's new draft with its previous draft; kept law = the new law "
             "(the draft's marginal); fresh slots are point masses; verification unchanged"))
 register(Method(
-    "sjdpac", "SJD-PAC", SJDPAC, "Jacobi + proactive K-ary tree + adaptive continuation · lossless", True,
+    "sjdpac", "SJD-PAC", families.SJDPAC, "Jacobi + proactive K-ary tree + adaptive continuation · lossless", True,
     ("pac_width", "pac_depth"),
     declares=(
         Knob("pac_width", int, 3, 1, 8, label="SJD-PAC tree width K", ui="advanced", step=1,

@@ -23,7 +23,7 @@ from specviz.engine import rules
 class Method:
     name: str
     label: str                                   # lane title in the app
-    family: type                                 # families.AR | families.Jacobi | families.TreeDrafter | a Family
+    family: type                                 # families.AR | families.Jacobi | families.TreeFamily | a Family
     summary: str                                 # one line under the lane title
     lossless: bool
     rule_knobs: tuple = ()                       # names of the knobs its rule reads (sweep tab, inspector reading)
