@@ -19,8 +19,9 @@ from specviz.core.records import DECISIONS
 from specviz.engine import rules
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Method:
+    """One method's record, built by keyword (methods.py: `register(Method(name=..., label=..., ...))`)."""
     name: str
     label: str                                   # lane title in the app
     family: type                                 # families.AR | families.Jacobi | families.TreeFamily | a Family
