@@ -23,7 +23,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from specviz.engine.verify import ancestor_rows  # noqa: E402
+from specviz.engine.drafters.draft_tree import ancestor_rows  # noqa: E402
 
 
 def llamagen_random(tiny: bool, image_size: int, device, dtype):

@@ -12,13 +12,14 @@ from typing import Iterator
 
 import torch
 
+from specviz.core.noise import noise_for
 from specviz.core.sampling import sample, target_probs
 from specviz.core.trace import StepEvent, Trace
 from specviz.engine import methods
 from specviz.engine.config import ConfigError, RunConfig
+from specviz.engine.drafters.protocols import TreeDrafterFactory
 from specviz.engine.events import simple_event
 from specviz.engine.families import Ctx, host
-from specviz.engine.keyed import noise_for
 from specviz.engine.summary import summarize
 
 
@@ -31,7 +32,8 @@ class Progress:
     done: bool
 
 
-def decode(model, cfg: RunConfig, drafter_factory=None, record: bool = True) -> Iterator[Progress]:
+def decode(model, cfg: RunConfig, drafter_factory: TreeDrafterFactory | None = None,
+           record: bool = True) -> Iterator[Progress]:
     """Run cfg.method on `model`. drafter_factory(model, cfg, gen) builds the tree drafter for tree methods.
     A tree method without a drafter fails here, before any model work."""
     method = methods.get(cfg.method)
@@ -44,7 +46,8 @@ def decode(model, cfg: RunConfig, drafter_factory=None, record: bool = True) -> 
     return _decode(model, cfg, method, drafter_factory, record)
 
 
-def _decode(model, cfg: RunConfig, method, drafter_factory, record: bool) -> Iterator[Progress]:
+def _decode(model, cfg: RunConfig, method, drafter_factory: TreeDrafterFactory | None,
+            record: bool) -> Iterator[Progress]:
     gen = torch.Generator().manual_seed(cfg.seed)
     n_pos = model.grid[0] * model.grid[1]
     trace = Trace(cfg.method, model.name, list(model.grid), cfg.to_dict())

@@ -11,10 +11,13 @@ import torch
 
 from specviz.core.sampling import sample, target_probs
 from specviz.core.trace import Drafted
+from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.drafters.jacobi import JacobiDrafter
+from specviz.engine.drafters.pac import PACDrafter
+from specviz.engine.drafters.protocols import ChainDrafter, TreeDrafter, TreeDrafterFactory
 from specviz.engine.events import chain_events, simple_event, tree_events
 from specviz.engine.keyed import keyed_chain, keyed_tree
-from specviz.engine.verify import verify_chain, verify_tree
+from specviz.engine.verify import TreeWalk, verify_chain, verify_tree
 
 
 @dataclass
@@ -27,7 +30,7 @@ class Ctx:
     accept_fn: object
     n_pos: int
     record: bool
-    noise: object = None             # keyed.Noise in the keyed noise mode (docs/methods.md §9), else None
+    noise: object = None             # core.noise.Noise in the keyed noise mode (docs/methods.md §9), else None
 
 
 @dataclass
@@ -49,7 +52,7 @@ class Family:
     needs_drafter = False
     drafts = True                    # proposes drafts a rule judges (AR: no, so its runs make only ar decisions)
 
-    def __init__(self, ctx: Ctx, drafter_factory=None):
+    def __init__(self, ctx: Ctx, drafter_factory: TreeDrafterFactory | None = None):
         self.ctx = ctx
 
     def start(self, committed: list, hidden0: torch.Tensor) -> None:
@@ -80,10 +83,10 @@ class Jacobi(Family):
     """Jacobi window (SJD, docs/algorithms.md §3): the target drafts for itself; the chain is judged in one pass.
     With the `couple` knob (any Jacobi method) refined drafts are maximally coupled across iterations (MC-SJD)."""
 
-    def __init__(self, ctx, drafter_factory=None):
+    def __init__(self, ctx, drafter_factory: TreeDrafterFactory | None = None):
         super().__init__(ctx)
         c = ctx.cfg
-        self.drafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.gen,
+        self.drafter: ChainDrafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.gen,
                                      couple=bool(c.couple), noise=ctx.noise)
 
     def step(self, state, committed):
@@ -106,33 +109,61 @@ class Jacobi(Family):
         return out
 
 
-class TreeFamily(Family):
-    """A draft tree (EAGLE head or draft model, docs/algorithms.md §4), verified level by level; CASCADE adds groups."""
-    needs_drafter = True
-
-    def __init__(self, ctx, drafter_factory=None):
-        super().__init__(ctx)
-        self.drafter = drafter_factory(ctx.model, ctx.cfg, ctx.gen)
-
-    def start(self, committed, hidden0):
-        self.drafter.observe([committed[0]], [0], host(hidden0)[None])
+class TreeSteps(Family):
+    """The tree step TreeFamily and SJD-PAC share: the drafter builds a DraftTree under the newest committed token,
+    ONE target forward under its mask, the walk (CASCADE: with the method's groups), the path's KV rows kept, and
+    `learn` tells the drafter what the step found. `features`: whether the drafter reads the target's hidden states."""
+    drafter: TreeDrafter | PACDrafter
+    features = True
 
     def step(self, state, committed):
         c, n = self.ctx, len(committed)
         tree = self.drafter.build(committed[-1], n - 1)
         pos = n - 1 + torch.tensor(tree.depths)
         logits, hidden = c.model.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
-        hidden = host(hidden)
+        hidden = host(hidden) if self.features else None
         q = self.laws(logits)                                                       # (N, V)
         group_fn = c.method.groups(tree, hidden, c.cfg) if c.method.groups is not None else None
         walk = walk_tree(c, tree, q, group_fn, c.cfg.cascade_budget, n)
         c.model.commit(state, torch.tensor(walk.path))
         new = [tree.tokens[i] for i in walk.path[1:]] + ([walk.new_token] if walk.new_token >= 0 else [])
-        self.drafter.observe(new, list(range(n, n + len(new))), hidden[walk.path][:len(new)])
+        self.learn(tree, walk, q, hidden, new, n)
         return tree_step_out(c, n, tree, q, walk, new)
 
+    def learn(self, tree: DraftTree, walk: TreeWalk, q: torch.Tensor, hidden: torch.Tensor | None, new: list,
+              n: int) -> None:
+        raise NotImplementedError
 
-def walk_tree(c: Ctx, tree, q: torch.Tensor, group_fn, budget: float, n: int):
+
+class TreeFamily(TreeSteps):
+    """A draft tree (EAGLE head or draft model, docs/algorithms.md §4), verified level by level; CASCADE adds groups."""
+    needs_drafter = True
+
+    def __init__(self, ctx, drafter_factory: TreeDrafterFactory | None = None):
+        super().__init__(ctx)
+        self.drafter: TreeDrafter = drafter_factory(ctx.model, ctx.cfg, ctx.gen)
+
+    def start(self, committed, hidden0):
+        self.drafter.observe([committed[0]], [0], host(hidden0)[None])
+
+    def learn(self, tree, walk, q, hidden, new, n):
+        self.drafter.observe(new, list(range(n, n + len(new))), hidden[walk.path][:len(new)])
+
+
+class SJDPAC(TreeSteps):
+    """SJD-PAC (drafters/pac.py): the tree step over a proactive tree plus a continuation chain, which carries what
+    each forward learnt about the positions past the new token."""
+    features = False
+
+    def __init__(self, ctx, drafter_factory: TreeDrafterFactory | None = None):
+        super().__init__(ctx)
+        self.drafter: PACDrafter = PACDrafter(ctx.cfg, ctx.model.codebook_size, ctx.n_pos, ctx.gen, ctx.noise)
+
+    def learn(self, tree, walk, q, hidden, new, n):
+        self.drafter.carry_on(tree, walk.path, q)
+
+
+def walk_tree(c: Ctx, tree: DraftTree, q: torch.Tensor, group_fn, budget: float, n: int) -> TreeWalk:
     """The tree's verification: verify_tree, or keyed_tree under keyed noise (root at position n - 1)."""
     def bonus_ok(d):
         return n - 1 + d + 1 < c.n_pos
@@ -141,7 +172,7 @@ def walk_tree(c: Ctx, tree, q: torch.Tensor, group_fn, budget: float, n: int):
     return keyed_tree(tree, q, c.accept_fn, c.noise, n - 1, group_fn, budget, bonus_ok)
 
 
-def tree_step_out(c: Ctx, n: int, tree, q: torch.Tensor, walk, new: list) -> StepOut:
+def tree_step_out(c: Ctx, n: int, tree: DraftTree, q: torch.Tensor, walk: TreeWalk, new: list) -> StepOut:
     """A tree step's result and, when recording, its events and Drafted records (walk: verify.TreeWalk)."""
     out = StepOut(new)
     if c.record:

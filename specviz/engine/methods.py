@@ -12,7 +12,7 @@ from specviz.core.knobs import Knob
 from specviz.core.sampling import entropy, tv
 from specviz.engine import families, rescore, rules
 from specviz.engine.codebook import embedding_table, neighbour_table
-from specviz.engine.drafters.pac import SJDPAC, tree_nodes
+from specviz.engine.drafters.pac import tree_nodes
 from specviz.engine.groups import READINGS, cascade_groups
 from specviz.engine.registry import (  # noqa: F401  (re-exported: the registry's API)
     METHODS,
@@ -131,11 +131,11 @@ def cascade_reading(config: dict) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------- the methods
-register(Method("ar", "AR", families.AR, "autoregressive baseline", True))
-register(Method("sjd", "SJD", families.Jacobi, "Jacobi window · lossless", True))
+register(Method(name="ar", label="AR", family=families.AR, summary="autoregressive baseline", lossless=True))
+register(Method(name="sjd", label="SJD", family=families.Jacobi, summary="Jacobi window · lossless", lossless=True))
 register(Method(
-    "csd", "CSD (content-aware)", families.Jacobi, "Jacobi · entropy-relaxed (content-aware SD)", False,
-    ("lam", "delta"),
+    name="csd", label="CSD (content-aware)", family=families.Jacobi,
+    summary="Jacobi · entropy-relaxed (content-aware SD)", lossless=False, rule_knobs=("lam", "delta"),
     declares=(
         Knob("lam", float, 0.5, 0, symbol="λ",
              label="λ  CSD strength (per unit of H/log|supp q|; raw: per nat)", ui="main",
@@ -155,7 +155,8 @@ register(Method(
     reading="CSD (content-aware SD, Wang et al. 2026; not continuous SD for MAR): b = min(1, q/p + λ·g(H)) where "
             "TV(p, q) < δ; H normalised as --h-norm says; TV-optimal residual; cost <= min(TV(p, q), λ·g(H))"))
 register(Method(
-    "gsd", "GSD", families.Jacobi, "Jacobi · grouped", False, ("gsd_group", "gsd_gap", "gsd_mode"),
+    name="gsd", label="GSD", family=families.Jacobi, summary="Jacobi · grouped", lossless=False,
+    rule_knobs=("gsd_group", "gsd_gap", "gsd_mode"),
     declares=(
         Knob("gsd_group", int, 8, 1, 64, symbol="G",
              help="GSD group size G (tokens around the draft in the target ranking; "
@@ -172,12 +173,12 @@ register(Method(
     relaxation="the target mass of the draft's group (Σ_group q / Σ_group p, GSD)",
     reading="GSD (So et al. 2025): a = min(1, Σ_group q / Σ_group p) over a window of the target ranking; "
             "--gsd-mode says whose window, distance and residual"))
-register(Method("sd", "SD", families.TreeFamily, "draft tree · lossless", True,
+register(Method(name="sd", label="SD", family=families.TreeFamily, summary="draft tree · lossless", lossless=True,
                 reading="EAGLE-1/2 verification (docs/methods_trees.md): siblings in order against the running "
                         "residual (P3); sampled siblings are pruned by draw order only, so the tree stays lossless"))
 register(Method(
-    "cascade", "CASCADE", families.TreeFamily, "draft tree · CASCADE groups", False,
-    ("tau_pos", "tau_seq", "cascade_budget"),
+    name="cascade", label="CASCADE", family=families.TreeFamily, summary="draft tree · CASCADE groups",
+    lossless=False, rule_knobs=("tau_pos", "tau_seq", "cascade_budget"),
     declares=(
         Knob("tau_pos", float, 0.8, symbol="τ_pos",
              label="τ_pos  CASCADE I(n)", ui="main", ui_lo=0.5, ui_hi=1, step=0.005,
@@ -201,8 +202,8 @@ _RESIDUAL = Knob("lantern_residual", str, "tv_optimal", choices=("tv_optimal", "
                  help="after a rejection: tv_optimal = norm([q - p·a]+); lumina / llamagen = the released code's "
                       "zeroing of the draft's k+1 nearest codes (in the target / in the draft law)")
 register(Method(
-    "lantern", "LANTERN", families.TreeFamily, "draft tree · latent neighbours", False,
-    ("lantern_delta", "lantern_k", "lantern_residual"),
+    name="lantern", label="LANTERN", family=families.TreeFamily, summary="draft tree · latent neighbours",
+    lossless=False, rule_knobs=("lantern_delta", "lantern_k", "lantern_residual"),
     declares=(
         Knob("lantern_k", int, 8, 1, 64, symbol="k", help="LANTERN / LANTERN++ neighbour cap k"),
         Knob("lantern_delta", float, 0.25, 0, symbol="δ",
@@ -215,8 +216,9 @@ register(Method(
     reading="LANTERN (Jang et al. 2025): q~(x) = q(x) + Σ of q over x's m* nearest codes, m* = max{m <= k : "
             "s_m <= δ}; a = min(1, q~/p); cost <= δ per point-mass draft with the TV-optimal residual"))
 register(Method(
-    "lanternpp", "LANTERN++", families.TreeFamily, "draft tree · latent neighbours, multiplicative budget", False,
-    ("lanternpp_lambda", "lantern_k", "lantern_residual"),
+    name="lanternpp", label="LANTERN++", family=families.TreeFamily,
+    summary="draft tree · latent neighbours, multiplicative budget", lossless=False,
+    rule_knobs=("lanternpp_lambda", "lantern_k", "lantern_residual"),
     declares=(
         Knob("lanternpp_lambda", float, 10.0, 1, symbol="λ", label="λ  LANTERN++ multiplier", ui_hi=20, step=0.5,
              help="LANTERN++ budget (λ - 1)·q(x): the relaxed target q~(x) <= λ·q(x) (released runs: k=10 λ=5, "
@@ -238,7 +240,8 @@ def _pac_check(cfg):
 
 
 register(Method(
-    "mcsjd", "MC-SJD", families.Jacobi, "Jacobi · drafts coupled across iterations · lossless", True,
+    name="mcsjd", label="MC-SJD", family=families.Jacobi,
+    summary="Jacobi · drafts coupled across iterations · lossless", lossless=True,
     declares=(Knob("couple", int, 0, 0, 1, label="Couple Jacobi drafts (1 = MC-SJD coupling)", ui="advanced",
                    step=1, help="Jacobi methods (sjd, csd, gsd): 1 = draw each refined draft by "
                    "maximal coupling with the slot's previous draft (MC-SJD); mcsjd always couples"),),
@@ -246,8 +249,9 @@ register(Method(
     reading="maximal coupling of each refined slot's new draft with its previous draft; kept law = the new law "
             "(the draft's marginal); fresh slots are point masses; verification unchanged"))
 register(Method(
-    "sjdpac", "SJD-PAC", SJDPAC, "Jacobi + proactive K-ary tree + adaptive continuation · lossless", True,
-    ("pac_width", "pac_depth"),
+    name="sjdpac", label="SJD-PAC", family=families.SJDPAC,
+    summary="Jacobi + proactive K-ary tree + adaptive continuation · lossless", lossless=True,
+    rule_knobs=("pac_width", "pac_depth"),
     declares=(
         Knob("pac_width", int, 3, 1, 8, label="SJD-PAC tree width K", ui="advanced", step=1,
              help="SJD-PAC proactive tree width K (candidates per tree level)"),

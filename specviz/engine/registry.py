@@ -19,11 +19,12 @@ from specviz.core.records import DECISIONS
 from specviz.engine import rules
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Method:
+    """One method's record, built by keyword (methods.py: `register(Method(name=..., label=..., ...))`)."""
     name: str
     label: str                                   # lane title in the app
-    family: type                                 # families.AR | families.Jacobi | families.TreeDrafter | a Family
+    family: type                                 # families.AR | families.Jacobi | families.TreeFamily | a Family
     summary: str                                 # one line under the lane title
     lossless: bool
     rule_knobs: tuple = ()                       # names of the knobs its rule reads (sweep tab, inspector reading)

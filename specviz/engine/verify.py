@@ -15,6 +15,7 @@ import torch
 
 from specviz.core.sampling import sample, tv
 from specviz.engine import rules
+from specviz.engine.drafters.draft_tree import DraftTree
 
 AcceptFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]     # (q (L,V), p (L,V)) -> a (L,V)
 
@@ -46,37 +47,6 @@ def verify_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn: A
         return ChainResult(m, int(sample(jd.residual[m], gen)), False, m + 1, jd, u)
     new = int(sample(q[k], gen)) if bonus_ok else -1
     return ChainResult(k, new, bonus_ok, k, jd, u)
-
-
-@dataclass
-class DraftTree:
-    """A draft tree: the data structure a tree drafter builds (families.TreeFamily is the drafter family).
-    Node 0 is the root (the newest committed token, no KV yet); parents precede children."""
-    tokens: list[int]
-    parents: list[int]
-    depths: list[int]
-    laws: list                        # per node: (V,) law the node was drawn from, or None for a point mass
-    children: list = field(default_factory=list)
-
-    def __post_init__(self):
-        self.children = [[] for _ in self.tokens]
-        for i, par in enumerate(self.parents):
-            if par >= 0:
-                self.children[par].append(i)
-
-    def mask(self) -> torch.Tensor:
-        """(N, N) bool: row i sees itself and its ancestors."""
-        return torch.tensor(ancestor_rows(self.parents))
-
-
-def ancestor_rows(parents: list[int]) -> list[list[bool]]:
-    """Row i: True at i and at each of its ancestors (parents precede children), as nested lists for ONE tensor."""
-    rows: list[list[bool]] = []
-    for i, par in enumerate(parents):
-        row = rows[par].copy() if par >= 0 else [False] * len(parents)
-        row[i] = True
-        rows.append(row)
-    return rows
 
 
 @dataclass

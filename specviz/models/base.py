@@ -11,6 +11,8 @@ Conventions
   to a growing cache in `forward` and compact/crop them in `commit`.
 - Logits are float32, CFG already mixed (u + s (c - u)); temperature / top-k / top-p belong to the sampler.
 - Hidden states are the final-norm states of the conditional row, one per fed token.
+- Beyond the boundary a backend may offer capabilities, asked of the model and never of its name: `eagle_head()`
+  (its own trained EAGLE head for the tree drafters, engine/drafters/protocols.OffersEagleHead; models/scenes.py).
 """
 from __future__ import annotations
 

@@ -11,11 +11,13 @@ from PIL import Image
 from specviz.core.paths import assets_dir
 from specviz.models.base import Prefilled, compact_path, guide
 from specviz.scenes import data
+from specviz.scenes.drafter import load_head
 from specviz.scenes.target import Target, TargetConfig
 from specviz.scenes.train import load_target, load_vq
 from specviz.scenes.vq import to_uint8
 
 ASSETS = assets_dir()
+HEAD = ASSETS / "drafter.safetensors"           # the trained EAGLE head of the shipped target
 
 
 @dataclass
@@ -27,12 +29,14 @@ class ScenesState:
 
 
 class ScenesModel:
-    """Model boundary over a `Target` (and optionally a VQ decoder for pixels)."""
+    """Model boundary over a `Target` (and optionally a VQ decoder for pixels). head: the file of the target's
+    trained EAGLE head, offered to the tree drafters by `eagle_head` (None: this target has none, e.g. `tiny`)."""
 
-    def __init__(self, target: Target, vq=None, name: str = "scenes"):
+    def __init__(self, target: Target, vq=None, name: str = "scenes", head: Path | str | None = HEAD):
         self.target = target.eval()
         self.vq = vq.eval() if vq is not None else None
         self.name = name
+        self.head_path, self._head = head, None
         c: TargetConfig = target.cfg
         self.grid = (c.grid, c.grid)
         self.codebook_size = c.codes
@@ -47,6 +51,13 @@ class ScenesModel:
             raise FileNotFoundError(f"{', '.join(missing)} not found in {assets}; "
                                     "train them with `python -m specviz train all`")
         return cls(load_target(assets / "target.safetensors"), load_vq(assets / "vq.safetensors"))
+
+    def eagle_head(self):
+        """Capability (drafters.protocols.OffersEagleHead): the target's trained EAGLE head, loaded once; None when
+        it has none or its file is absent."""
+        if self._head is None and self.head_path is not None and Path(self.head_path).exists():
+            self._head = load_head(self.target, self.head_path)
+        return self._head
 
     # -- boundary -------------------------------------------------------------------------------------------------
     @torch.inference_mode()
@@ -114,4 +125,4 @@ def tiny(codes: int = 6, grid: int = 2, seed: int = 0, dim: int = 32, sharpen: f
     with torch.no_grad():
         t.pos_emb.normal_(0, 0.5)
         t.head.weight.mul_(sharpen)
-    return ScenesModel(t, None, name="tiny")
+    return ScenesModel(t, None, name="tiny", head=None)

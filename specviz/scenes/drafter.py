@@ -1,4 +1,5 @@
-"""Training of the EAGLE-style draft head on the scenes target's features (docs/algorithms.md §4.1).
+"""The EAGLE-style draft head of the scenes target and its training on the target's features (docs/algorithms.md
+§4.1); engine/drafters/tree.py's HeadDrafter drafts with it at run time (the scenes model offers it: eagle_head).
 
 Input pair at step t: (y_{t+1}, f_t) -> predict f_{t+1} (SmoothL1) and y_{t+2} through the target's frozen head
 (0.1 x cross-entropy); uniform noise on input features. CASCADE's drafter tweak (optional): weight positions where
@@ -10,14 +11,53 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 
-from specviz.engine.drafters.tree import head_for
+from specviz.core import ckpt
 from specviz.scenes import loop, world
 from specviz.scenes.loop import BF16, caption_batch
+from specviz.scenes.target import Block
 from specviz.scenes.vq import to_tensor
 
 WORK = Path(__file__).resolve().parents[2] / ".cache" / "train"
+
+
+class DraftHead(nn.Module):
+    """The EAGLE head: fc([embed(y_{t+1}) + pos(t+1); f_t]), one block of the scenes target (own KV cache), a norm."""
+
+    def __init__(self, dim: int, heads: int, positions: int):
+        super().__init__()
+        self.fc = nn.Linear(2 * dim, dim)
+        self.pos = nn.Parameter(torch.zeros(positions, dim))
+        self.block = Block(dim, heads)
+        self.norm = nn.LayerNorm(dim)
+        self.heads, self.positions = heads, positions
+
+    def inputs(self, tok_emb: torch.Tensor, pos: torch.Tensor, feat: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.cat([tok_emb + self.pos[pos], feat], -1))
+
+    def forward(self, tok_emb, pos, feat):
+        """Training: (B, N, d) embeddings of y_{t+1}, positions t+1, features f_t -> predicted f_{t+1}."""
+        return self.norm(self.block(self.inputs(tok_emb, pos, feat)))
+
+    def new_cache(self, rows: int = 1):
+        d = self.fc.out_features
+        shape = (rows, self.heads, self.positions + 192, d // self.heads)
+        return (torch.zeros(shape), torch.zeros(shape))
+
+
+def head_for(target) -> DraftHead:
+    """An untrained head shaped for a scenes `Target` (its width, heads and number of image positions)."""
+    c = target.cfg
+    return DraftHead(c.dim, c.heads, c.grid * c.grid)
+
+
+def load_head(target, path: Path | str) -> DraftHead:
+    """The trained head for `target` from a safetensors file, in eval mode."""
+    head = head_for(target)
+    ckpt.load(path, head)
+    return head.eval()
 
 
 def _pairs(target, caps, codes, bf16: bool = True):

@@ -190,7 +190,7 @@ def test_keyed_tree_level_law_matches_its_recorded_cost():
     """A level of two point-mass siblings (tokens 1, 3) under a relaxed rule (b = min(1, q(x) + 0.3)) over 4000
     seeds: the committed token's law is o(y) = q_y + (1 - Q_K) c_j Π_{i<j} (1 - c_i) on the siblings and
     q_y Π_j (1 - c_j) elsewhere (χ²), and the recorded cost is TV(o, q) exactly."""
-    from specviz.engine.verify import DraftTree
+    from specviz.engine.drafters.draft_tree import DraftTree
     _, q = laws(4)
     tree = DraftTree([0, 1, 3], [-1, 0, 0], [0, 1, 1], [None, None, None])
     qs = torch.stack([q, q, q])

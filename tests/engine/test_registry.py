@@ -33,8 +33,8 @@ def _toy_rescore(judged, knobs):
 
 @pytest.fixture
 def toy_method():
-    rec = methods.Method("toyrelax", "TOY", families.Jacobi, "Jacobi · toy relaxation", False, ("lam",),
-                         rule=_toy_rule, rescore=_toy_rescore)
+    rec = methods.Method(name="toyrelax", label="TOY", family=families.Jacobi, summary="Jacobi · toy relaxation",
+                         lossless=False, rule_knobs=("lam",), rule=_toy_rule, rescore=_toy_rescore)
     methods.register(rec)
     yield rec
     del methods.REGISTRY["toyrelax"]
@@ -102,8 +102,9 @@ def _toy_groups(tree, hidden, cfg):
 
 @pytest.fixture
 def toy_grouped():
-    rec = methods.Method("toygroups", "TOYG", families.TreeFamily, "draft tree · toy groups", False,
-                         groups=_toy_groups, explain=lambda config, ev: f"TOY LINE at level {ev.level}",
+    rec = methods.Method(name="toygroups", label="TOYG", family=families.TreeFamily,
+                         summary="draft tree · toy groups", lossless=False, groups=_toy_groups,
+                         explain=lambda config, ev: f"TOY LINE at level {ev.level}",
                          group_reading=lambda config: "toy sets: every sibling")
     methods.register(rec)
     yield rec

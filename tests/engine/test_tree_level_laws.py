@@ -15,7 +15,7 @@ import torch
 
 from specviz.core.sampling import safe_norm, tv
 from specviz.engine import events, groups, rules, verify
-from specviz.engine.verify import DraftTree
+from specviz.engine.drafters.draft_tree import DraftTree
 
 V = 6
 

@@ -1,9 +1,11 @@
-"""The package's architecture (docs/architecture.md): no import cycle among specviz modules, the layer and gradio
-contracts of pyproject.toml hold (`lint-imports`, also run by .ci/run), and reading a trace file through the library
-loads neither torch nor gradio."""
+"""The package's architecture (docs/architecture.md): no import cycle among specviz modules nor among its packages,
+the layer and gradio contracts of pyproject.toml hold (`lint-imports`, also run by .ci/run), and reading a trace file
+through the library loads neither torch nor gradio."""
+import ast
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import grimp
@@ -66,6 +68,87 @@ def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
     (pkg / "d.py").write_text("from cyc import a\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert cycles(grimp.build_graph("cyc", cache_dir=None)) == [["cyc.a", "cyc.b", "cyc.c"]]
+
+
+class Imports:
+    """A package-level import graph with the two members `cycles` reads of a grimp graph."""
+
+    def __init__(self, edges: dict[str, set[str]]):
+        self.edges = edges
+        self.modules = set(edges) | {b for bs in edges.values() for b in bs}
+
+    def find_modules_directly_imported_by(self, node: str) -> set[str]:
+        return self.edges.get(node, set())
+
+
+def package_graph(root: Path, package: str, one_node: dict | None = None, ignored: frozenset = frozenset()) -> Imports:
+    """The import graph of `package`'s packages, read from the source under `root` with ast (function-level imports
+    too): each module stands for the package it is in (specviz.engine.decode -> specviz.engine, a package's
+    __init__ -> the package itself), renamed by `one_node` (a layer's siblings as one node); the module imports in
+    `ignored` ((importer, imported) pairs) are left out."""
+    one_node = one_node or {}
+    mods = {}                                                        # module -> (file, its package, is a package)
+    for path in sorted((root / package.replace(".", "/")).rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        is_pkg = parts[-1] == "__init__"
+        mods[".".join(parts[:-1] if is_pkg else parts)] = (path, ".".join(parts[:-1]), is_pkg)
+
+    def module(name: str) -> str:                                    # the module an imported name lives in
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name
+
+    edges: dict[str, set[str]] = {}
+    for name, (path, pkg, is_pkg) in mods.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = name.split(".")[:len(name.split(".")) - node.level + is_pkg]
+                    base = ".".join(up + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            for target in targets:
+                imported = module(target)
+                if not imported or (name, imported) in ignored:
+                    continue
+                a, b = one_node.get(pkg, pkg), one_node.get(mods[imported][1], mods[imported][1])
+                if a != b:
+                    edges.setdefault(a, set()).add(b)
+    return Imports(edges)
+
+
+def declared_layers() -> tuple[dict, frozenset]:
+    """From the layer contract of pyproject.toml: its siblings declared as one layer (`specviz.scenes :
+    specviz.models`, which import each other) as one node, and the reaches upward it names (`ignore_imports`)."""
+    contract = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"][0]
+    one_node = {}
+    for layer in contract["layers"]:
+        siblings = [s.strip() for s in layer.replace("|", ":").split(":")]
+        one_node.update({s: layer for s in siblings if len(siblings) > 1})
+    return one_node, frozenset(tuple(i.split(" -> ")) for i in contract.get("ignore_imports", ()))
+
+
+def test_no_import_cycle_among_specviz_packages():
+    one_node, ignored = declared_layers()
+    graph = package_graph(ROOT, "specviz", one_node, ignored)
+    assert {"specviz.core", "specviz.engine", "specviz.engine.drafters", "specviz.scenes : specviz.models",
+            "specviz.analysis", "specviz.render", "specviz.app"} <= graph.modules
+    assert cycles(graph) == [], {n: sorted(graph.edges[n]) for c in cycles(graph) for n in c}
+
+
+def test_the_package_graph_finds_a_cycle_no_module_cycle_shows(tmp_path):
+    (tmp_path / "cyc" / "sub").mkdir(parents=True)
+    files = {"__init__.py": "", "a.py": "from cyc.sub import b\n", "c.py": "import os\n", "sub/__init__.py": "",
+             "sub/b.py": "from cyc.c import os\n", "sub/d.py": "from . import b\n"}
+    for f, text in files.items():
+        (tmp_path / "cyc" / f).write_text(text)
+    assert cycles(package_graph(tmp_path, "cyc")) == [["cyc", "cyc.sub"]]
+    assert cycles(package_graph(tmp_path, "cyc", {"cyc": "one", "cyc.sub": "one"})) == []
+    assert cycles(package_graph(tmp_path, "cyc", ignored=frozenset({("cyc.sub.b", "cyc.c")}))) == []
 
 
 def test_import_contracts_hold():

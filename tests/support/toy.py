@@ -7,8 +7,9 @@ from specviz.core.records import Groups
 from specviz.core.sampling import target_probs
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode
-from specviz.engine.drafters.tree import DraftHead, HeadDrafter
+from specviz.engine.drafters.tree import HeadDrafter
 from specviz.models.scenes import tiny
+from specviz.scenes.drafter import DraftHead
 
 # A flat toy for the chi-square tests: 256 sequences, none above 4.5 %, 123 cells with expected count >= 5 at N = 3000
 # (tests/engine/test_exactness.py checks this); the default toy (sharpen 3) puts 66 % on one sequence and has no power.

@@ -1,17 +1,17 @@
-"""Drafters: who proposes tokens (Jacobi window: jacobi.py; EAGLE head: tree.py; a smaller AR model: model.py).
-`drafter_factory` picks a model's tree drafter; the model boundary (specviz.models) knows nothing of drafting."""
+"""Drafters: who proposes tokens (Jacobi window: jacobi.py; EAGLE head: tree.py; a smaller AR model: model.py;
+SJD-PAC's proactive tree: pac.py), behind the two interfaces of protocols.py. `drafter_factory` picks a model's tree
+drafter: a draft model when given, else the EAGLE head the backend offers (protocols.OffersEagleHead)."""
 from __future__ import annotations
 
-import weakref
-
-from specviz.core.paths import assets_dir
 from specviz.engine.drafters.model import ModelDrafter
-from specviz.engine.drafters.tree import HeadDrafter, load_head
+from specviz.engine.drafters.protocols import OffersEagleHead, TreeDrafter
+from specviz.engine.drafters.tree import HeadDrafter
 
 
 def drafter_factory(model, draft_model=None):
-    """The tree drafter of a model: a draft model when given, else the trained EAGLE head shipped with `scenes`.
-    Returns factory(model, cfg, gen) or None when the model has no drafter (tree methods then fail clearly)."""
+    """The tree drafter of a model: a draft model when given, else the trained EAGLE head the backend offers (the
+    scenes model ships one). Returns factory(model, cfg, gen) or None when the model has no drafter (tree methods
+    then fail clearly)."""
     if draft_model is not None:
         same = (draft_model.codebook_size == model.codebook_size and tuple(draft_model.grid) == tuple(model.grid))
         if not same:
@@ -22,27 +22,18 @@ def drafter_factory(model, draft_model=None):
                 "grid): a draft model must share the target's image tokenizer (e.g. Janus-Pro-1B for -7B)")
         return Factory(lambda m, cfg, gen: ModelDrafter(draft_model, cfg, gen),
                        f"draft model {getattr(draft_model, 'name', '?')}")
-    head = _scenes_head(model) if getattr(model, "name", "") == "scenes" else None
+    head = model.eagle_head() if isinstance(model, OffersEagleHead) else None
     if head is None:
         return None
     return Factory(lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen), "EAGLE head (assets/drafter.safetensors)")
 
 
 class Factory:
-    """A tree-drafter factory (model, cfg, gen) -> drafter, with a label saying which drafter it builds."""
+    """A tree-drafter factory (protocols.TreeDrafterFactory): (model, cfg, gen) -> drafter, with a label saying
+    which drafter it builds."""
 
     def __init__(self, make, label: str):
         self.make, self.label = make, label
 
-    def __call__(self, model, cfg, gen):
+    def __call__(self, model, cfg, gen) -> TreeDrafter:
         return self.make(model, cfg, gen)
-
-
-_HEADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # model -> its draft head (or None)
-
-
-def _scenes_head(model):
-    if model not in _HEADS:
-        path = assets_dir() / "drafter.safetensors"
-        _HEADS[model] = load_head(model.target, path) if path.exists() else None
-    return _HEADS[model]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import torch
 
+from specviz.core.noise import noise_for
 from specviz.core.sampling import target_probs
+from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.drafters.tree import pick_children
-from specviz.engine.keyed import noise_for
-from specviz.engine.verify import DraftTree
 
 
 class ModelDrafter:

@@ -22,8 +22,7 @@ import torch
 
 from specviz.core.sampling import sample
 from specviz.engine.drafters import jacobi
-from specviz.engine.families import Family, tree_step_out, walk_tree
-from specviz.engine.verify import DraftTree
+from specviz.engine.drafters.draft_tree import DraftTree
 
 
 def tree_nodes(width: int, depth: int) -> int:
@@ -122,41 +121,39 @@ def continuation(tree: DraftTree, main: list[int], path: list[int], q: torch.Ten
     return out
 
 
-class SJDPAC(Family):
-    """One SJD-PAC verification step over a proactive tree plus a continuation chain."""
+class PACDrafter:
+    """SJD-PAC's drafter: builds its proactive tree as a TreeDrafter does (protocols.py), but learns from the
+    forward's laws (`carry_on`, the adaptive continuation), not from committed features. families.SJDPAC runs it
+    through the tree step it shares with TreeFamily."""
 
-    def __init__(self, ctx, drafter_factory=None):
-        super().__init__(ctx)
-        c = ctx.cfg
-        self.width, self.depth = c.pac_width, c.pac_depth
-        self.m = path_length(c.window, self.width, self.depth)
-        self.uniform = torch.full((ctx.model.codebook_size,), 1.0 / ctx.model.codebook_size)
+    def __init__(self, cfg, vocab: int, n_pos: int, gen: torch.Generator, noise=None):
+        self.width, self.depth = cfg.pac_width, cfg.pac_depth
+        self.m = path_length(cfg.window, self.width, self.depth)
+        self.n_pos, self.gen, self.noise = n_pos, gen, noise        # noise: core.noise.Noise in the keyed mode
+        self.uniform = torch.full((vocab,), 1.0 / vocab)
         self.carry: list[Carry] = []
+        self.main: list[int] = []                                    # the last tree's first-candidate path
 
     def propose(self, n: int) -> list[tuple[list[int], list[torch.Tensor]]]:
         """Candidates (tokens, laws) for positions n, n+1, ... (at most M-1 of them)."""
-        k = min(self.m - 1, self.ctx.n_pos - n)
+        k = min(self.m - 1, self.n_pos - n)
         levels = []
         for d in range(k):
             c = self.carry[d] if d < len(self.carry) else None
             width = self.width if d < self.depth - 1 else 1
-            if self.ctx.noise is None:
-                x0, law = first_candidate(c, self.uniform, self.ctx.gen)
-                toks = draw_candidates(x0, law, width, self.ctx.gen)
+            if self.noise is None:
+                x0, law = first_candidate(c, self.uniform, self.gen)
+                toks = draw_candidates(x0, law, width, self.gen)
             else:                                   # keyed: the race of the stale (or uniform) law at n + d
                 law = self.uniform if c is None or c.law is None else c.law
-                toks = self.ctx.noise.order(n + d, law, width)
+                toks = self.noise.order(n + d, law, width)
             levels.append((toks, sibling_laws(law, toks)))
         return levels
 
-    def step(self, state, committed):
-        c, n = self.ctx, len(committed)
-        tree, main = build_tree(committed[-1], self.propose(n))
-        pos = n - 1 + torch.tensor(tree.depths)
-        logits, _ = c.model.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
-        q = self.laws(logits)                                                       # (N, V)
-        walk = walk_tree(c, tree, q, None, 0.0, n)
-        c.model.commit(state, torch.tensor(walk.path))
-        new = [tree.tokens[i] for i in walk.path[1:]] + ([walk.new_token] if walk.new_token >= 0 else [])
-        self.carry = continuation(tree, main, walk.path, q)
-        return tree_step_out(c, n, tree, q, walk, new)
+    def build(self, root_token: int, root_pos: int) -> DraftTree:
+        tree, self.main = build_tree(root_token, self.propose(root_pos + 1))
+        return tree
+
+    def carry_on(self, tree: DraftTree, path: list[int], q: torch.Tensor) -> None:
+        """After the walk (path: accepted node ids) over this drafter's last tree, with the forward's laws q (N, V)."""
+        self.carry = continuation(tree, self.main, path, q)

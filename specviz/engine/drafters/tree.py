@@ -8,57 +8,19 @@ log-probability, keep the best `tree_nodes`), `static` (the top-1 path with `tre
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import torch
-import torch.nn as nn
 
-from specviz.core import ckpt
+from specviz.core.noise import noise_for
 from specviz.core.sampling import target_probs
-from specviz.engine.keyed import noise_for
-from specviz.engine.verify import DraftTree
-from specviz.scenes.target import Block
-
-
-class DraftHead(nn.Module):
-    def __init__(self, dim: int, heads: int, positions: int):
-        super().__init__()
-        self.fc = nn.Linear(2 * dim, dim)
-        self.pos = nn.Parameter(torch.zeros(positions, dim))
-        self.block = Block(dim, heads)
-        self.norm = nn.LayerNorm(dim)
-        self.heads, self.positions = heads, positions
-
-    def inputs(self, tok_emb: torch.Tensor, pos: torch.Tensor, feat: torch.Tensor) -> torch.Tensor:
-        return self.fc(torch.cat([tok_emb + self.pos[pos], feat], -1))
-
-    def forward(self, tok_emb, pos, feat):
-        """Training: (B, N, d) embeddings of y_{t+1}, positions t+1, features f_t -> predicted f_{t+1}."""
-        return self.norm(self.block(self.inputs(tok_emb, pos, feat)))
-
-    def new_cache(self, rows: int = 1):
-        d = self.fc.out_features
-        shape = (rows, self.heads, self.positions + 192, d // self.heads)
-        return (torch.zeros(shape), torch.zeros(shape))
-
-
-def head_for(target) -> DraftHead:
-    """An untrained head shaped for a scenes `Target` (its width, heads and number of image positions)."""
-    c = target.cfg
-    return DraftHead(c.dim, c.heads, c.grid * c.grid)
-
-
-def load_head(target, path: Path | str) -> DraftHead:
-    """The trained head for `target` from a safetensors file, in eval mode."""
-    head = head_for(target)
-    ckpt.load(path, head)
-    return head.eval()
+from specviz.engine.drafters.draft_tree import DraftTree
 
 
 class HeadDrafter:
-    """Runtime drafter over a trained DraftHead and a model boundary (for embeddings and the output head)."""
+    """Runtime drafter (a TreeDrafter, protocols.py) over a trained head and a model boundary (for embeddings and the
+    output head). The head is the backend's own (protocols.OffersEagleHead; the scenes one is scenes/drafter.py's
+    DraftHead): `inputs`, `block`, `norm` and `new_cache` are all this drafter asks of it."""
 
-    def __init__(self, head: DraftHead, model, cfg, gen: torch.Generator):
+    def __init__(self, head, model, cfg, gen: torch.Generator):
         self.head, self.model, self.cfg, self.gen = head.eval(), model, cfg, gen
         self.cache = head.new_cache()
         self._tril = torch.ones(self.cache[0].shape[2], self.cache[0].shape[2], dtype=torch.bool).tril()

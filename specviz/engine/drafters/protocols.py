@@ -1,0 +1,49 @@
+"""The two drafter interfaces, declared once: what the families (engine/families.py) ask of whoever proposes.
+
+A chain drafter (the Jacobi window, jacobi.py) proposes a run of drafts for the next positions and learns from the
+verification's target laws; a tree drafter (the EAGLE head, tree.py; a draft model, model.py; SJD-PAC's proactive
+tree, pac.py) builds a `DraftTree` under the newest committed token and observes what was committed. A tree method's
+drafter comes from a `TreeDrafterFactory` (drafters.drafter_factory), called once per run. A backend that ships its
+own EAGLE head says so by offering it (`OffersEagleHead`); drafter_factory asks the model, never its name.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from specviz.engine.drafters.draft_tree import DraftTree
+
+if TYPE_CHECKING:                                   # annotations only: the drafts and laws are torch tensors
+    import torch
+
+
+class ChainDrafter(Protocol):
+    def propose(self, committed: list[int], n: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Drafts for positions n, n+1, ...: tokens (k,) long and the laws they were drawn from (k, V)."""
+        ...
+
+    def update(self, accepted: int, q: torch.Tensor) -> None:
+        """After the verification: `accepted` drafts were kept; q (k+1, V) are this forward's target laws."""
+        ...
+
+
+class TreeDrafter(Protocol):
+    def build(self, root_token: int, root_pos: int) -> DraftTree:
+        """The draft tree under the newest committed token `root_token` (at image position root_pos)."""
+        ...
+
+    def observe(self, tokens: list[int], positions: list[int], features: Any = None) -> None:
+        """Newly committed tokens at their positions, with the target features before each of them (N, h)."""
+        ...
+
+
+class TreeDrafterFactory(Protocol):
+    def __call__(self, model: Any, cfg: Any, gen: torch.Generator) -> TreeDrafter:
+        """The tree drafter of one run of `model` under `cfg`, drawing from `gen`."""
+        ...
+
+
+@runtime_checkable
+class OffersEagleHead(Protocol):
+    def eagle_head(self) -> Any:
+        """The backend's trained EAGLE head for its own target (tree.HeadDrafter drafts with it), or None."""
+        ...
