@@ -33,8 +33,11 @@ CSS = """
     align-items: start; grid-template-columns: minmax(0, 1fr) minmax(320px, 30vw);}
 #main:has(#inspector .sv-insp:not([style*="none"])) > * {grid-column: 1;}
 #main:has(#inspector .sv-insp:not([style*="none"])) > #inspector {grid-column: 2; grid-row: 1 / span 6;
-    min-width: 0; align-self: start; position: sticky; top: 8px; max-height: calc(100vh - 16px); overflow-y: auto;
+    min-width: 0; align-self: start; position: sticky; top: 8px; max-height: calc(100vh - 96px); overflow-y: auto;
     border-left: 1px solid #ddd;}
+/* Gradio's container clips with overflow: hidden, which makes it a scroll container and keeps every sticky column
+   (the inspector, the controls) from sticking to the window; clip hides the same overflow without that */
+.gradio-container {overflow: clip !important;}
 #inspector .sv-insp {padding: 0 4px 0 8px;}
 #inspector .sv-t {font-size: 13px;}
 #inspector .sv-t td, #inspector .sv-t th {padding: 1px 2px;}

@@ -2,7 +2,7 @@
 (a 1280x720 CSS viewport at device pixel ratio 1.5), with 1, 4 and 10 methods, as a person sees it:
 
 - normal layout, after a click on a cell: the inspector is docked beside the race (it covers no lane image and no
-  control), its verdict in view, its close visible;
+  control), its verdict in view (also after scrolling the page to its end), its close visible;
 - Present mode: the page does not scroll (document height <= viewport); the lanes, the map and the verdict are in
   view; the map's labels are >= 16 CSS px (it draws the inspected lane); at 1920x1080 the verdict and the lane titles
   are >= 24 CSS px;
@@ -97,6 +97,9 @@ def test_the_lecture_hall(served, tmp_path, view, count):  # noqa: F811 (the fix
     assert covered_cells(page, "#lanes img") == [], where
     assert page.evaluate(BROKEN, TEXTS) == [], where
     assert not clipped(page, NO_CLIP), where
+    page.mouse.wheel(0, 3000)                                         # the docked column sticks to the window
+    time.sleep(0.5)
+    assert in_view(page, "#sv-verdict"), f"{where}: the verdict scrolls away with the page"
 
     page.keyboard.press("p")
     page.wait_for_function("document.body.classList.contains('sv-present')")
