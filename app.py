@@ -33,8 +33,8 @@ EXAMPLES = ["a red house on the left, a sunset sky over snow", "a yellow sun in 
 INTRO = ("## specviz — speculative decoding, made visible\n"
          "Same prompt and seed for every method; one shared clock of **target forwards** (each tick, every method "
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
-         "Click any cell of an image or map to inspect it. New to speculative decoding? The tab *What am I looking "
-         "at?* walks through one step of your run.")
+         "Click any cell of an image or map to inspect it. What am I looking at? The *Primer* tab walks through one "
+         "step of your run.")
 STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS + bench.CSS,
              js=f"() => {{ ({present.JS})(); ({bench.JS})(); }}")
 # show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
@@ -109,17 +109,17 @@ def _race_row(c: dict) -> list:
 
 
 def _tabs(c: dict) -> None:
-    with gr.Tabs(elem_id="tabs") as c["tabs"]:
+    with gr.Tabs(elem_id="tabs", overflow_behavior="wrap") as c["tabs"]:
         with gr.Tab("Heatmaps", id="maps", elem_id="tab_maps"):
             c["map_kind"] = gr.State("entropy")                      # the map on screen: a run refreshes it most
-            with gr.Tabs():
+            with gr.Tabs(overflow_behavior="wrap"):
                 for k in panels.KINDS:
                     with gr.Tab(views.TITLES[k], elem_id=f"tab_{k}") as c[f"maptab_{k}"]:
                         c[f"map_{k}"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
                                                  buttons=["download", "fullscreen"], elem_id=f"map_{k}")
             c["opacity"] = w.Slider(0, 1, 1.0, step=0.05, label="Overlay: map opacity over the image",
                                      elem_id="opacity")
-        with gr.Tab("What am I looking at?", id="primer", elem_id="tab_primer"):
+        with gr.Tab("Primer", id="primer", elem_id="tab_primer"):
             c["primer"] = w.HTML(primer.primer_html(None), elem_id="primer")
         with gr.Tab("Live preview", id="preview", elem_id="tab_preview"):
             c["preview_table"] = w.HTML("<i>Move λ, δ, τ_pos or τ_seq after a run.</i>", elem_id="preview_table")

@@ -30,7 +30,7 @@ CSS = """
 /* the inspector stays in view after a click: docked as a column beside the race (sticky, scrolling on its own), so it
    covers no control; its × or Escape closes it and the race takes the width back */
 #main:has(#inspector .sv-insp:not([style*="none"])) {display: grid !important; column-gap: 14px;
-    align-items: start; grid-template-columns: minmax(0, 1fr) minmax(320px, 30vw);}
+    align-items: start; grid-template-columns: minmax(0, 1fr) minmax(380px, 26vw);}
 #main:has(#inspector .sv-insp:not([style*="none"])) > * {grid-column: 1;}
 #main:has(#inspector .sv-insp:not([style*="none"])) > #inspector {grid-column: 2; grid-row: 1 / span 6;
     min-width: 0; align-self: start; position: sticky; top: 8px; max-height: calc(100vh - 96px); overflow-y: auto;
@@ -38,6 +38,8 @@ CSS = """
 /* Gradio's container clips with overflow: hidden, which makes it a scroll container and keeps every sticky column
    (the inspector, the controls) from sticking to the window; clip hides the same overflow without that */
 .gradio-container {overflow: clip !important;}
+/* compact tab labels (the tab bars wrap rather than hide tabs behind a menu: app.py) */
+#tabs button[role=tab] {padding-left: 8px !important; padding-right: 8px !important;}
 #inspector .sv-insp {padding: 0 4px 0 8px;}
 #inspector .sv-t {font-size: 13px;}
 #inspector .sv-t td, #inspector .sv-t th {padding: 1px 2px;}
