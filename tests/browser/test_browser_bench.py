@@ -28,6 +28,18 @@ def choose(page, methods) -> None:
                            ".filter(c => getComputedStyle(c).display !== 'none').length === n", arg=len(methods))
 
 
+def after_run(browser, url, view: str, methods):
+    """A new page at `view` (VIEWS) with exactly `methods` ticked, after one finished run."""
+    w, h, dpr = VIEWS[view]
+    page = browser.new_page(viewport={"width": w, "height": h}, device_scale_factor=dpr)
+    page.set_default_timeout(90_000)
+    page.goto(url)
+    choose(page, methods)
+    page.click("#generate")
+    page.locator("#status").filter(has_text="All done").wait_for()
+    return page
+
+
 def caption(method: str, **knobs) -> str:
     """The lane header line the page must show for `method` run with `knobs` (render/bench.py, tags dropped)."""
     from specviz.engine.config import RunConfig
@@ -60,14 +72,8 @@ def box_value(page, name: str) -> float:
 def test_results_stay_in_view_after_every_kind_of_commit(served,  # noqa: F811 (the fixture)
                                                            tmp_path, view, count):
     browser, url = served
-    w, h, dpr = VIEWS[view]
-    page = browser.new_page(viewport={"width": w, "height": h}, device_scale_factor=dpr)
-    page.set_default_timeout(90_000)
-    page.goto(url)
     methods = COUNTS[count]
-    choose(page, methods)
-    page.click("#generate")
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page = after_run(browser, url, view, methods)
     lam = page.locator("#lam input[type=range]")                      # 1. a slider release
     lam.scroll_into_view_if_needed()
     box = lam.bounding_box()

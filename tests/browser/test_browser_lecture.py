@@ -14,7 +14,7 @@ import time
 import pytest
 
 from specviz.render import draw
-from tests.browser.test_browser_bench import COUNTS, choose
+from tests.browser.test_browser_bench import COUNTS, after_run
 from tests.browser.test_browser_present import NO_CLIP, VIEWS, clipped, in_view, label_px, save, served  # noqa: F401
 
 GRID = 12                                          # the served fixture: tiny_backend(codes=16, grid=12)
@@ -73,14 +73,8 @@ TIGHT = ("1920x1080@150%", 10)                     # see the closing note: 10 la
     else c for c in CASES], ids=[f"{v}-{n}" for v, n in CASES])
 def test_the_lecture_hall(served, tmp_path, view, count):  # noqa: F811 (the fixture)
     browser, url = served
-    w, h, dpr = VIEWS[view]
-    page = browser.new_page(viewport={"width": w, "height": h}, device_scale_factor=dpr)
-    page.set_default_timeout(90_000)
-    page.goto(url)
-    methods = COUNTS[count]
-    choose(page, methods)
-    page.click("#generate")
-    page.locator("#status").filter(has_text="All done").wait_for()
+    h, methods = VIEWS[view][1], COUNTS[count]
+    page = after_run(browser, url, view, methods)
     time.sleep(0.6)
     first = page.locator(f"#img_{methods[0]} img")
     first.scroll_into_view_if_needed()
