@@ -27,6 +27,7 @@ CSS = """
 #lanes.sv-tight .sv-lane {font-size: 13px;}
 #lanes.sv-tight .sv-kv {white-space: normal;}
 #lanes.sv-tight .sv-more {display: none;}        /* narrow lanes: the short title (app/present.lane_title) */
+#lanes.sv-tight .icon-button-wrapper {display: none !important;}     /* and no picture buttons (Export has them) */
 #lanes {justify-content: center;}
 body.sv-present {--sv-map-reserve: 40;}          /* vh kept below the lanes for a tab without a map */
 body.sv-present #lanes.sv-compact .sv-done, body.sv-present #lanes.sv-compact .sv-words,
