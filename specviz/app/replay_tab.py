@@ -17,7 +17,7 @@ from specviz.analysis import views
 from specviz.app import widgets as w
 from specviz.app.edge import wire as bind
 from specviz.app.errors import friendly
-from specviz.render import draw, html, panels, tree_picture, video
+from specviz.render import draw, frame_layout, html, panels, tree_picture, video
 
 TICK_S = 0.2                        # Play: at most five clock values a second (a tick that is still drawing drops
 #                                     the next ones: Gradio's default trigger_mode "once")
@@ -174,8 +174,9 @@ class Replay:
 
 
 def frame_size(st) -> tuple[int, int]:
-    """The synchronized picture's size: the page's width, as tall as the lanes need (video.fit_size)."""
-    return video.fit_size(len(st.traces), next(iter(st.traces.values())).grid)
+    """The synchronized picture's size: the page's width, as tall as the lanes and their last captions need."""
+    return frame_layout.fit_size(len(st.traces), next(iter(st.traces.values())).grid,
+                                 captions=video.final_captions(st.traces))
 
 
 def stopped() -> dict:

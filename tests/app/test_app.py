@@ -151,6 +151,7 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     clock (its step k - 1, clamped); Play starts the timer, each tick moves the clock to the video's next frame (here
     one forward) and the last one stops it at T; Pause stops it; a click on a lane's cell inspects that lane's
     cell."""
+    from specviz.app import replay_tab  # the tab's own frame size
     from specviz.render import tree_picture, video
     h, st = state
     r, total = h.replay, max(len(t.steps) for t in st.traces.values())
@@ -161,7 +162,7 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     for k in (0, 1, 5, total):
         got = r.scrub({"state": st, "replay_method": "csd", "replay_step": k})
         want = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces),
-                                size=video.fit_size(3, (4, 4)), drafts=patch)
+                                size=replay_tab.frame_size(st), drafts=patch)
         assert np.array_equal(np.asarray(got["replay_image"]), want), k
         assert got["replay_caption"].startswith(f"**Clock: target forward {k} of {total}.**")
     csd = len(st.traces["csd"].steps)
@@ -194,7 +195,7 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     assert again["replay_step"] == 0 and again["replay_timer"].active is True  # Play at the end starts over
     assert "Nothing has happened yet" in again["replay_caption"]               # ... drawn at clock 0
     grid = t.grid
-    box = video.lane_boxes(len(st.traces), grid, video.fit_size(3, grid))[list(st.traces).index("csd")]
+    box = video.frame_boxes(st.traces, replay_tab.frame_size(st))[list(st.traces).index("csd")]
     c = draw.cell_px(grid, box.px)
     evt = gr.SelectData(None, {"index": [box.x + 3 * c + 2, box.y + 2 * c + 2], "value": None})
     assert "csd · row 2, column 3 (position 11)" in r.inspect(st, evt)
