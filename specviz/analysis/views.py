@@ -36,6 +36,9 @@ MAPS = {
                         unit="target forward"),
     "tv_cost": MapSpec("tv_cost", "TV cost", "inferno", "relaxation cost TV(o, q) of the cell's output law "
                        "(trees: the level's whole sibling walk)", unit="TV distance, 0-1"),
+    "accept": MapSpec("accept", "Acceptance b", "viridis", "acceptance probability b of the committed draft; none: "
+                      "a sampled token (AR steps, resampled and bonus tokens)", 1.0, "fixed",
+                      unit="probability, 0-1"),     # viridis as the live preview's b'
 }
 CATEGORICAL = ("decision", "groups", "changed")
 
@@ -44,6 +47,8 @@ def numeric_map(trace: Trace, key: str) -> np.ndarray:
     """(H, W) float map of a numeric kind; NaN where undecided (or, for tv, where nothing was judged)."""
     if key == "tv":
         return _last_judged_field(trace, "tv")
+    if key == "accept":
+        return _committed_draft_field(trace, "accept_prob")
     return trace.to_grid(key)
 
 # every map's title, for the tabs and the slide figure (the numeric maps' from MAPS)
@@ -77,6 +82,17 @@ def _last_judged_field(trace: Trace, name: str) -> np.ndarray:
     for _, ev in trace.events():
         if ev.decision in JUDGED:
             out[ev.pos] = float(getattr(ev, name))
+    return out.reshape(h, w)
+
+
+def _committed_draft_field(trace: Trace, name: str) -> np.ndarray:
+    """A field of each cell's committing event where that event is a judged draft (accepted exactly or by
+    relaxation: the draft that decided the cell); NaN where the committed token was sampled, not judged."""
+    h, w = trace.grid
+    out = np.full(h * w, np.nan)
+    for pos, (_, ev) in trace.committing().items():
+        if ev.decision in JUDGED:
+            out[pos] = float(getattr(ev, name))
     return out.reshape(h, w)
 
 

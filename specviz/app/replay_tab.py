@@ -17,10 +17,11 @@ from specviz.analysis import views
 from specviz.app import widgets as w
 from specviz.app.edge import wire as bind
 from specviz.app.errors import friendly
-from specviz.render import draw, html, panels, tree_picture, video
+from specviz.render import draw, frame_layout, html, panels, tree_picture, video
 
-TICK_S = 0.2                        # Play: five clock values a second
-PLAY, PAUSE = "▶ Play", "⏸ Pause"
+TICK_S = 0.2                        # Play: at most five clock values a second (a tick that is still drawing drops
+#                                     the next ones: Gradio's default trigger_mode "once")
+PLAY, PAUSE = "Play", "Pause"       # plain words: the media glyphs (⏸) need an emoji font, absent on many machines
 LEGEND = ("Every lane at the same clock: after k of its own target forwards (a lane that finished at forward F says "
           "“done at forward F” from then on). Hatched: not committed yet. Faded: what the lane drafted at its k-th "
           "forward and has not committed (a proposal, not a commitment). Click a cell to inspect it.")
@@ -53,13 +54,13 @@ def wire(r: "Replay", c: dict):
         return {n: c[n] for n in names}
     quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
     shown = pick("replay_image", "replay_caption", "replay_tree")
-    bind(c["replay_step"].change, r.scrub, pick("state", "replay_method", "replay_step"), shown,
-         trigger_mode="always_last", **quick)                      # the Timer moves the clock; this draws it
-    bind(c["replay_method"].change, r.pick, pick("state", "replay_method", "replay_step"),
-         pick("replay_caption", "replay_tree"), **quick)
-    controls = pick("replay_timer", "replay_playing", "replay_play", "replay_step")
-    bind(c["replay_play"].click, r.play, pick("state", "replay_step", "replay_playing"), controls, **quick)
-    bind(c["replay_timer"].tick, r.tick, pick("state", "replay_step"), controls, **quick)
+    clock = pick("state", "replay_method", "replay_step")
+    bind(c["replay_step"].change, r.scrub, clock | pick("replay_playing"), shown, trigger_mode="always_last",
+         **quick)                                                  # a drag or a typed value; while playing the tick
+    bind(c["replay_method"].change, r.pick, clock, pick("replay_caption", "replay_tree"), **quick)   # draws
+    controls = pick("replay_timer", "replay_playing", "replay_play", "replay_step") | shown
+    bind(c["replay_play"].click, r.play, clock | pick("replay_playing"), controls, **quick)
+    bind(c["replay_timer"].tick, r.tick, clock, controls, **quick)
     return c["replay_image"].select(r.inspect, [c["state"]], [c["inspector"]], **quick)
 
 
@@ -78,8 +79,12 @@ class Replay:
 
     @friendly
     def scrub(self, inputs: dict) -> dict:
-        """The clock moved (dragged, or a Play tick): {state, replay_method, replay_step} -> picture and details."""
+        """The clock moved: {state, replay_method, replay_step, replay_playing} -> picture and details. While playing
+        nothing: the tick that moved the clock sent its picture with the new value (drawing it here as well made
+        the picture trail the clock, each tick's drawing queued behind the previous ones)."""
         st = inputs["state"]
+        if inputs.get("replay_playing"):
+            return {}
         if not st or not st.traces:
             return {"replay_caption": "Generate first, then scrub through the run."}
         return self.view(st, inputs["replay_method"], int(inputs["replay_step"] or 0))
@@ -94,23 +99,27 @@ class Replay:
 
     @friendly
     def play(self, inputs: dict) -> dict:
-        """Play / Pause: {state, replay_step, replay_playing}. Play at the end starts again from clock 0."""
+        """Play / Pause: {state, replay_method, replay_step, replay_playing}. Play at the end starts again from clock
+        0 (drawn here: while playing, the clock's change draws nothing)."""
         st, k = inputs["state"], int(inputs["replay_step"] or 0)
         if inputs["replay_playing"] or not st or not st.traces:
             return stopped()
-        again = {"replay_step": 0} if k >= video.slowest(st.traces) else {}
+        again = {"replay_step": 0} | self.view(st, inputs["replay_method"], 0) if k >= video.slowest(st.traces) \
+            else {}
         return {"replay_timer": gr.Timer(active=True), "replay_playing": True, "replay_play": PAUSE} | again
 
     @friendly
     def tick(self, inputs: dict) -> dict:
-        """One Play tick: {state, replay_step} -> the clock on to the race video's next frame (video.clock: one
-        forward a tick, or more in a race of over MAX_FRAMES forwards, so Play lasts at most MAX_FRAMES ticks); at T
+        """One Play tick: {state, replay_method, replay_step} -> the clock on to the race video's next frame
+        (video.clock: one forward a tick, or more in a race of over MAX_FRAMES forwards, so Play lasts at most
+        MAX_FRAMES ticks) together with that clock value's picture and details, so they arrive in one update; at T
         the timer stops."""
         st, k = inputs["state"], int(inputs["replay_step"] or 0)
         if not st or not st.traces or k >= video.slowest(st.traces):
             return stopped()
         nxt = next(v for v in video.clock(st.traces) if v > k)
-        return {"replay_step": nxt} | (stopped() if nxt >= video.slowest(st.traces) else {})
+        return {"replay_step": nxt} | self.view(st, inputs["replay_method"], nxt) | \
+            (stopped() if nxt >= video.slowest(st.traces) else {})
 
     def view(self, st, method: str, k: int) -> dict:
         """Clock k: every lane in one picture, and `method`'s step details."""
@@ -165,8 +174,9 @@ class Replay:
 
 
 def frame_size(st) -> tuple[int, int]:
-    """The synchronized picture's size: the page's width, as tall as the lanes need (video.fit_size)."""
-    return video.fit_size(len(st.traces), next(iter(st.traces.values())).grid)
+    """The synchronized picture's size: the page's width, as tall as the lanes and their last captions need."""
+    return frame_layout.fit_size(len(st.traces), next(iter(st.traces.values())).grid,
+                                 captions=video.final_captions(st.traces))
 
 
 def stopped() -> dict:

@@ -13,7 +13,7 @@ from specviz.engine import methods
 from specviz.render import draw, focus
 
 GROUP_PX = 480                  # the groups map's panels: member counts need cells of ~30 px
-KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "groups", "changed")
+KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "accept", "groups", "changed")
 REPLAY_PX = 360
 
 

@@ -1,7 +1,8 @@
 """The draft tree of one verification step, drawn: every proposed node as a thumbnail of its code's decoded patch,
 edges parent -> child, the accepted path, the rejected and never-judged siblings, CASCADE's interchangeable (I, same
-level) and convergent (C, consecutive levels) links in two colours, and each level's TV cost with its share of the
-step's budget. `tree_layout` reads the trace into a named record; `draw_tree` draws exactly that record.
+level) and convergent (C, consecutive levels) links in two colours (links within one level as nested arcs, one per
+member), each level's TV cost with its share of the step's budget, and a legend of every box colour drawn and both
+links. `tree_layout` reads the trace into a named record; `draw_tree` draws exactly that record (and `legend`).
 """
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ EDGE_RGB, PATH_RGB, UNJUDGED_RGB = (150, 154, 164), (26, 127, 55), (190, 193, 20
 LINK_RGB = {"I": (0, 150, 160), "C": (240, 120, 30)}          # as the groups map: I teal, C orange
 LINK_LABEL = {"I": "interchangeable I(n): same level, cos ≥ τ_pos", "C": "convergent C(n): consecutive levels, "
               "cos ≥ τ_seq"}
+BOX_ORDER = ("root", "exact", "relaxed", "rejected", "resampled", "bonus", "")     # legend order of box colours
+BOX_LABEL = {"root": "root: the last committed token", "": "never judged (the walk ended first)",
+             "resampled": "resampled from the residual", "bonus": "bonus token (every draft accepted)"}
+LEG_ROW, SWATCH = 24, 18            # px: a legend row, a box swatch
+I_BEND, I_STEP = 18, 14             # px: a same-level link's arc, and how much further out per row it spans
 
 
 @dataclass(frozen=True)
@@ -122,8 +128,42 @@ def _place(nodes: list) -> tuple:
 
 
 def size(layout: TreeLayout) -> tuple[int, int]:
-    return (max(max(n.x for n in layout.nodes) + THUMB // 2 + PAD + 90, 640),
-            max(n.y for n in layout.nodes) + THUMB // 2 + PAD + 24 * (len(LINK_LABEL) + 2))
+    width = max(max(n.x for n in layout.nodes) + THUMB // 2 + PAD + 90, 640)
+    return width, _tree_bottom(layout) + LEG_ROW * (1 + max(it.row for it in legend(layout, width)))
+
+
+def _tree_bottom(layout: TreeLayout) -> int:
+    return max(n.y for n in layout.nodes) + THUMB // 2 + PAD
+
+
+@dataclass(frozen=True)
+class LegendItem:
+    kind: str                   # "box": a node's border colour; "line": a link or the accepted path
+    rgb: tuple
+    text: str
+    row: int                    # legend row (LEG_ROW px each, below the tree)
+    x: int                      # the swatch's left edge
+
+
+def legend(layout: TreeLayout, width: int) -> list[LegendItem]:
+    """What the picture's legend says, in order: the box colour of every kind of node drawn (root, each decision,
+    never judged), wrapped into rows of `width`, then one row each for the I links, the C links and the accepted
+    path (with whose groups the links are)."""
+    f, out, row, x = draw.font(15), [], 0, PAD
+    drawn = {n.decision for n in layout.nodes}
+    for key in (k for k in BOX_ORDER if k in drawn):
+        text = BOX_LABEL.get(key) or draw.DECISION_LABEL[key]
+        step = SWATCH + 6 + round(f.getlength(text)) + 22
+        if x > PAD and x + step > width - PAD:
+            row, x = row + 1, PAD
+        out.append(LegendItem("box", node_rgb(key), text, row, x))
+        x += step
+    whose = f"node{'s' if len(layout.focus) > 1 else ''} {', '.join(map(str, layout.focus))}" if layout.focus \
+        else "no judged node"
+    for i, (kind, text) in enumerate(LINK_LABEL.items(), start=1):
+        out.append(LegendItem("line", LINK_RGB[kind], text, row + i, PAD))
+    out.append(LegendItem("line", PATH_RGB, f"accepted path; links: the groups of {whose}", row + 3, PAD))
+    return out
 
 
 def draw_tree(layout: TreeLayout, patch: Callable[[int], Image.Image] | None = None) -> Image.Image:
@@ -146,11 +186,7 @@ def draw_tree(layout: TreeLayout, patch: Callable[[int], Image.Image] | None = N
                width=5 if (a, b) in on_path else 2)
     for kind, pairs in layout.links.items():
         for a, b in sorted(pairs):
-            na, nb = layout.node(a), layout.node(b)
-            bend = 26 if na.level == nb.level else 0
-            mid = ((na.x + nb.x) // 2 - bend, (na.y + nb.y) // 2)
-            d.line((na.x - (THUMB // 2 if bend else 0), na.y, *mid, nb.x - (THUMB // 2 if bend else 0), nb.y),
-                   fill=LINK_RGB[kind], width=3, joint="curve")
+            d.line(link_points(layout, a, b), fill=LINK_RGB[kind], width=3, joint="curve")
     for n in layout.nodes:
         box = (n.x - THUMB // 2, n.y - THUMB // 2, n.x + THUMB // 2, n.y + THUMB // 2)
         if patch is not None and n.token >= 0:
@@ -160,14 +196,28 @@ def draw_tree(layout: TreeLayout, patch: Callable[[int], Image.Image] | None = N
         d.rectangle(box, outline=node_rgb(n.decision), width=4)
         d.text((n.x + THUMB // 2 + 5, n.y - 9), f"#{n.node} · {n.token}" if n.node > 0 else str(n.token), font=f,
                fill=(24, 26, 31))
-    y = size(layout)[1] - 24 * (len(LINK_LABEL) + 2)
-    for i, (kind, text) in enumerate(LINK_LABEL.items()):
-        d.line((PAD, y + 12 + 24 * i, PAD + 30, y + 12 + 24 * i), fill=LINK_RGB[kind], width=3)
-        d.text((PAD + 38, y + 3 + 24 * i), text, font=f, fill=(24, 26, 31))
-    d.line((PAD, y + 60, PAD + 30, y + 60), fill=PATH_RGB, width=5)
-    d.text((PAD + 38, y + 51), "accepted path (box colour = decision, grey = never judged); links: the groups of "
-           f"node{'s' if len(layout.focus) > 1 else ''} {', '.join(map(str, layout.focus))}", font=f, fill=(24, 26, 31))
+    top = _tree_bottom(layout)
+    for it in legend(layout, img.size[0]):
+        y = top + LEG_ROW * it.row
+        if it.kind == "box":
+            d.rectangle((it.x, y + 3, it.x + SWATCH - 1, y + 2 + SWATCH), fill=(236, 238, 242), outline=it.rgb, width=4)
+            d.text((it.x + SWATCH + 6, y + 3), it.text, font=f, fill=(24, 26, 31))
+        else:
+            d.line((it.x, y + 12, it.x + 30, y + 12), fill=it.rgb, width=5 if it.rgb == PATH_RGB else 3)
+            d.text((it.x + 38, y + 3), it.text, font=f, fill=(24, 26, 31))
     return img
+
+
+def link_points(layout: TreeLayout, a: int, b: int) -> tuple:
+    """The polyline of link a -> b: between consecutive levels centre to centre; within one level an arc out to the
+    left of the column whose apex lies further out the more rows it spans, so links from one node to several
+    members of its level stay apart (one line each, not one merged line)."""
+    na, nb = layout.node(a), layout.node(b)
+    if na.level != nb.level:
+        return (na.x, na.y, nb.x, nb.y)
+    bend = I_BEND + round(I_STEP * abs(nb.y - na.y) / ROW)
+    edge = na.x - THUMB // 2
+    return (edge, na.y, edge - bend, (na.y + nb.y) // 2, edge, nb.y)
 
 
 def patches(model) -> Callable[[int], Image.Image]:

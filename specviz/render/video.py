@@ -11,7 +11,8 @@ Design (what the tests check):
   undecided cells are hatched as in the app's race. The last frame's lane images are therefore exactly the final
   images, drawn by `panels.race_frame` at the lane's size.
 - Every frame carries the settings (prompt, seed, λ, δ, τ_pos, τ_seq) and the clock; lanes sit on a regular grid
-  (no method emphasised), 16:9 at SIZE.
+  (no method emphasised), 16:9 at SIZE, each captioned whole — wrapped, never cut — above or beside its image
+  (render/frame_layout.py); a finished lane's caption carries its step compression.
 - The app's Replay tab draws its synchronized picture with the same `draw_frame`, adding each lane's drafts: at clock
   k (1 <= k <= the lane's forwards) the cells drafted at the lane's step k - 1 and still uncommitted show the drafted
   code's decoded patch faded (FADE) — proposals, not commitments — or an outline when no decoder is at hand.
@@ -21,7 +22,6 @@ Encoding: Pillow's GIF writer, and imageio's PyAV plugin (libx264, yuv420p) for 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,13 +30,12 @@ from PIL import Image, ImageDraw
 from specviz.analysis import paired
 from specviz.engine import methods
 from specviz.render import draw
+from specviz.render.frame_layout import GAP, NAME_H, SIZE, LaneBox, lane_boxes, wrap
 from specviz.render.panels import race_frame
 
-SIZE = (1280, 720)                  # 16:9
 FPS = 8
 MAX_FRAMES = 160                    # clock frames at most (then the clock steps by more than one forward)
 HOLD_S = 2.0                        # the final frame is held this long
-HEADER, LABEL, GAP = 92, 58, 16     # px: settings band, lane caption, gaps
 BG, INK, SUB = (255, 255, 255), (24, 26, 31), (88, 92, 102)
 FADE = 0.5                          # a draft's patch is blended this much with white: a proposal, not a commitment
 DRAFT_RGB = (200, 204, 212)         # the drafted cell's outline
@@ -44,33 +43,15 @@ NO_IMAGE_RGB = (200, 200, 200)      # a lane whose image was not decoded here (a
 OUTLINE = "outline"                 # lane_image(drafts=OUTLINE): drafted cells outlined only (no decoder at hand)
 
 
-@dataclass(frozen=True)
-class LaneBox:
-    """Where one lane's image sits in a frame (top-left corner; px: the image's width, the panel size
-    draw.upscale is given)."""
-    x: int
-    y: int
-    px: int
+def frame_boxes(traces: dict, size=SIZE) -> list[LaneBox]:
+    """Where draw_frame puts each lane: frame_layout's grid sized for the captions of the last frame (the longest:
+    every lane done, its step compression and its word on AR), so the lanes do not move during the film."""
+    return lane_boxes(len(traces), next(iter(traces.values())).grid, size, final_captions(traces))
 
 
-def lane_boxes(n: int, grid, size=SIZE) -> list[LaneBox]:
-    """A regular grid of n equal lanes, the column count chosen for the largest lanes that fit."""
-    w, h = size
-    best = (0, 1)
-    for cols in range(1, n + 1):
-        rows = math.ceil(n / cols)
-        cell = min((w - (cols + 1) * GAP) // cols // grid[1], (h - HEADER - rows * (LABEL + GAP)) // rows // grid[0])
-        best = max(best, (cell, -cols))
-    cell, cols = max(1, best[0]), -best[1]
-    rows = math.ceil(n / cols)
-    px, ph = cell * grid[1], cell * grid[0]
-    x0 = (w - cols * px - (cols - 1) * GAP) // 2
-    y0 = HEADER + (h - HEADER - rows * (ph + LABEL + GAP)) // 2           # the lane block centred below the header
-    boxes = []
-    for i in range(n):
-        r, c = divmod(i, cols)
-        boxes.append(LaneBox(x0 + c * (px + GAP), y0 + r * (ph + LABEL + GAP) + LABEL, px))
-    return boxes
+def final_captions(traces: dict) -> tuple:
+    vs = paired.against_ar(traces)
+    return tuple(lane_line(t, slowest(traces), vs.get(m)) for m, t in traces.items())
 
 
 def slowest(traces: dict) -> int:
@@ -81,16 +62,6 @@ def slowest(traces: dict) -> int:
 def lane_labels(traces: dict) -> dict:
     """method -> its label in the registry (a method unknown here keeps its name)."""
     return {m: methods.get(m).label if m in methods.REGISTRY else m for m in traces}
-
-
-def fit_size(n: int, grid, width: int = SIZE[0]) -> tuple[int, int]:
-    """A frame `width` px wide whose height just holds n lanes in rows of up to five (the app's replay picture:
-    no empty bands, so the lanes are as large as the page's width allows)."""
-    cols = min(max(1, n), 5)
-    rows = math.ceil(max(1, n) / cols)
-    px = (width - (cols + 1) * GAP) // cols
-    ph = px // grid[1] * grid[0]
-    return width, HEADER + rows * (ph + LABEL + GAP) + GAP
 
 
 def clock(traces: dict) -> list[int]:
@@ -140,7 +111,6 @@ def proposals(trace, step: int) -> dict[int, int]:
 def draw_frame(traces: dict, images: dict, k: int, labels: dict | None = None, size=SIZE,
                drafts=None) -> np.ndarray:
     """One frame (H, W, 3) uint8 of the race after k target forwards (`drafts`: as lane_image's; None in the film)."""
-    grid = next(iter(traces.values())).grid
     canvas = Image.new("RGB", size, BG)
     d = ImageDraw.Draw(canvas)
     prompt = str(next(iter(traces.values())).config.get("prompt", ""))
@@ -149,20 +119,23 @@ def draw_frame(traces: dict, images: dict, k: int, labels: dict | None = None, s
     d.text((GAP, 52), f"{settings_line(traces)}   |   clock: target forward {min(k, total)} of {total}",
            font=draw.font(24), fill=SUB)
     vs = paired.against_ar(traces) if k >= total else {}            # the word on AR's image: once all are done
-    for box, (m, t) in zip(lane_boxes(len(traces), grid, size), traces.items()):
+    for box, (m, t) in zip(frame_boxes(traces, size), traces.items()):
         name = (labels or {}).get(m, m)
-        d.text((box.x, box.y - LABEL + 2), _fit(d, name, 24, box.px, True), font=draw.font(24, True), fill=INK)
-        d.text((box.x, box.y - LABEL + 30), _fit(d, lane_line(t, k, vs.get(m)), 20, box.px), font=draw.font(20),
-               fill=SUB)
+        d.text((box.tx, box.ty + 2), _fit(d, name, 24, box.tw, True), font=draw.font(24, True), fill=INK)
+        for i, line in enumerate(wrap(lane_line(t, k, vs.get(m)), box.tw, box.font)):
+            d.text((box.tx, box.ty + NAME_H + i * box.line_h), line, font=draw.font(box.font), fill=SUB)
         canvas.paste(lane_image(t, images.get(m), k, box.px, drafts), (box.x, box.y))
     return np.asarray(canvas)
 
 
 def lane_line(trace, k: int, changed: int | None = None) -> str:
-    """A lane's caption after k forwards: its clock state and committed tokens; the keyed word on AR's image when
-    `changed` is given (paired.vs_ar_words)."""
+    """A lane's caption after k forwards: its clock state and committed tokens, once done its step compression
+    instead of the tokens (all of them); the keyed word on AR's image when `changed` is given
+    (paired.vs_ar_words)."""
     n = trace.grid[0] * trace.grid[1]
     line = f"{lane_state(trace, k)} · {int(committed_after(trace, k).sum())}/{n} tokens"
+    if k >= len(trace.steps) and "step_compression" in trace.summary:   # done (all tokens): the headline number
+        line = f"{lane_state(trace, k)} · {trace.summary['step_compression']:.2f}× step compression"
     words = paired.vs_ar_words(trace.method, changed)
     return f"{line} · {words}" if words else line
 
@@ -206,7 +179,7 @@ def locate_lane(traces: dict, x: float, y: float, size=SIZE) -> tuple[str, int] 
     """A pixel (x, y) of draw_frame's picture -> (the lane's method, the raster position clicked), or None outside
     every lane's grid."""
     grid = next(iter(traces.values())).grid
-    for box, m in zip(lane_boxes(len(traces), grid, size), traces):
+    for box, m in zip(frame_boxes(traces, size), traces):
         c = draw.cell_px(grid, box.px)
         col, row = int((x - box.x) // c), int((y - box.y) // c)
         if x >= box.x and y >= box.y and col < grid[1] and row < grid[0]:

@@ -33,7 +33,7 @@ def test_the_24x24_grid_draws_in_the_race_maps_inspector_replay_video_and_export
     assert "row 23, column 23 (position 575)" in html.inspector(t, 575)
     img, caption = panels.replay_image(t, images["csd"], 5)
     assert img.size[0] > panels.REPLAY_PX and "of" in caption
-    box = video.lane_boxes(2, t.grid)[list(traces).index("csd")]
+    box = video.frame_boxes(traces)[list(traces).index("csd")]
     lane = np.asarray(video.draw_frame(traces, images, video.clock(traces)[-1]))[box.y:box.y + box.px,
                                                                                  box.x:box.x + box.px]
     assert np.array_equal(lane, np.asarray(draw.upscale(images["csd"], t.grid, box.px)))

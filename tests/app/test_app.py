@@ -151,6 +151,7 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     clock (its step k - 1, clamped); Play starts the timer, each tick moves the clock to the video's next frame (here
     one forward) and the last one stops it at T; Pause stops it; a click on a lane's cell inspects that lane's
     cell."""
+    from specviz.app import replay_tab  # the tab's own frame size
     from specviz.render import tree_picture, video
     h, st = state
     r, total = h.replay, max(len(t.steps) for t in st.traces.values())
@@ -161,7 +162,7 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     for k in (0, 1, 5, total):
         got = r.scrub({"state": st, "replay_method": "csd", "replay_step": k})
         want = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces),
-                                size=video.fit_size(3, (4, 4)), drafts=patch)
+                                size=replay_tab.frame_size(st), drafts=patch)
         assert np.array_equal(np.asarray(got["replay_image"]), want), k
         assert got["replay_caption"].startswith(f"**Clock: target forward {k} of {total}.**")
     csd = len(st.traces["csd"].steps)
@@ -176,22 +177,25 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     assert tree.tobytes() == want.tobytes()                                     # the drawn tree of step k - 1
     chain = r.pick({"state": st, "replay_method": "csd", "replay_step": 2})["replay_tree"]
     assert chain.tobytes() == panels.replay_image(st.traces["csd"], st.images["csd"], 1)[0].tobytes()
-    on = r.play({"state": st, "replay_step": 3, "replay_playing": False})
+    on = r.play({"state": st, "replay_method": "csd", "replay_step": 3, "replay_playing": False})
     assert on["replay_timer"].active is True and on["replay_playing"] is True and "replay_step" not in on
-    assert r.tick({"state": st, "replay_step": 3}) == {"replay_step": 4}       # one clock value, still playing
+    ticked = r.tick({"state": st, "replay_method": "csd", "replay_step": 3})
+    assert ticked["replay_step"] == 4 and "replay_timer" not in ticked         # one clock value, still playing
+    assert ticked["replay_caption"].startswith(f"**Clock: target forward 4 of {total}.**")   # drawn with the move
     long = RunState(st.model, st.prompt, {"ar": _stretched(st.traces["ar"], 400)}, st.images)
     assert video.clock(long.traces)[:3] == [0, 3, 6]                            # 401 clock values: every 3rd drawn
-    assert r.tick({"state": long, "replay_step": 3}) == {"replay_step": 6}     # Play steps like the video
-    assert r.tick({"state": long, "replay_step": 4}) == {"replay_step": 6}
-    last = r.tick({"state": st, "replay_step": total - 1})
+    assert r.tick({"state": long, "replay_method": "ar", "replay_step": 3})["replay_step"] == 6   # like the video
+    assert r.tick({"state": long, "replay_method": "ar", "replay_step": 4})["replay_step"] == 6
+    last = r.tick({"state": st, "replay_method": "csd", "replay_step": total - 1})
     assert last["replay_step"] == total and last["replay_timer"].active is False and last["replay_playing"] is False
-    assert "replay_step" not in r.tick({"state": st, "replay_step": total})    # at T: nothing moves, it stops
-    off = r.play({"state": st, "replay_step": 7, "replay_playing": True})
+    assert "replay_step" not in r.tick({"state": st, "replay_method": "csd", "replay_step": total})   # at T: stops
+    off = r.play({"state": st, "replay_method": "csd", "replay_step": 7, "replay_playing": True})
     assert off["replay_timer"].active is False and off["replay_playing"] is False and "replay_step" not in off
-    again = r.play({"state": st, "replay_step": total, "replay_playing": False})
+    again = r.play({"state": st, "replay_method": "csd", "replay_step": total, "replay_playing": False})
     assert again["replay_step"] == 0 and again["replay_timer"].active is True  # Play at the end starts over
+    assert "Nothing has happened yet" in again["replay_caption"]               # ... drawn at clock 0
     grid = t.grid
-    box = video.lane_boxes(len(st.traces), grid, video.fit_size(3, grid))[list(st.traces).index("csd")]
+    box = video.frame_boxes(st.traces, replay_tab.frame_size(st))[list(st.traces).index("csd")]
     c = draw.cell_px(grid, box.px)
     evt = gr.SelectData(None, {"index": [box.x + 3 * c + 2, box.y + 2 * c + 2], "value": None})
     assert "csd · row 2, column 3 (position 11)" in r.inspect(st, evt)

@@ -107,7 +107,7 @@ def test_page_and_api_calls_leave_no_component_copies(tmp_path):
              "open": lambda: client.predict(paths, 1.0, api_name="/open_traces"),
              "opacity": lambda: page("opacity", "change", 0.5, "<div class='sv-insp' data-method='csd' data-pos='3'>"),
              "replay": lambda: page("replay_step", "change", "csd", 2),
-             "tick": lambda: page(None, "tick", 1),
+             "tick": lambda: page(None, "tick", "csd", 1),
              "preview": lambda: page("lam", "input", 1.0, 0.5, 0.8, 0.8, 1.0)}
     # a run gives the replay's clock a new range and its radio new choices; scrubbing then makes both inputs, which
     # stores each copy under its own id (serving.drop_copies forgets them at the next run)

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from specviz.app.replay_tab import PAUSE, PLAY
 from tests.browser.test_browser_present import after_run, clipped, save, served  # noqa: F401 (fixture)
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
 
@@ -26,12 +27,17 @@ def test_play_advances_the_clock_and_pause_stops_it(served, tmp_path):  # noqa: 
     page.wait_for_function("() => Number(document.querySelector('#replay_step input[type=number]').value) >= 3")
     page.wait_for_function("s => document.querySelector('#replay_image img').src !== s", arg=src)
     page.get_by_text("Clock: target forward").first.wait_for()
-    assert page.locator("#replay_play").inner_text().strip() == "⏸ Pause"
+    assert page.locator("#replay_play").inner_text().strip() == PAUSE
+    for _ in range(5):                          # while playing, the caption is the slider's clock value (in step)
+        got = page.evaluate("() => [Number(document.querySelector('#replay_step input[type=number]').value), "
+                            "document.querySelector('#replay_caption').innerText]")
+        assert f"Clock: target forward {got[0]} of 144" in got[1], got
+        time.sleep(0.3)
     page.click("#replay_play")
     time.sleep(1.0)                                                     # a tick in flight lands
     stopped, caption = clock(page), page.locator("#replay_caption").inner_text()
     assert 3 <= stopped < 144 and f"Clock: target forward {stopped} of 144" in caption
-    assert page.locator("#replay_play").inner_text().strip() == "▶ Play"
+    assert page.locator("#replay_play").inner_text().strip() == PLAY
     time.sleep(1.5)
     assert clock(page) == stopped and page.locator("#replay_caption").inner_text() == caption
     img = page.locator("#replay_image img")

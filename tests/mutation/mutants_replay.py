@@ -1,5 +1,7 @@
 """Wrong variants of the Replay tab's synchronized picture (render/video.py: the lanes at clock k with their drafts)."""
+from specviz.app import replay_tab
 from specviz.render import video
+from tests.app.test_replay_clock import test_every_play_tick_sends_the_new_clock_with_its_own_picture as tick_exact
 from tests.render.test_replay import (
     test_each_lane_is_the_films_lane_plus_its_faded_drafts_of_step_k_minus_1 as drafts_exact,
 )
@@ -7,6 +9,15 @@ from tests.render.test_replay import test_lane_labels_count_forwards_as_the_race
 from tests.support.mutants import Mutant
 
 _PROPOSALS, _STATE = video.proposals, video.lane_state
+_TICK = replay_tab.Replay.tick
+
+
+def _tick_draws_the_old_clock(self, inputs):
+    """a tick that moves the clock on but draws the value it started from (the picture one tick behind)."""
+    upd = _TICK(self, inputs)
+    if "replay_step" in upd:
+        upd |= self.view(inputs["state"], inputs["replay_method"], int(inputs["replay_step"]))
+    return upd
 
 
 def _next_step(trace, step):
@@ -24,4 +35,6 @@ VARIANTS = [
            (drafts_exact,)),
     Mutant("replay: a lane done one forward late", lambda mp: mp.setattr(video, "lane_state", _done_one_late),
            (labels_exact,)),
+    Mutant("replay: a Play tick draws the clock it started from", lambda mp: mp.setattr(
+        replay_tab.Replay, "tick", _tick_draws_the_old_clock), (tick_exact,)),
 ]

@@ -2,6 +2,10 @@
 import dataclasses
 
 from specviz.render import tree_picture as tp
+from tests.render.test_tree_picture import test_links_within_one_level_are_drawn_apart as links_apart
+from tests.render.test_tree_picture import (
+    test_the_legend_names_every_box_colour_and_both_links_the_picture_draws as legend_complete,
+)
 from tests.render.test_tree_picture import test_tree_layout_equals_the_recorded_tree_on_the_toy as layout_exact
 from tests.support.mutants import Mutant
 
@@ -29,6 +33,22 @@ def _share_of_what_was_left(trace, step):
                                                  for lc in lay.levels))
 
 
+_LEGEND = tp.legend
+
+
+def _no_grey_in_legend(layout, width):
+    """the legend of the old picture: decisions only, the never-judged grey box left out."""
+    return [it for it in _LEGEND(layout, width) if it.rgb != tp.UNJUDGED_RGB]
+
+
+def _decision_words_shifted(layout, width):
+    """the box colours' words one decision off (relaxed called exact, rejected called relaxed, ...)."""
+    items = _LEGEND(layout, width)
+    boxes = [it for it in items if it.kind == "box"]
+    texts = [it.text for it in boxes[1:]] + [boxes[0].text] if len(boxes) > 1 else [it.text for it in boxes]
+    return [dataclasses.replace(it, text=t) for it, t in zip(boxes, texts)] + [it for it in items if it.kind != "box"]
+
+
 VARIANTS = [
     Mutant("tree picture: I and C links swapped", lambda mp: mp.setattr(tp, "tree_layout", _swapped), (layout_exact,)),
     Mutant("tree picture: groups of rejected nodes drawn", lambda mp: mp.setattr(tp, "focus_nodes",
@@ -36,4 +56,11 @@ VARIANTS = [
     Mutant("tree picture: level share of the budget left", lambda mp: mp.setattr(tp, "tree_layout",
                                                                                  _share_of_what_was_left),
            (layout_exact,)),
+    Mutant("tree picture: never-judged grey missing from the legend", lambda mp: mp.setattr(tp, "legend",
+                                                                                    _no_grey_in_legend),
+           (legend_complete,)),
+    Mutant("tree picture: legend words one decision off", lambda mp: mp.setattr(tp, "legend",
+                                                                        _decision_words_shifted), (legend_complete,)),
+    Mutant("tree picture: same-level links all at one bend (merged)", lambda mp: mp.setattr(tp, "I_STEP", 0),
+           (links_apart,)),
 ]

@@ -46,8 +46,8 @@ def test_the_video_s_last_frame_captions_carry_it(monkeypatch):
         video.draw_frame(ts, images, total - 1)
         video.draw_frame(ts, images, total)
         for m, t in ts.items():
-            n = t.grid[0] * t.grid[1]
-            assert seen[(m, total)] == f"done at forward {len(t.steps)} · {n}/{n} tokens" + (
+            c = f"{t.summary['step_compression']:.2f}× step compression"
+            assert seen[(m, total)] == f"done at forward {len(t.steps)} · {c}" + (
                 f" · {want[m]}" if want[m] else ""), (noise, m)
             assert "AR" not in seen[(m, total - 1)]                  # not before every lane is done
 

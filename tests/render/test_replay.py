@@ -58,7 +58,7 @@ def faded(patch, token: int, c: int) -> np.ndarray:
 def test_each_lane_is_the_films_lane_plus_its_faded_drafts_of_step_k_minus_1():
     traces, images, patch = race()
     grid = next(iter(traces.values())).grid
-    boxes = video.lane_boxes(len(traces), grid)
+    boxes = video.frame_boxes(traces)
     c = draw.cell_px(grid, boxes[0].px)
     seen = {"faded": 0, "differs": 0, "hatched": 0}
     for k in video.clock(traces):
@@ -92,7 +92,7 @@ def test_the_last_clock_value_is_the_final_images():
     grid = next(iter(traces.values())).grid
     last = video.draw_frame(traces, images, video.slowest(traces), drafts=patch)
     assert video.slowest(traces) == max(len(t.steps) for t in traces.values()) == video.clock(traces)[-1]
-    for box, m in zip(video.lane_boxes(len(traces), grid), traces):
+    for box, m in zip(video.frame_boxes(traces), traces):
         c = draw.cell_px(grid, box.px)
         lane = last[box.y:box.y + c * grid[0], box.x:box.x + c * grid[1]]
         assert np.array_equal(lane, np.asarray(draw.upscale(images[m], grid, box.px))), m
@@ -111,7 +111,7 @@ def test_without_a_decoder_drafts_are_outlined_over_the_hatching():
     t, grid = traces["sjd"], traces["sjd"].grid
     k = 3
     pos = min(p for p in drafted_tokens(t, k - 1) if p not in committed_by(t, k))
-    box = video.lane_boxes(len(traces), grid)[list(traces).index("sjd")]
+    box = video.frame_boxes(traces)[list(traces).index("sjd")]
     c = draw.cell_px(grid, box.px)
     got = cells(video.draw_frame(traces, images, k, drafts=video.OUTLINE), box, grid)[pos]
     film = cells(video.draw_frame(traces, images, k), box, grid)[pos]
@@ -122,7 +122,7 @@ def test_without_a_decoder_drafts_are_outlined_over_the_hatching():
 def test_a_click_maps_back_to_its_lane_and_cell():
     traces, _, _ = race()
     grid = next(iter(traces.values())).grid
-    for box, m in zip(video.lane_boxes(len(traces), grid), traces):
+    for box, m in zip(video.frame_boxes(traces), traces):
         c = draw.cell_px(grid, box.px)
         for r, q in ((0, 0), (2, 5), (5, 1)):
             assert video.locate_lane(traces, box.x + q * c + c // 2, box.y + r * c + c - 1) == (m, r * grid[1] + q)

@@ -4,6 +4,7 @@ the toy target, on the embedded scenes model and on the tiny Janus target with a
 each node in its decision's colour and each kind of link in its own colour."""
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 
 import numpy as np
@@ -113,3 +114,59 @@ def test_chain_methods_draw_no_tree(method):
     model, factory = toy(codes=12, grid=3, seed=5)
     t = drain(decode(model, RunConfig(method=method, prompt="red house", seed=0), factory)).trace
     assert all(tp.tree_layout(t, s) is None for s in range(len(t.steps)))
+
+
+BOX_WORDS = {"root": "root", "": "never judged", "exact": "accepted exactly", "relaxed": "accepted by relaxation",
+             "rejected": "rejected", "resampled": "resampled", "bonus": "bonus"}
+
+
+def tree_pictures():
+    """(layout, its picture) of every tree step of the toy traces."""
+    for t in toy_traces():
+        for s in range(len(t.steps)):
+            if (lay := tp.tree_layout(t, s)) is not None:
+                yield lay, np.asarray(tp.draw_tree(lay))
+
+
+def test_the_legend_names_every_box_colour_and_both_links_the_picture_draws():
+    kinds = set()
+    for lay, a in tree_pictures():
+        items = tp.legend(lay, a.shape[1])
+        boxes = {it.rgb: it.text for it in items if it.kind == "box"}
+        drawn = {n.decision for n in lay.nodes}
+        assert set(boxes) == {tp.node_rgb(d) for d in drawn}                   # every colour drawn, no other
+        for d in drawn:
+            assert BOX_WORDS[d] in boxes[tp.node_rgb(d)], (d, boxes)
+        lines = [it for it in items if it.kind == "line"]
+        assert [it.rgb for it in lines] == [tp.LINK_RGB["I"], tp.LINK_RGB["C"], tp.PATH_RGB]
+        assert "same level" in lines[0].text and "consecutive levels" in lines[1].text
+        top = a.shape[0] - tp.LEG_ROW * (1 + max(it.row for it in items))
+        assert top >= max(n.y for n in lay.nodes) + tp.THUMB // 2                # below the tree, inside the picture
+        for it in items:                                                         # each swatch drawn in its colour
+            y = top + tp.LEG_ROW * it.row
+            at = (y + 10, it.x + 1) if it.kind == "box" else (y + 12, it.x + 15)
+            assert tuple(a[at]) == it.rgb, it
+        kinds |= drawn
+    assert {"root", "exact", "rejected", ""} <= kinds                          # the toy shows the common kinds
+
+
+def test_links_within_one_level_are_drawn_apart():
+    """Several I links from one node: each an arc of its own whose apex lies further out the more rows it spans
+    (nested, not one merged line), drawn in the I colour at that apex."""
+    apart = 0
+    for lay, a in tree_pictures():
+        same = [(n, m) for n, m in lay.links["I"] if lay.node(n).level == lay.node(m).level]
+        for n, m in same:
+            x, y = tp.link_points(lay, n, m)[2:4]
+            assert x < lay.node(n).x - tp.THUMB // 2 - 10                         # out to the left of the boxes
+            near = a[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3)
+            assert (near == tp.LINK_RGB["I"]).all(-1).any(), (n, m)
+        for (n1, m1), (n2, m2) in itertools.combinations(same, 2):
+            if n1 != n2:
+                continue
+            d1, d2 = lay.node(m1).y - lay.node(n1).y, lay.node(m2).y - lay.node(n2).y
+            if d1 * d2 > 0:                                                       # on the same side of the node
+                x1, x2 = tp.link_points(lay, n1, m1)[2], tp.link_points(lay, n2, m2)[2]
+                assert abs(x1 - x2) >= 10, (n1, m1, m2)
+                apart += 1
+    assert apart > 0

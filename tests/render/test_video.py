@@ -1,6 +1,7 @@
 """The race as a video and the slide-ready export: frames drawn from the traces (clock, hatching, last frame = the
 final images), the GIF and MP4 files (frame counts as designed), the same film from opened trace files, the zip and
 the file names, the 16:9 slide figure."""
+import functools
 import itertools
 import zipfile
 
@@ -11,19 +12,24 @@ from PIL import Image
 
 from specviz.app import session
 from specviz.core.trace import Trace
-from specviz.render import draw, exports, video
+from specviz.render import draw, exports, frame_layout, video
 from tests.support.toy import toy
 
 METHODS = ["ar", "sjd", "csd", "sd"]
 
 
-@pytest.fixture(scope="module")
-def run():
+@functools.lru_cache(maxsize=1)
+def toy_race():
     model, factory = toy(codes=12, grid=6, seed=5)
     cfgs = session.make_configs(METHODS, prompt="red house", seed=3, lam=0.5, delta=0.5, tree_depth=3, tree_topk=2,
                                 tree_nodes=6)
     *_, last = session.race(model, factory, cfgs, fps=1000)
     return last.traces, last.images
+
+
+@pytest.fixture(scope="module")
+def run():
+    return toy_race()
 
 
 def _crop(frame: np.ndarray, box: video.LaneBox, trace) -> np.ndarray:
@@ -44,7 +50,7 @@ def test_clock_runs_from_nothing_to_the_slowest_lane(run, monkeypatch):
 
 def test_first_frame_is_all_hatched_and_the_last_is_the_final_images(run):
     traces, images = run
-    boxes = video.lane_boxes(len(traces), next(iter(traces.values())).grid)
+    boxes = video.frame_boxes(traces)
     first, last = video.draw_frame(traces, images, 0), video.draw_frame(traces, images, video.clock(traces)[-1])
     for box, (m, t) in zip(boxes, traces.items()):
         hatched = draw.hatch(draw.upscale(images[m], t.grid, box.px), np.ones(t.grid, bool))
@@ -61,19 +67,76 @@ def test_a_lane_shows_exactly_the_cells_committed_by_each_forward(run):
         assert set(np.flatnonzero(video.committed_after(t, k))) == want
 
 
+CAPTIONS = ("", "done at forward 144 · 2.25× step compression",
+            "done at forward 144 · 2.25× step compression · 12 tokens changed vs AR")
+
+
 @pytest.mark.parametrize("grid", [(16, 16), (24, 24), (32, 32), (4, 6), (6, 4)])
 def test_lanes_are_a_regular_grid_inside_the_frame(grid):
-    for n in range(1, 11):
-        boxes = video.lane_boxes(n, grid)
-        assert len({b.px for b in boxes}) == 1                     # no method emphasised by size
+    """Lanes and their captions (above or beside) inside the frame, below the header, none overlapping, each
+    caption's wrapped lines inside its box."""
+    for n, cap in itertools.product(range(1, 11), CAPTIONS):
+        boxes = frame_layout.lane_boxes(n, grid, captions=(cap,) * n)
+        assert len({(b.px, b.tw, b.font) for b in boxes}) == 1             # no method emphasised by size
         c = draw.cell_px(grid, boxes[0].px)
         w, h = c * grid[1], c * grid[0]
         assert w == boxes[0].px and c >= 2
+        lines = frame_layout.wrap(cap, boxes[0].tw, boxes[0].font)
+        th = frame_layout.NAME_H + len(lines) * boxes[0].line_h
+        rects = []
         for b in boxes:
-            assert b.x >= 0 and b.y - video.LABEL >= video.HEADER and b.x + w <= video.SIZE[0]
-            assert b.y + h <= video.SIZE[1]
-        for a, b in itertools.combinations(boxes, 2):              # no two lanes overlap
-            assert a.x + w <= b.x or b.x + w <= a.x or a.y + h <= b.y or b.y + h <= a.y
+            rects += [(b.x, b.y, b.x + w, b.y + h), (b.tx, b.ty, b.tx + b.tw, b.ty + th)]
+        for x0, y0, x1, y1 in rects:
+            assert x0 >= 0 and y0 >= frame_layout.HEADER and x1 <= video.SIZE[0] and y1 <= video.SIZE[1], (n, cap)
+        for a, b in itertools.combinations(rects, 2):                        # nothing overlaps
+            assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (n, cap, a, b)
+        f = draw.font(boxes[0].font)
+        assert all(f.getlength(line) <= boxes[0].tw for line in lines if " " in line), (n, cap, lines)
+
+
+def drawn_texts(traces, images, k) -> list:
+    """(x, y, text, font px, width px) of every text draw_frame draws at clock k (ImageDraw.text spied on)."""
+    from PIL import ImageDraw  # only this spy needs the drawing class
+
+    seen, text = [], ImageDraw.ImageDraw.text
+
+    def spy(self, xy, s, *a, font=None, **kw):
+        seen.append((xy[0], xy[1], s, font.size, font.getlength(s)))
+        return text(self, xy, s, *a, font=font, **kw)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ImageDraw.ImageDraw, "text", spy)
+        video.draw_frame(traces, images, k)
+    return seen
+
+
+def test_the_last_frame_shows_every_lanes_step_compression_whole():
+    """The last frame's drawn captions: each lane "done at forward F" and "X.XX× step compression" with X.XX its
+    trace's, whole (wrapped, no ellipsis), every line inside its lane's caption box and clear of every lane's
+    image; and the lanes fill the frame: as large as any arrangement allows (here four in a row, width-bound), the
+    lane block centred below the header."""
+    traces, images = toy_race()
+    last = video.slowest(traces)
+    boxes = video.frame_boxes(traces)
+    texts = drawn_texts(traces, images, last)
+    grid = next(iter(traces.values())).grid
+    images_at = [(b.x, b.y, b.x + b.px, b.y + b.px // grid[1] * grid[0]) for b in boxes]
+    for box, (m, t) in zip(boxes, traces.items()):
+        mine = [x for x in texts if box.tx <= x[0] < box.tx + box.tw and box.ty <= x[1] < box.ty + 400]
+        caption = " · ".join(x[2] for x in mine[1:])
+        assert f"done at forward {len(t.steps)}" in caption, (m, caption)
+        assert f"{t.summary['step_compression']:.2f}× step compression" in caption, (m, caption)
+        for x, y, s, size, width in mine:
+            assert "…" not in s and x + width <= box.tx + box.tw, (m, s)
+            assert all(y + size <= iy0 or y >= iy1 or x + width <= ix0 or x >= ix1
+                       for ix0, iy0, ix1, iy1 in images_at), (m, s)         # clear of every image
+            assert y + size + 4 <= video.SIZE[1]
+    assert len({t.summary["step_compression"] for t in traces.values()}) > 1    # the lanes' numbers differ
+    cell = draw.cell_px(grid, boxes[0].px)
+    assert cell == (video.SIZE[0] - (len(traces) + 1) * frame_layout.GAP) // len(traces) // grid[1]   # width-bound
+    frame = np.asarray(video.draw_frame(traces, images, last))
+    ink = np.flatnonzero((frame[frame_layout.HEADER:] != 255).any(-1).any(-1)) + frame_layout.HEADER
+    top, bottom = ink.min() - frame_layout.HEADER, video.SIZE[1] - 1 - ink.max()
+    assert abs(top - bottom) <= 2 * frame_layout.GAP, (top, bottom)        # centred below the header
 
 
 @pytest.mark.slow
@@ -97,10 +160,10 @@ def test_export_writes_a_zip_named_videos_and_a_16_9_figure(run, tmp_path):
     want_last = video.draw_frame(traces, images, video.clock(traces)[-1])
     assert np.abs(g[-1][..., :3].astype(int) - want_last).mean() < 2              # GIF: a per-frame palette
     assert np.abs(v[-1].astype(int) - want_last).mean() < 6                        # MP4: lossy
-    for box, (m, t) in zip(video.lane_boxes(len(traces), t_grid := t_of(traces).grid), traces.items()):
+    for box, (m, t) in zip(video.frame_boxes(traces), traces.items()):
         png = np.asarray(Image.open(next(p for p in files if p.name.startswith(f"red-house-at-dusk_seed3_{m}")
                                          and p.suffix == ".png")).convert("RGB"))
-        assert np.array_equal(_centres(png, t_grid), _centres(_crop(want_last, box, t), t_grid)), m
+        assert np.array_equal(_centres(png, t.grid), _centres(_crop(want_last, box, t), t.grid)), m
     fig = Image.open(next(p for p in files if p.name.endswith("_figure.png")))
     assert fig.size == (1920, 1080)
 
