@@ -56,7 +56,7 @@ class Family:
     needs_drafter = False
     drafts = True                    # proposes drafts a rule judges (AR: no, so its runs make only ar decisions)
 
-    def __init__(self, ctx: Ctx, drafter_factory: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         self.ctx = ctx
 
     def start(self, committed: list, hidden0: torch.Tensor) -> None:
@@ -87,7 +87,7 @@ class Jacobi(Family):
     """Jacobi window (SJD, docs/algorithms.md §3): the target drafts for itself; the chain is judged in one pass.
     With the `couple` knob (any Jacobi method) refined drafts are maximally coupled across iterations (MC-SJD)."""
 
-    def __init__(self, ctx: Ctx, drafter_factory: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         super().__init__(ctx)
         c = ctx.cfg
         self.drafter: ChainDrafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.gen,
@@ -143,9 +143,9 @@ class TreeFamily(TreeSteps):
     """A draft tree (EAGLE head or draft model, docs/algorithms.md §4), verified level by level; CASCADE adds groups."""
     needs_drafter = True
 
-    def __init__(self, ctx: Ctx, drafter_factory: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         super().__init__(ctx)
-        self.drafter: TreeDrafter = drafter_factory(ctx.model, ctx.cfg, ctx.gen)
+        self.drafter: TreeDrafter = make_drafter(ctx.model, ctx.cfg, ctx.gen)
 
     def start(self, committed, hidden0):
         self.drafter.observe([committed[0]], [0], host(hidden0)[None])
@@ -159,7 +159,7 @@ class SJDPAC(TreeSteps):
     each forward learnt about the positions past the new token."""
     features = False
 
-    def __init__(self, ctx: Ctx, drafter_factory: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         super().__init__(ctx)
         self.drafter: PACDrafter = PACDrafter(ctx.cfg, ctx.model.codebook_size, ctx.n_pos, ctx.gen, ctx.noise)
 
