@@ -17,6 +17,7 @@ from specviz.engine.groups import READINGS, cascade_groups
 from specviz.engine.registry import (  # noqa: F401  (re-exported: the registry's API)
     METHODS,
     REGISTRY,
+    Claim,
     KnobValues,
     Live,
     Method,
@@ -153,6 +154,12 @@ register(Method(
         Knob("g", str, "h", choices=("h", "one_minus_h"), help="CSD relaxation shape g(H): H or 1 - H"),
     ),
     rule=_csd_rule, rescore=rescore.csd_rescore, bound=_csd_bound, explain=csd_explain,
+    claims=(Claim(key="csd_relaxes_where_uncertain", text="CSD relaxes where the target is uncertain",
+                  part="relaxed_uncertain_pct", base="uncertain_pct", gate="relaxed_pct",
+                  where="in the upper entropy half"),
+            Claim(key="csd_relaxes_where_detail_is_low", text="CSD relaxes where detail is low",
+                  part="relaxed_low_detail_pct", base="low_detail_pct", gate="relaxed_pct",
+                  where="in low-detail patches")),
     relaxation="CSD's λ·g(H), only where TV(p, q) < δ",
     reading="CSD (content-aware SD, Wang et al. 2026; not continuous SD for MAR): b = min(1, q/p + λ·g(H)) where "
             "TV(p, q) < δ; H normalised as --h-norm says; TV-optimal residual; cost <= min(TV(p, q), λ·g(H))"))
@@ -196,6 +203,12 @@ register(Method(
     ),
     groups=cascade_groups, rescore=rescore.cascade_rescore, explain=cascade_explain,
     group_reading=cascade_reading,
+    claims=(Claim(key="cascade_groups_in_low_detail", text="CASCADE groups gather in homogeneous (low-detail) patches",
+                  part="grouped_low_detail_pct", base="low_detail_pct", gate="grouped_pct",
+                  where="in low-detail patches"),
+            Claim(key="cascade_groups_off_objects", text="CASCADE groups gather off objects (sky, ground)",
+                  part="grouped_on_object_pct", base="object_pct", gate="grouped_pct", where="on objects",
+                  higher=False)),
     relaxation="the q-mass of the node's group I(n) ∪ C(n), scaled to fit the level's share of the TV budget",
     reading="paper reading by default (--cascade-sets paper): " + READINGS["paper"] + "; the step's levels share "
             "a TV budget δ, each level's relaxation scaled by one factor so its exact TV fits before deciding"))

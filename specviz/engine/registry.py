@@ -21,6 +21,20 @@ from specviz.engine import rules
 
 
 @dataclass(frozen=True, kw_only=True)
+class Claim:
+    """A paper's claim about where its method acts, checked on the atlas (analysis/atlas.claims): the share `part`
+    of the method's acting tokens in some place against the share `base` of all tokens there, checked when the
+    method acted at all (`gate`). `higher`: the claim is part > base (else part < base)."""
+    key: str                                     # the claim's name in the atlas's output
+    text: str                                    # the claim in words
+    part: str                                    # headline column: the share of the acting tokens
+    base: str                                    # headline column: the share of all tokens
+    gate: str                                    # headline column that is 0 when the method did not act
+    where: str                                   # where the shares are counted, in words
+    higher: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
 class Method:
     """One method's record, built by keyword (methods.py: `register(Method(name=..., label=..., ...))`)."""
     name: str
@@ -43,6 +57,7 @@ class Method:
     #                                              inspector shows under the numbers (CSD: its units; CASCADE: budget)
     group_reading: Callable | None = None        # (config dict) -> how this run formed its groups (inspector, maps)
     relaxation: str = ""                         # what the rule adds to q/p, in words (the inspector's verdict)
+    claims: tuple = ()                           # Claim records: what its paper says of where it acts (the atlas)
 
     @property
     def decisions(self) -> frozenset:
