@@ -14,9 +14,9 @@ import torch
 from specviz.analysis import views
 from specviz.app import atlas_tab, bench, follow, history_tab, present, replay_tab, serving, sweep_tab
 from specviz.app import widgets as w
+from specviz.app.catalogue import Backend, default_backend
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
-from specviz.app.session import Backend, default_backend
 from specviz.app.stream import API_FPS
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig

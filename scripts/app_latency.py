@@ -7,7 +7,7 @@ Starts `python app.py --threads N` on a free port and drives `/generate` through
 output and end to end, with `download_files=False` and with a default client (which downloads every file of every
 streamed update; the app streams gradio_client callers a lean stream,
 specviz/app/stream.py); and the same configs in-process
-through `session.race(...)` at the app's page frame rate (frames rendered, as the app does for a page): time to the
+through `race.race(...)` at the app's page frame rate (frames rendered, as the app does for a page): time to the
 first frame and to the last; and the race rendering only its first and final frame (the engine's own time). One
 warm-up run each, then --runs rounds that alternate the app and in-process runs (a busy machine slows all alike);
 medians. --browser adds one run in Chromium (Playwright, /usr/bin/chromium): click Generate -> status "All done",
@@ -33,9 +33,11 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import app  # noqa: E402
+from specviz.app.catalogue import default_backend  # noqa: E402
+from specviz.app.configs import make_configs  # noqa: E402
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS  # noqa: E402
+from specviz.app.race import race  # noqa: E402
 from specviz.app.serving import cpu_seconds, served_app  # noqa: E402
-from specviz.app.session import default_backend, make_configs, race  # noqa: E402
 from specviz.engine.config import METHODS, RunConfig  # noqa: E402
 
 SETS = {"four": list(app.DEFAULT_METHODS), "all": list(METHODS)}

@@ -20,7 +20,8 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import app  # noqa: E402
-from specviz.app.session import make_configs, race  # noqa: E402
+from specviz.app.configs import make_configs  # noqa: E402
+from specviz.app.race import race  # noqa: E402
 from specviz.engine.drafters import drafter_factory  # noqa: E402
 from specviz.models import load_model  # noqa: E402
 from specviz.render import exports, video  # noqa: E402

@@ -20,6 +20,7 @@ import numpy as np
 
 from specviz.analysis import atlas_paired, views
 from specviz.core.trace import DECISIONS, Trace
+from specviz.engine import methods
 from specviz.scenes.regions import OBJECT, REGIONS
 
 DETAIL_EDGES = (3.0, 6.0)               # fixed; the terciles of VQ round-trips of 150 real scenes, rounded
@@ -195,45 +196,33 @@ def markdown(atlas: dict) -> str:
     return "\n".join(lines)
 
 
+def _checked(atlas: dict) -> list:
+    """[(Claim, its headline row, True / False / None)] for every claim of a method in the atlas (the method
+    records' `claims`), in the catalogue's order."""
+    out = []
+    for m in methods.REGISTRY.values():
+        h = atlas["headline"].get(m.name)
+        for c in m.claims:
+            if h and h[c.gate] and h[c.part] is not None and h[c.base] is not None:
+                a, b = (h[c.part], h[c.base]) if c.higher else (h[c.base], h[c.part])
+                out.append((c, h, None if a == b else a > b))
+    return out
+
+
 def claims(atlas: dict) -> dict:
     """The papers' claims as checks on the atlas: True / False, None when the two shares are equal (no contrast,
     e.g. every patch is low-detail); a claim is absent when its method is missing or has nothing to check.
     CSD relaxes more where the target is uncertain (upper entropy half) and where detail is low than in general;
     CASCADE's groups gather in low-detail patches and off objects more than tokens in general."""
-    def more(a, b):
-        return None if a == b else a > b
-    out = {}
-    csd = atlas["headline"].get("csd")
-    if csd and csd["relaxed_pct"]:
-        out["csd_relaxes_where_uncertain"] = more(csd["relaxed_uncertain_pct"], csd["uncertain_pct"])
-        out["csd_relaxes_where_detail_is_low"] = more(csd["relaxed_low_detail_pct"], csd["low_detail_pct"])
-    cas = atlas["headline"].get("cascade")
-    if cas and cas["grouped_pct"]:
-        out["cascade_groups_in_low_detail"] = more(cas["grouped_low_detail_pct"], cas["low_detail_pct"])
-        if cas["object_pct"] is not None:
-            out["cascade_groups_off_objects"] = more(cas["object_pct"], cas["grouped_on_object_pct"])
-    return out
-
-
-CLAIM_TEXT = {"csd_relaxes_where_uncertain": ("CSD relaxes where the target is uncertain", "relaxed_uncertain_pct",
-                                              "uncertain_pct", "csd", "in the upper entropy half"),
-              "csd_relaxes_where_detail_is_low": ("CSD relaxes where detail is low", "relaxed_low_detail_pct",
-                                                  "low_detail_pct", "csd", "in low-detail patches"),
-              "cascade_groups_in_low_detail": ("CASCADE groups gather in homogeneous (low-detail) patches",
-                                               "grouped_low_detail_pct", "low_detail_pct", "cascade",
-                                               "in low-detail patches"),
-              "cascade_groups_off_objects": ("CASCADE groups gather off objects (sky, ground)",
-                                             "grouped_on_object_pct", "object_pct", "cascade", "on objects")}
+    return {c.key: ok for c, _, ok in _checked(atlas)}
 
 
 def claims_markdown(atlas: dict) -> str:
     """One line per checked claim: holds / does not hold, with the two shares compared."""
     lines = []
-    for name, ok in claims(atlas).items():
-        text, part, base, method, where = CLAIM_TEXT[name]
-        h = atlas["headline"][method]
-        noun = "relaxed tokens" if part.startswith("relaxed") else "grouped tokens"
+    for c, h, ok in _checked(atlas):
+        noun = "relaxed tokens" if c.part.startswith("relaxed") else "grouped tokens"
         verdict = "cannot tell (equal shares)" if ok is None else ("holds" if ok else "does not hold")
-        lines.append(f"- {text}: **{verdict}** ({h[part]:.1f} % of {noun} vs "
-                     f"{h[base]:.1f} % of all tokens {where})")
+        lines.append(f"- {c.text}: **{verdict}** ({h[c.part]:.1f} % of {noun} vs "
+                     f"{h[c.base]:.1f} % of all tokens {c.where})")
     return "\n".join(lines) or "- (no csd or cascade runs with relaxation or groups to check the claims on)"

@@ -17,7 +17,7 @@ import numpy as np
 
 from specviz.core.trace import JUDGED, TokenEvent, Trace
 from specviz.engine import methods
-from specviz.engine.rescore import KnobValues  # noqa: F401  (re-exported: the knob values a preview runs with)
+from specviz.engine.registry import KnobValues  # noqa: F401  (re-exported: the knob values a preview runs with)
 
 
 @dataclass(frozen=True)

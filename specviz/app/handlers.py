@@ -13,22 +13,15 @@ import gradio as gr
 
 from specviz.analysis import paired
 from specviz.analysis.preview import KnobValues, outcomes, rescore
+from specviz.app.catalogue import Backend, check_draft, check_model, load
+from specviz.app.configs import default_draft, make_configs
 from specviz.app.errors import friendly
 from specviz.app.follow import lane_pictures, map_lane, marked
 from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
+from specviz.app.opening import read_traces
+from specviz.app.race import LaneView, race
 from specviz.app.replay_tab import Replay
 from specviz.app.serving import drop_copies
-from specviz.app.session import (
-    Backend,
-    LaneView,
-    check_draft,
-    check_model,
-    default_draft,
-    load,
-    make_configs,
-    race,
-    read_traces,
-)
 from specviz.app.stream import API_FPS, API_PICTURES_EVERY_S, is_api_call, only_changed, trimmed_heap
 from specviz.app.sweep_tab import run_sweep
 from specviz.engine.config import METHODS, ConfigError

@@ -3,7 +3,7 @@
 and the keys of a trace's `config` (docs/design.md §4-5)."""
 from __future__ import annotations
 
-from dataclasses import asdict, field, fields, make_dataclass
+from dataclasses import asdict, field, make_dataclass
 
 from specviz.core.knobs import MAX_PROMPT, ConfigError  # noqa: F401  (re-exported)
 from specviz.engine import methods
@@ -23,35 +23,17 @@ def _validate(self) -> None:
     if len(self.prompt) > MAX_PROMPT:
         raise ConfigError(f"--prompt is {len(self.prompt)} characters; the limit is {MAX_PROMPT}")
     for m in methods.REGISTRY.values():
-        problem = m.check(self) if m.check is not None and m.name == self.method else None
+        problem = m.check(methods.KnobValues(asdict(self))) if m.check is not None and m.name == self.method else None
         if problem:
             raise ConfigError(problem)
-
-
-def _cfg_scale(self) -> float:
-    """The classifier-free guidance scale (the knob keeps its public name `cfg`: --cfg, the API's cfg=, the trace's
-    config key)."""
-    return self.cfg
-
-
-def _to_dict(self) -> dict:
-    """The fields by name; a `quiet` knob at its default is left out (from_dict restores it)."""
-    quiet = {k.name: k.default for k in methods.all_knobs() if k.quiet}
-    return {k: v for k, v in asdict(self).items() if not (k in quiet and v == quiet[k])}
-
-
-def _from_dict(cls, d: dict):
-    names = {f.name for f in fields(cls)}
-    return cls(**{k: v for k, v in d.items() if k in names})
 
 
 def build() -> type:
     """The RunConfig class for the knobs registered now (rebuilt by tests that register a method with new knobs)."""
     return make_dataclass(
         "RunConfig", [(k.name, k.kind, field(default=k.default)) for k in methods.all_knobs()], frozen=True,
-        namespace={"__post_init__": _validate, "to_dict": _to_dict, "from_dict": classmethod(_from_dict),
-                   "cfg_scale": property(_cfg_scale),
-                   "__module__": __name__,
+        bases=(methods.RunConfigBase,),
+        namespace={"__post_init__": _validate, "__module__": __name__,
                    "__doc__": "Every knob of a run (see knobs.py / methods.py for ranges, labels and help)."})
 
 

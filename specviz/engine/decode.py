@@ -32,21 +32,21 @@ class Progress:
     done: bool
 
 
-def decode(model, cfg: RunConfig, drafter_factory: TreeDrafterFactory | None = None,
+def decode(model, cfg: RunConfig, make_drafter: TreeDrafterFactory | None = None,
            record: bool = True) -> Iterator[Progress]:
-    """Run cfg.method on `model`. drafter_factory(model, cfg, gen) builds the tree drafter for tree methods.
+    """Run cfg.method on `model`. make_drafter(model, cfg, gen) builds the tree drafter for tree methods.
     A tree method without a drafter fails here, before any model work."""
     method = methods.get(cfg.method)
-    if method.family.needs_drafter and drafter_factory is None:
+    if method.family.needs_drafter and make_drafter is None:
         tree = ", ".join(m.name for m in methods.REGISTRY.values() if m.family.needs_drafter)
         raise ConfigError(f"{cfg.method} needs a tree drafter: the scenes model ships one "
                           "(assets/drafter.safetensors); for other models choose a Drafter (the draft_model knob: "
                           "`--draft-model ID|PATH` for the CLI and for `python app.py`), or untick the tree methods "
                           f"({tree})")
-    return _decode(model, cfg, method, drafter_factory, record)
+    return _decode(model, cfg, method, make_drafter, record)
 
 
-def _decode(model, cfg: RunConfig, method, drafter_factory: TreeDrafterFactory | None,
+def _decode(model, cfg: RunConfig, method, make_drafter: TreeDrafterFactory | None,
             record: bool) -> Iterator[Progress]:
     gen = torch.Generator().manual_seed(cfg.seed)
     n_pos = model.grid[0] * model.grid[1]
@@ -61,7 +61,7 @@ def _decode(model, cfg: RunConfig, method, drafter_factory: TreeDrafterFactory |
     yield Progress(trace.steps[-1], committed, trace, n_pos == 1)
 
     ctx = Ctx(model, cfg, method, gen, method.accept_fn(cfg, model), n_pos, record, noise)
-    family = method.family(ctx, drafter_factory)
+    family = method.family(ctx, make_drafter)
     family.start(committed, pf.hidden)
     while len(committed) < n_pos:
         t0 = time.perf_counter()

@@ -69,13 +69,12 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg) -> list:
             ent[par] = entropies(q[par], cfg.h_norm)
         h, hn = ent[par]
         dec = "rejected" if not s.accepted else ("relaxed" if s.relaxed else "exact")
-        info = s.info
-        sib = [Sibling(m, tree.tokens[m], float(q[par, tree.tokens[m]]), info["cos"].get(m, 0.0),
-                       info["child_cos"].get(m, -1.0), tree.depths[m], tree.parents[m])
-               for m in info.get("cos", {})] if info else []
+        g = s.group
+        sib = [Sibling(m, tree.tokens[m], float(q[par, tree.tokens[m]]), g.cos.get(m, 0.0),
+                       g.child_cos.get(m, -1.0), tree.depths[m], tree.parents[m]) for m in g.cos]
         groups = Groups.unless_default(
-            similarity=max(info["cos"].values(), default=0.0) if info else 0.0,
-            interchangeable=list(info.get("inter", [])), convergent=list(info.get("conv", [])), siblings=sib,
+            similarity=max(g.cos.values(), default=0.0),
+            interchangeable=list(g.inter), convergent=list(g.conv), siblings=sib,
             budget_left=s.budget_left, scale=s.scale)
         out.append(TokenEvent(pos=root_pos + s.level, token=tree.tokens[s.node], decision=dec, level=s.level,
                               node=s.node, p_draft=s.p_x, p_target=s.q_x, accept_prob=s.b, exact_prob=s.exact,

@@ -6,9 +6,11 @@ drafts with the method's rule, commit the kept KV rows, and return the new token
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 
+from specviz.core.noise import Noise
 from specviz.core.sampling import sample, target_probs
 from specviz.core.trace import Drafted
 from specviz.engine.drafters.draft_tree import DraftTree
@@ -17,20 +19,22 @@ from specviz.engine.drafters.pac import PACDrafter
 from specviz.engine.drafters.protocols import ChainDrafter, TreeDrafter, TreeDrafterFactory
 from specviz.engine.events import chain_events, simple_event, tree_events
 from specviz.engine.keyed import keyed_chain, keyed_tree
+from specviz.engine.registry import Method, RunConfigBase
+from specviz.engine.target import Model
 from specviz.engine.verify import TreeWalk, verify_chain, verify_tree
 
 
 @dataclass
 class Ctx:
     """What every step of one run shares. accept_fn: the method's vectorised rule (q, p) -> a."""
-    model: object
-    cfg: object
-    method: object                   # methods.Method
+    model: Model
+    cfg: RunConfigBase                                # the run's engine.config.RunConfig
+    method: Method
     gen: torch.Generator
-    accept_fn: object
+    accept_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
     n_pos: int
     record: bool
-    noise: object = None             # core.noise.Noise in the keyed noise mode (docs/methods.md §9), else None
+    noise: Noise | None = None       # the keyed noise mode's random numbers (docs/methods.md §9), else None
 
 
 @dataclass
@@ -52,7 +56,7 @@ class Family:
     needs_drafter = False
     drafts = True                    # proposes drafts a rule judges (AR: no, so its runs make only ar decisions)
 
-    def __init__(self, ctx: Ctx, drafter_factory: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         self.ctx = ctx
 
     def start(self, committed: list, hidden0: torch.Tensor) -> None:
@@ -83,7 +87,7 @@ class Jacobi(Family):
     """Jacobi window (SJD, docs/algorithms.md §3): the target drafts for itself; the chain is judged in one pass.
     With the `couple` knob (any Jacobi method) refined drafts are maximally coupled across iterations (MC-SJD)."""
 
-    def __init__(self, ctx, drafter_factory: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         super().__init__(ctx)
         c = ctx.cfg
         self.drafter: ChainDrafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.gen,
@@ -139,9 +143,9 @@ class TreeFamily(TreeSteps):
     """A draft tree (EAGLE head or draft model, docs/algorithms.md §4), verified level by level; CASCADE adds groups."""
     needs_drafter = True
 
-    def __init__(self, ctx, drafter_factory: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         super().__init__(ctx)
-        self.drafter: TreeDrafter = drafter_factory(ctx.model, ctx.cfg, ctx.gen)
+        self.drafter: TreeDrafter = make_drafter(ctx.model, ctx.cfg, ctx.gen)
 
     def start(self, committed, hidden0):
         self.drafter.observe([committed[0]], [0], host(hidden0)[None])
@@ -155,7 +159,7 @@ class SJDPAC(TreeSteps):
     each forward learnt about the positions past the new token."""
     features = False
 
-    def __init__(self, ctx, drafter_factory: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         super().__init__(ctx)
         self.drafter: PACDrafter = PACDrafter(ctx.cfg, ctx.model.codebook_size, ctx.n_pos, ctx.gen, ctx.noise)
 

@@ -11,6 +11,8 @@ t (rules.cascade): a member's token is a code, and q_R must be a mass of the law
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import torch
 
 READINGS = {
@@ -21,10 +23,20 @@ READINGS = {
 }
 
 
+@dataclass(frozen=True)
+class CandidateGroup:
+    """One candidate n's relaxation group, as a group_fn answers it (no group: every field empty). cos and
+    child_cos cover every candidate m the reading looked at (the trace's Sibling records; the preview re-derives
+    the groups from them)."""
+    members: list = field(default_factory=list)     # sorted member nodes: I(n) ∪ C(n)
+    inter: list = field(default_factory=list)       # I(n), the interchangeable set
+    conv: list = field(default_factory=list)        # C(n), the convergent set
+    cos: dict = field(default_factory=dict)         # m -> cos(h_m, h_n)
+    child_cos: dict = field(default_factory=dict)   # m -> the largest cosine between their children, or -1
+
+
 def cascade_groups(tree, hidden: torch.Tensor, cfg):
-    """Returns group_fn(node, sibling order) -> (sorted member nodes, info) with info = {"inter": I(n), "conv": C(n),
-    "cos": {m: cos(h_m, h_n)}, "child_cos": {m: max child cosine or -1}} over every candidate m the reading looks at
-    (the trace's Sibling records; the preview re-derives the groups from them)."""
+    """Returns group_fn(node, sibling order) -> the node's CandidateGroup."""
     h = torch.nn.functional.normalize(hidden.float(), dim=-1)
     cos = (h @ h.T).tolist()                                                       # (N, N)
     kids_of, depth = tree.children, tree.depths
@@ -34,7 +46,7 @@ def cascade_groups(tree, hidden: torch.Tensor, cfg):
         a, b = kids_of[n], kids_of[m]
         return max(cos[i][j] for i in a for j in b) if a and b else -1.0
 
-    def group_fn(node: int, kids: list) -> tuple[list, dict]:
+    def group_fn(node: int, kids: list) -> CandidateGroup:
         d = depth[node]
         if cfg.cascade_sets == "paper":
             cands = [m for m in nodes if depth[m] == d and m != node] + [m for m in nodes if abs(depth[m] - d) == 1]
@@ -45,7 +57,7 @@ def cascade_groups(tree, hidden: torch.Tensor, cfg):
         inter, conv = cascade_sets(cfg.cascade_sets, d, [(m, depth[m], cos[node][m], child[m]) for m in cands],
                                    cfg.tau_pos, cfg.tau_seq)
         sims = {m: cos[node][m] for m in cands}
-        return sorted(set(inter) | set(conv)), {"inter": inter, "conv": conv, "cos": sims, "child_cos": child}
+        return CandidateGroup(members=sorted(set(inter) | set(conv)), inter=inter, conv=conv, cos=sims, child_cos=child)
     return group_fn
 
 

@@ -15,6 +15,7 @@ import torch
 from specviz.core.noise import Noise
 from specviz.core.sampling import change_prob, coupled_accept, relax_excess, tv
 from specviz.engine import rules
+from specviz.engine.groups import CandidateGroup
 from specviz.engine.verify import ChainResult, DraftTree, Level, TreeStep, TreeWalk, fit_level, kid_laws
 
 
@@ -75,13 +76,13 @@ def _level(q, laws, xs, accept_rows) -> Level:
 
 def keyed_level(tree: DraftTree, kids: list, q_cur: torch.Tensor, laws: list, accept_fn, group_fn, left: float):
     """The level's acceptance (every sibling judged against q itself), CASCADE's scale fitted so its keyed cost
-    stays within `left`. Returns (Level, per-kid (members, info))."""
+    stays within `left`. Returns (Level, per-kid CandidateGroup)."""
     xs = [tree.tokens[c] for c in kids]
     if group_fn is None:
         a = accept_fn(q_cur[None].expand(len(kids), -1), torch.stack(laws))
-        return _level(q_cur, laws, xs, (a, [0.0] * len(kids))), [([], {}) for _ in kids]
+        return _level(q_cur, laws, xs, (a, [0.0] * len(kids))), [CandidateGroup() for _ in kids]
     groups = [group_fn(c, kids) for c in kids]
-    toks = [[tree.tokens[m] for m in members] for members, _ in groups]
+    toks = [[tree.tokens[m] for m in g.members] for g in groups]
 
     def build(s: float) -> Level:
         rows = [rules.cascade(q_cur, p, x, t, s) for p, x, t in zip(laws, xs, toks)]
@@ -122,7 +123,7 @@ def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_p
             steps.append(TreeStep(node=c, level=tree.depths[c], accepted=ok, relaxed=relaxed, b=b, exact=e, u=u,
                                   p_x=p_c[xs[j]].item(), q_x=q_cur[xs[j]].item(), tv=d, tv_residual=d,
                                   tv_cost=lvl.cost, point_mass=tree.laws[c] is None, extra=extra,
-                                  group=groups[j][0], info=groups[j][1],
+                                  group=groups[j],
                                   budget_left=max(0.0, left) if group_fn is not None else 0.0, scale=lvl.scale,
                                   coupled=float(coupled_accept(p_c[None], q_cur[None], torch.tensor([xs[j]]))[0]),
                                   target_sample=star))

@@ -17,8 +17,11 @@ from specviz.engine.groups import READINGS, cascade_groups
 from specviz.engine.registry import (  # noqa: F401  (re-exported: the registry's API)
     METHODS,
     REGISTRY,
+    Claim,
+    KnobValues,
     Live,
     Method,
+    RunConfigBase,
     all_knobs,
     get,
     knob,
@@ -39,9 +42,9 @@ def _csd_rule(cfg, model):
     return csd
 
 
-def _csd_bound(ev, cfg) -> float:
+def _csd_bound(ev, knobs: KnobValues) -> float:
     """docs/methods.md §3.3: min(TV(p, q), λ·g(H)) where TV(p, q) < δ, else 0."""
-    return min(ev.tv, cfg.lam * rules.csd_g(ev.entropy_norm, cfg.g)) if ev.tv < cfg.delta else 0.0
+    return min(ev.tv, knobs.lam * rules.csd_g(ev.entropy_norm, knobs.g)) if ev.tv < knobs.delta else 0.0
 
 
 def _lantern_builder(plus: bool):
@@ -60,25 +63,25 @@ def _lantern_builder(plus: bool):
     return build
 
 
-def _lantern_bound(ev, cfg) -> float | None:
+def _lantern_bound(ev, knobs: KnobValues) -> float | None:
     """docs/methods.md §5.4: δ per point-mass draft (TV-optimal residual); TV(p, q) for a sampled draft law."""
-    if cfg.lantern_residual != "tv_optimal":
+    if knobs.lantern_residual != "tv_optimal":
         return None
-    return cfg.lantern_delta if ev.point_mass else ev.tv
+    return knobs.lantern_delta if ev.point_mass else ev.tv
 
 
-def _lanternpp_bound(ev, cfg) -> float | None:
+def _lanternpp_bound(ev, knobs: KnobValues) -> float | None:
     """docs/methods.md §6: (λ - 1)·q(x) per point-mass draft (TV-optimal residual); TV(p, q) for a sampled law."""
-    if cfg.lantern_residual != "tv_optimal":
+    if knobs.lantern_residual != "tv_optimal":
         return None
-    return (cfg.lanternpp_lambda - 1) * ev.p_target if ev.point_mass else ev.tv
+    return (knobs.lanternpp_lambda - 1) * ev.p_target if ev.point_mass else ev.tv
 
 
-def _lantern_check(cfg) -> str | None:
-    if cfg.lantern_delta > 1:
-        return (f"--lantern-delta {cfg.lantern_delta} > 1: LANTERN's δ is an additive TV budget in [0, 1]; the "
+def _lantern_check(knobs: KnobValues) -> str | None:
+    if knobs.lantern_delta > 1:
+        return (f"--lantern-delta {knobs.lantern_delta} > 1: LANTERN's δ is an additive TV budget in [0, 1]; the "
                 "released code reads δ > 1 as LANTERN++'s λ — use --method lanternpp --lanternpp-lambda "
-                f"{cfg.lantern_delta}")
+                f"{knobs.lantern_delta}")
     return None
 
 
@@ -91,9 +94,9 @@ def _gsd_rule(cfg, model):
     return _with_residual(gsd, rules.plain_residual if released else None)
 
 
-def _gsd_bound(ev, cfg) -> float | None:
+def _gsd_bound(ev, knobs: KnobValues) -> float | None:
     """docs/methods.md §4.4: any a <= 1 with the TV-optimal residual costs at most TV(p, q); none when released."""
-    return ev.tv if cfg.gsd_mode == "ours" else None
+    return ev.tv if knobs.gsd_mode == "ours" else None
 
 
 # ---------------------------------------------------------------------------------------------------- inspector lines
@@ -151,6 +154,12 @@ register(Method(
         Knob("g", str, "h", choices=("h", "one_minus_h"), help="CSD relaxation shape g(H): H or 1 - H"),
     ),
     rule=_csd_rule, rescore=rescore.csd_rescore, bound=_csd_bound, explain=csd_explain,
+    claims=(Claim(key="csd_relaxes_where_uncertain", text="CSD relaxes where the target is uncertain",
+                  part="relaxed_uncertain_pct", base="uncertain_pct", gate="relaxed_pct",
+                  where="in the upper entropy half"),
+            Claim(key="csd_relaxes_where_detail_is_low", text="CSD relaxes where detail is low",
+                  part="relaxed_low_detail_pct", base="low_detail_pct", gate="relaxed_pct",
+                  where="in low-detail patches")),
     relaxation="CSD's λ·g(H), only where TV(p, q) < δ",
     reading="CSD (content-aware SD, Wang et al. 2026; not continuous SD for MAR): b = min(1, q/p + λ·g(H)) where "
             "TV(p, q) < δ; H normalised as --h-norm says; TV-optimal residual; cost <= min(TV(p, q), λ·g(H))"))
@@ -194,6 +203,12 @@ register(Method(
     ),
     groups=cascade_groups, rescore=rescore.cascade_rescore, explain=cascade_explain,
     group_reading=cascade_reading,
+    claims=(Claim(key="cascade_groups_in_low_detail", text="CASCADE groups gather in homogeneous (low-detail) patches",
+                  part="grouped_low_detail_pct", base="low_detail_pct", gate="grouped_pct",
+                  where="in low-detail patches"),
+            Claim(key="cascade_groups_off_objects", text="CASCADE groups gather off objects (sky, ground)",
+                  part="grouped_on_object_pct", base="object_pct", gate="grouped_pct", where="on objects",
+                  higher=False)),
     relaxation="the q-mass of the node's group I(n) ∪ C(n), scaled to fit the level's share of the TV budget",
     reading="paper reading by default (--cascade-sets paper): " + READINGS["paper"] + "; the step's levels share "
             "a TV budget δ, each level's relaxation scaled by one factor so its exact TV fits before deciding"))
@@ -231,11 +246,11 @@ register(Method(
             "static tree (--tree static), not forced here"))
 
 
-def _pac_check(cfg):
-    need = tree_nodes(cfg.pac_width, cfg.pac_depth)
-    if cfg.window < need:
-        return (f"sjdpac feeds --window nodes per forward; its tree (--pac-width {cfg.pac_width}, --pac-depth "
-                f"{cfg.pac_depth}) alone has {need}: raise --window to >= {need} or shrink the tree")
+def _pac_check(knobs: KnobValues) -> str | None:
+    need = tree_nodes(knobs.pac_width, knobs.pac_depth)
+    if knobs.window < need:
+        return (f"sjdpac feeds --window nodes per forward; its tree (--pac-width {knobs.pac_width}, --pac-depth "
+                f"{knobs.pac_depth}) alone has {need}: raise --window to >= {need} or shrink the tree")
     return None
 
 

@@ -10,13 +10,28 @@ The records themselves are the catalogue (methods.py): adding a method = a rule 
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Callable
 
 from specviz.core.knobs import COMMON, Knob
 from specviz.core.records import DECISIONS
 from specviz.engine import rules
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim:
+    """A paper's claim about where its method acts, checked on the atlas (analysis/atlas.claims): the share `part`
+    of the method's acting tokens in some place against the share `base` of all tokens there, checked when the
+    method acted at all (`gate`). `higher`: the claim is part > base (else part < base)."""
+    key: str                                     # the claim's name in the atlas's output
+    text: str                                    # the claim in words
+    part: str                                    # headline column: the share of the acting tokens
+    base: str                                    # headline column: the share of all tokens
+    gate: str                                    # headline column that is 0 when the method did not act
+    where: str                                   # where the shares are counted, in words
+    higher: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,15 +47,17 @@ class Method:
     rule: Callable | None = None                 # (cfg, model) -> accept_fn(q (L,V), p (L,V)) -> a (L,V)
     groups: Callable | None = None               # (tree, hidden (N,h), cfg) -> group_fn (CASCADE): the method forms
     #                                              groups, its events carry the `groups` extension, the maps draw them
-    rescore: Callable | None = None              # (judged events of one step, knob values) -> [b'] (preview)
-    check: Callable | None = None                # (cfg) -> error text or None, for combinations of knobs
+    rescore: Callable | None = None              # (judged events of one step, KnobValues) -> [b'] (preview)
+    check: Callable | None = None                # (KnobValues) -> error text or None, for combinations of knobs
     reading: str = ""                            # which reading of the paper runs, in which units
-    bound: Callable | None = None                # (judged TokenEvent, cfg) -> the rule's promised per-draft TV cost
+    bound: Callable | None = None                # (judged TokenEvent, KnobValues) -> the rule's promised per-draft
+    #                                              TV cost
     forces: dict = field(default_factory=dict)   # knob -> value this method always runs with (set in the config)
     explain: Callable | None = None              # (config dict, deciding TokenEvent) -> a line of plain text the
     #                                              inspector shows under the numbers (CSD: its units; CASCADE: budget)
     group_reading: Callable | None = None        # (config dict) -> how this run formed its groups (inspector, maps)
     relaxation: str = ""                         # what the rule adds to q/p, in words (the inspector's verdict)
+    claims: tuple = ()                           # Claim records: what its paper says of where it acts (the atlas)
 
     @property
     def decisions(self) -> frozenset:
@@ -114,3 +131,46 @@ class Live(Sequence):
 
 
 METHODS = Live(lambda: tuple(REGISTRY))
+
+
+class RunConfigBase:
+    """What every RunConfig is (config.build makes it a frozen dataclass with one field per registered knob),
+    declared here so that the engine's records can name its type: the knob values by attribute, by name
+    (`to_dict` / `from_dict`) and the guidance scale under its own name."""
+
+    @property
+    def cfg_scale(self) -> float:
+        """The classifier-free guidance scale (the knob keeps its public name `cfg`: --cfg, the API's cfg=, the
+        trace's config key)."""
+        return self.cfg
+
+    def to_dict(self) -> dict:
+        """The fields by name; a `quiet` knob at its default is left out (from_dict restores it)."""
+        quiet = {k.name: k.default for k in all_knobs() if k.quiet}
+        return {k: v for k, v in asdict(self).items() if not (k in quiet and v == quiet[k])}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+class KnobValues(dict):
+    """A run's knob values as every hook of a Method record takes them: registry defaults, then the run's config,
+    then any moved knobs (attribute access: knobs.lam)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def budget(self) -> float:
+        return self.get("cascade_budget", math.inf)
+
+    @classmethod
+    def from_config(cls, config: dict, **over) -> "KnobValues":
+        """Registry defaults, then the run's config, then the moved knobs (None = not moved)."""
+        base = {k.name: k.default for k in all_knobs()} | dict(config)
+        return cls(base | {k: v for k, v in over.items() if v is not None})

@@ -8,34 +8,12 @@ the level's TV, the step's budget) on the recorded masses (cascade_level).
 """
 from __future__ import annotations
 
-import math
-
 import torch
 
 from specviz.core.trace import TokenEvent
 from specviz.engine import rules, verify
 from specviz.engine.groups import cascade_sets
-from specviz.engine.registry import all_knobs
-
-
-class KnobValues(dict):
-    """Knob values for a re-scoring: the run's config with some knobs moved (attribute access: knobs.lam)."""
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    @property
-    def budget(self) -> float:
-        return self.get("cascade_budget", math.inf)
-
-    @classmethod
-    def from_config(cls, config: dict, **over) -> "KnobValues":
-        """Registry defaults, then the run's config, then the moved knobs (None = not moved)."""
-        base = {k.name: k.default for k in all_knobs()} | dict(config)
-        return cls(base | {k: v for k, v in over.items() if v is not None})
+from specviz.engine.registry import KnobValues
 
 
 def exact_prob(ev: TokenEvent) -> float:

@@ -5,7 +5,7 @@ import numpy as np
 
 from specviz.core.trace import Trace
 from specviz.engine import methods
-from specviz.engine.config import RunConfig
+from specviz.engine.registry import KnobValues
 
 
 def summarize(trace: Trace, seconds: float) -> dict:
@@ -53,6 +53,6 @@ def promised(method, config: dict, judged: dict) -> float | None:
         return None
     if method.bound is None:
         return None
-    cfg = RunConfig.from_dict(config)
-    per = [method.bound(ev, cfg) for evs in judged.values() for ev in evs]
+    knobs = KnobValues.from_config(config)
+    per = [method.bound(ev, knobs) for evs in judged.values() for ev in evs]
     return None if any(b is None for b in per) else round(sum(per), 4)

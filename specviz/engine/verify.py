@@ -16,6 +16,7 @@ import torch
 from specviz.core.sampling import sample, tv
 from specviz.engine import rules
 from specviz.engine.drafters.draft_tree import DraftTree
+from specviz.engine.groups import CandidateGroup
 
 AcceptFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]     # (q (L,V), p (L,V)) -> a (L,V)
 
@@ -66,8 +67,7 @@ class TreeStep:
     tv_cost: float                    # TV(o, q) of the level's whole walk
     point_mass: bool
     extra: float = 0.0
-    group: list = field(default_factory=list)
-    info: dict = field(default_factory=dict)
+    group: CandidateGroup = field(default_factory=CandidateGroup)     # CASCADE: the candidate's group
     budget_left: float = 0.0          # CASCADE: budget the level could use, before deciding
     scale: float = 1.0                # CASCADE: factor s on every sibling's extra mass at this level
     coupled: float | None = None      # keyed noise only: J_x/p_x, and the target's race sample x* at this position
@@ -156,7 +156,7 @@ def fit_level(build: Callable[[float], Level], left: float, iters: int = 16) -> 
     return best
 
 
-GroupFn = Callable[[int, list], tuple[list, dict]]    # (node, sibling order) -> (member nodes, info)
+GroupFn = Callable[[int, list], CandidateGroup]      # (node, sibling order) -> the node's group
 
 
 def kid_laws(tree: DraftTree, kids: list, vocab: int) -> list:
@@ -170,15 +170,15 @@ def judge_level(tree: DraftTree, kids: list, q_node: torch.Tensor, accept_fn: Ac
                 left: float, laws: list | None = None) -> tuple[Level, list]:
     """The level law of `kids` (children of one node, in order) under the method's rule; CASCADE (group_fn) fits
     the level into `left`. laws: the kids' draft laws (kid_laws) when the caller has them. Returns (Level, per-kid
-    (members, info))."""
+    CandidateGroup)."""
     laws = kid_laws(tree, kids, q_node.shape[0]) if laws is None else laws
     xs = [tree.tokens[c] for c in kids]
     residual = getattr(accept_fn, "residual", None)
     if group_fn is None:
         return level_law(q_node, laws, xs, lambda j, r, p: (accept_fn(r[None], p[None])[0], 0.0), residual), \
-            [([], {}) for _ in kids]
+            [CandidateGroup() for _ in kids]
     groups = [group_fn(c, kids) for c in kids]
-    toks = [[tree.tokens[m] for m in members] for members, _ in groups]
+    toks = [[tree.tokens[m] for m in g.members] for g in groups]
 
     def build(s: float) -> Level:
         lvl = level_law(q_node, laws, xs, lambda j, r, p: rules.cascade(r, p, xs[j], toks[j], s), residual)
@@ -222,7 +222,7 @@ def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torc
             steps.append(TreeStep(node=c, level=tree.depths[c], accepted=ok, relaxed=relaxed, b=lvl.b[j],
                                   exact=lvl.exact[j], u=u, p_x=p_x, q_x=r_x, tv=tv_q, tv_residual=tv_r,
                                   tv_cost=lvl.cost, point_mass=tree.laws[c] is None, extra=extra,
-                                  group=groups[j][0], info=groups[j][1],
+                                  group=groups[j],
                                   budget_left=max(0.0, left) if group_fn is not None else 0.0, scale=lvl.scale))
             if ok:
                 chosen = c

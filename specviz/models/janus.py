@@ -33,7 +33,7 @@ class JanusState:
     cache: object               # transformers DynamicCache; rows (cond[, uncond]) x heads x length x dh per layer
     prefix: int                 # prompt length P: image position i has sequence position P + i
     length: int                 # committed cache rows (prompt + committed image tokens)
-    cfg: float                  # guidance scale s
+    cfg_scale: float            # guidance scale s
     rows: int                   # 2 with CFG (cond, uncond), else 1
     pending: int = 0            # scratch rows appended by the last forward, awaiting commit
 
@@ -141,7 +141,7 @@ class JanusModel:
     def _mix(self, h: torch.Tensor, state: JanusState) -> tuple[torch.Tensor, torch.Tensor]:
         """h (rows, N, hidden) -> guided logits (N, V) float32 and the conditional hidden (N, h) float32."""
         logits = self.head(h).float()                                            # (rows, N, V)
-        return guide(logits, state.rows, state.cfg), h[0].float()
+        return guide(logits, state.rows, state.cfg_scale), h[0].float()
 
     # -- extras for drafters, rules and rendering -------------------------------------------------------------------
     def code_vectors(self) -> torch.Tensor:

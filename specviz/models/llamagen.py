@@ -36,7 +36,7 @@ class LlamaGenState:
     cache: list                 # per layer (K, V), each (rows, kv_heads, capacity, hd)
     visible: torch.Tensor       # (capacity,) bool: committed rows later tokens may attend to (caption padding: no)
     length: int                 # committed rows (caption + committed image tokens)
-    cfg: float
+    cfg_scale: float
     rows: int                   # 2 with CFG (cond, uncond), else 1
     pending: int = 0            # scratch rows written by the last forward, awaiting commit
 
@@ -144,7 +144,7 @@ class LlamaGenModel:
 
     def _mix(self, h: torch.Tensor, state: LlamaGenState) -> tuple[torch.Tensor, torch.Tensor]:
         logits = self.gpt.output(h).float()
-        guided = guide(logits, state.rows, state.cfg)
+        guided = guide(logits, state.rows, state.cfg_scale)
         return guided, h[0].float()
 
     # -- extras -----------------------------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ class LuminaState:
     start: list                 # per row: sequence position of image position 0
     pad: int                    # left pad columns of the uncond row (masked for every query)
     length: int                 # committed cache rows (equal for all rows)
-    cfg: float
+    cfg_scale: float
     rows: int
     pending: int = 0            # expanded scratch rows appended by the last forward
     expanded: list = field(default_factory=list)   # per fed token: its scratch row indices (token[, EOL])
@@ -165,7 +165,7 @@ class LuminaModel:
     def _mix(self, h: torch.Tensor, state: LuminaState) -> tuple[torch.Tensor, torch.Tensor]:
         """h (rows, N, hidden) -> guided image-code logits (N, V) float32, conditional hidden (N, h) float32."""
         logits = (h @ self.img_head.T).float()
-        guided = guide(logits, state.rows, state.cfg)
+        guided = guide(logits, state.rows, state.cfg_scale)
         return guided, h[0].float()
 
     # -- extras for drafters, rules and rendering -------------------------------------------------------------------

@@ -24,7 +24,7 @@ HEAD = ASSETS / "drafter.safetensors"           # the trained EAGLE head of the 
 class ScenesState:
     kv: list                    # per layer (k, v), each (B, heads, Tmax, dh); B = 2 with CFG (cond, uncond), else 1
     length: int                 # committed rows
-    cfg: float
+    cfg_scale: float
     rows: int = field(default=1)
 
 
@@ -89,7 +89,7 @@ class ScenesModel:
 
     def _out(self, h: torch.Tensor, state: ScenesState):
         logits = self.target.head(h).float()                                              # (rows, N, V)
-        return guide(logits, state.rows, state.cfg), h[0].float()
+        return guide(logits, state.rows, state.cfg_scale), h[0].float()
 
     # -- extras for drafters, rules and rendering -----------------------------------------------------------------
     def code_vectors(self) -> torch.Tensor:

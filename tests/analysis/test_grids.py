@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from specviz.analysis.views import decided_mask
-from specviz.app.session import make_configs, race
+from specviz.app.configs import make_configs
+from specviz.app.race import race
 from specviz.render import draw, exports, html, panels, video
 from tests.support.toy import toy
 

@@ -2,7 +2,8 @@
 import numpy as np
 
 from specviz.analysis import views
-from specviz.app.session import make_configs, race
+from specviz.app.configs import make_configs
+from specviz.app.race import race
 from specviz.core.records import Groups
 from tests.support.apptools import RACE_KW as KW
 

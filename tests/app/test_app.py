@@ -9,8 +9,9 @@ from gradio_client.utils import Status
 from PIL import Image
 
 import app
+from specviz.app.configs import make_configs
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, Handlers, RunState
-from specviz.app.session import make_configs, race
+from specviz.app.race import race
 from specviz.engine.config import RunConfig
 from specviz.engine.runner import run
 from specviz.render import draw, panels
@@ -220,7 +221,7 @@ def test_slider_release_reruns_only_live_models(state):
 
 
 def test_model_allow_list():
-    from specviz.app.session import Backend, check_model
+    from specviz.app.catalogue import Backend, check_model
     from specviz.engine.config import ConfigError
     closed = Backend(lambda n: None, ("scenes",))
     assert check_model(closed, "scenes") == "scenes"

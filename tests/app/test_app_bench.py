@@ -7,7 +7,7 @@ from functools import lru_cache
 from specviz.analysis import history as hist
 from specviz.analysis.preview import KnobValues, outcomes, rescore
 from specviz.app.handlers import PREVIEWED, Handlers
-from specviz.app.session import LaneView
+from specviz.app.race import LaneView
 from specviz.render import bench, html
 from tests.support.apptools import knob_inputs, tiny_backend
 

@@ -8,8 +8,8 @@ from dataclasses import asdict
 
 import pytest
 
+from specviz.app.catalogue import Backend, default_backend
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, Handlers
-from specviz.app.session import Backend, default_backend
 from specviz.core.trace import Trace
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.runner import run

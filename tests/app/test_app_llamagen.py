@@ -8,8 +8,8 @@ import torch
 from gradio_client import Client
 
 import app
+from specviz.app.catalogue import available_models, default_backend
 from specviz.app.handlers import GEN_OUTPUTS
-from specviz.app.session import available_models, default_backend
 from specviz.engine.config import METHODS
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture)
 from tests.support.llamagen_tiny import converted_pair

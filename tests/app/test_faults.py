@@ -12,9 +12,9 @@ from gradio_client import Client, handle_file
 from gradio_client.utils import Status
 
 import app
-from specviz.app import session
+from specviz.app import race as race_mod
+from specviz.app.catalogue import Backend
 from specviz.app.handlers import GEN_INPUTS
-from specviz.app.session import Backend
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
 from tests.support.apptools import (
@@ -53,12 +53,12 @@ def served(tmp_path_factory):
         return faulty, factory
     backend = Backend(load, ("tiny", "broken"), ("tiny",))        # a trace names its model "tiny"
     with pytest.MonkeyPatch.context() as mp:
-        init = session._Lane.__init__
+        init = race_mod._Lane.__init__
 
         def tracked(self, *a, **k):
             init(self, *a, **k)
             LIVE.add(self)
-        mp.setattr(session._Lane, "__init__", tracked)
+        mp.setattr(race_mod._Lane, "__init__", tracked)
         demo = app.build_demo(backend, fps=1000, export_root=str(tmp_path_factory.mktemp("exports")))
         _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True)
         client = Client(url, verbose=False)

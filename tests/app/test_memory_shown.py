@@ -6,7 +6,7 @@ import re
 import pytest
 
 from specviz.app.handlers import Handlers
-from specviz.app.session import LaneView
+from specviz.app.race import LaneView
 from specviz.core import memory
 from specviz.render import html
 from tests.support.apptools import knob_inputs, tiny_backend

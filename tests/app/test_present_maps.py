@@ -6,9 +6,10 @@ import gradio as gr
 import numpy as np
 import pytest
 
+from specviz.app.configs import make_configs
 from specviz.app.follow import map_lane, outlined
 from specviz.app.handlers import Handlers, RunState
-from specviz.app.session import make_configs, race
+from specviz.app.race import race
 from specviz.render import draw, html, panels
 from tests.support.apptools import tiny_backend
 

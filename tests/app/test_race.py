@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from specviz.app.session import make_configs, race
+from specviz.app.configs import make_configs
+from specviz.app.race import race
 from specviz.engine.config import ConfigError
 from specviz.engine.decode import decode
 from specviz.render import draw

@@ -85,7 +85,8 @@ def test_page_and_api_calls_leave_no_component_copies(tmp_path):
     from gradio_client import Client, handle_file
 
     import app
-    from specviz.app.session import make_configs, race
+    from specviz.app.configs import make_configs
+    from specviz.app.race import race
     from tests.support.apptools import knob_args, tiny_backend
     backend, slow, factory = tiny_backend(codes=8, grid=6)
     demo = app.build_demo(backend, fps=50, api_fps=50)

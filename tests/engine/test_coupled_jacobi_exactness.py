@@ -215,7 +215,8 @@ def test_views_replay_and_preview_read_the_new_methods():
     """The heatmaps, step replay and instant preview read mcsjd / sjdpac / csd+couple traces like any other."""
     from specviz.analysis import views
     from specviz.analysis.preview import KnobValues, rescore
-    from specviz.app.session import make_configs, race
+    from specviz.app.configs import make_configs
+    from specviz.app.race import race
     model = tiny(codes=8, grid=4, seed=1)
     cfgs = make_configs(["mcsjd", "sjdpac", "csd"], prompt="red house", seed=2, window=14, couple=1)
     traces = list(race(model, None, cfgs, fps=1e9))[-1].traces

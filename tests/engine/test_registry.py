@@ -14,6 +14,7 @@ from specviz.app.handlers import GEN_OUTPUTS, Handlers
 from specviz.core.knobs import ConfigError
 from specviz.core.trace import Trace
 from specviz.engine import config, families, methods
+from specviz.engine.groups import CandidateGroup
 from specviz.render import draw, html, panels
 from tests.support.apptools import knob_inputs, tiny_backend
 from tests.support.toy import run, toy
@@ -95,8 +96,8 @@ def _toy_groups(tree, hidden, cfg):
     """Every other child of the same parent is a member (interchangeable), at cosine 1."""
     def group_fn(node, kids):
         members = [m for m in kids if m != node]
-        return members, {"inter": members, "conv": [], "cos": {m: 1.0 for m in members},
-                         "child_cos": {m: -1.0 for m in members}}
+        return CandidateGroup(members=members, inter=members, conv=[], cos={m: 1.0 for m in members},
+                              child_cos={m: -1.0 for m in members})
     return group_fn
 
 

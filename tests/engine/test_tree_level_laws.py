@@ -111,7 +111,7 @@ def test_cascade_point_mass_level_cost_is_the_tv_of_its_output_law():
     for left in (0.0, 0.05, 0.1, 0.2, math.inf):
         lvl, sets = _level(q, (0, 1, 2), group_fn=group_fn, left=left)
         o = walk_law(lvl)
-        members = [[tree.tokens[m] for m in g] for g, _ in sets]
+        members = [[tree.tokens[m] for m in g.members] for g in sets]
         assert torch.allclose(o, oracle(q, [point(x) for x in (0, 1, 2)], (0, 1, 2), members, lvl.scale), atol=1e-6)
         assert abs(lvl.cost - float(tv(o, q))) < 1e-6
         assert lvl.cost <= left + 1e-6
@@ -128,7 +128,7 @@ def test_sampled_cascade_level_cost_is_its_fixed_law_tv():
     group_fn = groups.cascade_groups(tree, torch.ones(3, 3), everything())
     for left in (0.01, 0.1, math.inf):
         lvl, sets = _level(q, (2, 4), sib, group_fn=group_fn, left=left)
-        members = [[tree.tokens[m] for m in g] for g, _ in sets]
+        members = [[tree.tokens[m] for m in g.members] for g in sets]
         o = oracle(q, sib, (2, 4), members, lvl.scale)
         assert torch.allclose(lvl.law, o, atol=1e-6) and abs(lvl.cost - float(tv(o, q))) < 1e-6
         assert lvl.cost <= left + 1e-6
@@ -164,7 +164,7 @@ def test_cascade_step_budget_bounds_the_sum_of_level_tvs():
                 s = per_level[lvl_no]
                 par = tree.parents[s.node]
                 kids = tree.children[par]
-                members = [[tree.tokens[m] for m in group_fn(c, kids)[0]] for c in kids]
+                members = [[tree.tokens[m] for m in group_fn(c, kids).members] for c in kids]
                 o = oracle(q[par], [point(tree.tokens[c]) for c in kids], [tree.tokens[c] for c in kids], members,
                            s.scale)
                 assert abs(s.tv_cost - float(tv(o, q[par]))) < 1e-5
@@ -220,12 +220,12 @@ def test_paper_sets_reach_the_whole_level_and_consecutive_levels():
     hidden[[6, 8], 1] = 0.1          # node 4 and its cousins 6, 8 stay similar; root, level 1 and node 5 too
     hidden[7] = torch.tensor([0.0, 1.0])                  # node 7: orthogonal to everything else
     paper = groups.cascade_groups(tree, hidden, everything(0.9))
-    members, info = paper(4, tree.children[1])
-    assert sorted(info["inter"]) == [5, 6, 8] and sorted(info["conv"]) == [1, 2, 3]
-    assert members == [1, 2, 3, 5, 6, 8]
+    g = paper(4, tree.children[1])
+    assert sorted(g.inter) == [5, 6, 8] and sorted(g.conv) == [1, 2, 3]
+    assert g.members == [1, 2, 3, 5, 6, 8]
     sib = groups.cascade_groups(tree, hidden, everything(0.9, "siblings"))
-    members, info = sib(4, tree.children[1])
-    assert info["inter"] == [5] and members == [5]
+    g = sib(4, tree.children[1])
+    assert g.inter == [5] and g.members == [5]
 
 
 def test_sampled_trees_keep_each_nodes_children_in_draw_order():

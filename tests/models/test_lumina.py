@@ -285,8 +285,10 @@ def test_vqgan_converter_refuses_code_and_writes_nothing_half(paths, tmp_path):
 
 
 def test_the_app_backend_loads_a_lumina_directory_with_allow_paths(paths):
-    """The app's own path rules (session.py): a typed-in directory needs --allow-paths; the draft model must match."""
-    from specviz.app.session import ConfigError, check_draft, check_model, default_backend, load
+    """The app's own path rules (app/catalogue.py): a typed-in directory needs --allow-paths; the draft model
+    must match."""
+    from specviz.app.catalogue import check_draft, check_model, default_backend, load
+    from specviz.core.knobs import ConfigError
     closed = default_backend("cpu")
     with pytest.raises(ConfigError, match="--allow-paths"):
         check_model(closed, paths[0])

@@ -91,7 +91,7 @@ def _stretched(folder, size):                         # reference images resized
 
 def _cond_only_below_one(self, prompt, cfg_scale):    # the port before issue 35: s <= 1 drops the unconditional row
     pf = _PREFILL(self, prompt, cfg_scale if cfg_scale > 1 else 1.0)
-    pf.state.cfg = float(cfg_scale)
+    pf.state.cfg_scale = float(cfg_scale)
     return pf
 
 

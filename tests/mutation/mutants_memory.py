@@ -1,7 +1,7 @@
 """Mutation-check variants for the memory shown in the app (issue 35; protocol: tests/support/mutants.py)."""
 from __future__ import annotations
 
-from specviz.app import session
+from specviz.app import race as race_mod
 from specviz.core import memory
 from specviz.render import html
 from tests.app.test_memory_shown import lanes_and_status_show_the_measured_peak
@@ -22,7 +22,7 @@ def _status_in_use_as_peak(used):
 
 
 VARIANTS = [
-    Mutant("lane-shows-in-use-not-peak", lambda mp: mp.setattr(session._Lane, "advance", _advance_in_use),
+    Mutant("lane-shows-in-use-not-peak", lambda mp: mp.setattr(race_mod._Lane, "advance", _advance_in_use),
            (lanes_and_status_show_the_measured_peak,)),
     Mutant("status-shows-in-use-as-peak", lambda mp: mp.setattr(html, "memory_line", _status_in_use_as_peak),
            (lanes_and_status_show_the_measured_peak,)),

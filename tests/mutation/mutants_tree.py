@@ -34,10 +34,10 @@ def _siblings_only(tree, hidden, cfg):
     fn = _cascade_groups(tree, hidden, cfg)
 
     def group_fn(node, kids):
-        members, info = fn(node, kids)
+        g = fn(node, kids)
         keep = set(kids) - {node}
-        return ([m for m in members if m in keep], {**info, "inter": [m for m in info["inter"] if m in keep],
-                                                   "conv": [m for m in info["conv"] if m in keep]})
+        return replace(g, members=[m for m in g.members if m in keep], inter=[m for m in g.inter if m in keep],
+                       conv=[m for m in g.conv if m in keep])
     return group_fn
 
 

@@ -3,7 +3,8 @@ accepted-length bar chart (exact bar heights: tests/mutation/mutants_views.py us
 import numpy as np
 from PIL import Image
 
-from specviz.app.session import make_configs, race
+from specviz.app.configs import make_configs
+from specviz.app.race import race
 from specviz.render import charts, draw, panels
 from tests.support.apptools import RACE_KW as KW
 

@@ -3,7 +3,8 @@ one that map is only a note (issue 34)."""
 import pytest
 import torch
 
-from specviz.app.session import make_configs, race
+from specviz.app.configs import make_configs
+from specviz.app.race import race
 from specviz.render import exports, panels
 from tests.support.toy import toy
 

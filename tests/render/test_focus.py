@@ -6,8 +6,9 @@ import numpy as np
 from PIL import Image
 
 from specviz.app import follow
+from specviz.app.configs import make_configs
 from specviz.app.handlers import Handlers, RunState
-from specviz.app.session import RACE_PX, make_configs, race
+from specviz.app.race import RACE_PX, race
 from specviz.engine.config import METHODS
 from specviz.render import draw, focus, html, panels
 from tests.support.apptools import RACE_KW, knob_inputs, tiny_backend

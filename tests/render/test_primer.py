@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from specviz.app.session import make_configs, race
+from specviz.app.configs import make_configs
+from specviz.app.race import race
 from specviz.render import primer
 from specviz.render.verdict import num, verdict
 from tests.support.apptools import tiny_backend

@@ -9,7 +9,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from specviz.app import session
+from specviz.app import race as race_mod
+from specviz.app.configs import make_configs
 from specviz.render import draw, tree_picture, video
 from tests.support.toy import toy
 
@@ -20,9 +21,9 @@ METHODS = ["ar", "sjd", "csd", "sd"]
 def race():
     """(traces, images, patch): a finished four-lane toy race and its model's code -> patch."""
     model, factory = toy(codes=12, grid=6, seed=5)
-    cfgs = session.make_configs(METHODS, prompt="red house", seed=3, lam=0.5, delta=0.5, tree_depth=3, tree_topk=2,
+    cfgs = make_configs(METHODS, prompt="red house", seed=3, lam=0.5, delta=0.5, tree_depth=3, tree_topk=2,
                                 tree_nodes=6)
-    *_, last = session.race(model, factory, cfgs, fps=1000)
+    *_, last = race_mod.race(model, factory, cfgs, fps=1000)
     return last.traces, last.images, tree_picture.patches(model)
 
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from specviz.app import session
+from specviz.app import race as race_mod
+from specviz.app.configs import make_configs
 from specviz.core.trace import Trace
 from specviz.render import draw, exports, frame_layout, video
 from tests.support.toy import toy
@@ -21,9 +22,9 @@ METHODS = ["ar", "sjd", "csd", "sd"]
 @functools.lru_cache(maxsize=1)
 def toy_race():
     model, factory = toy(codes=12, grid=6, seed=5)
-    cfgs = session.make_configs(METHODS, prompt="red house", seed=3, lam=0.5, delta=0.5, tree_depth=3, tree_topk=2,
+    cfgs = make_configs(METHODS, prompt="red house", seed=3, lam=0.5, delta=0.5, tree_depth=3, tree_topk=2,
                                 tree_nodes=6)
-    *_, last = session.race(model, factory, cfgs, fps=1000)
+    *_, last = race_mod.race(model, factory, cfgs, fps=1000)
     return last.traces, last.images
 
 

@@ -4,7 +4,7 @@ from dataclasses import asdict
 
 import pytest
 
-from specviz.app.session import Backend
+from specviz.app.catalogue import Backend
 from tests.support.toy import toy
 
 
@@ -85,7 +85,7 @@ def serve_checkpoints(target: str, draft: str, export_root: str):
     from gradio_client import Client
 
     import app
-    from specviz.app.session import default_backend
+    from specviz.app.catalogue import default_backend
     torch.set_num_threads(1)
     base = default_backend("cpu", allow_paths=True, drafters=(draft,))
     backend = Backend(base.load, (target,), (), True, base.drafters)

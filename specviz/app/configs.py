@@ -1,0 +1,29 @@
+"""Building a race's configs: the draft model a run uses, and one validated RunConfig per selected method."""
+from __future__ import annotations
+
+from specviz.app.catalogue import Backend
+from specviz.core.knobs import ConfigError
+from specviz.engine import methods
+from specviz.engine.config import METHODS, RunConfig
+
+
+def default_draft(backend: Backend, model: str, draft: str, chosen) -> str:
+    """The draft model a run uses: the caller's choice (`draft`, checked); else, when tree methods run on a model
+    without a drafter of its own (anything but scenes) and the app offers exactly one draft model, that one."""
+    needs = any(m in methods.REGISTRY and methods.get(m).family.needs_drafter for m in (chosen or []))
+    if draft or model == "scenes" or not needs or len(backend.drafters) != 1:
+        return draft
+    return backend.drafters[0]
+
+
+def make_configs(methods, **knobs) -> list[RunConfig]:
+    """One validated RunConfig per selected method (same seed and knobs), in the canonical METHODS order. A method
+    that drafts no tree gets no draft model: each config (and so each trace) names the drafter that actually ran."""
+    chosen = [m for m in METHODS if m in (methods or [])]
+    if not chosen:
+        raise ConfigError("choose at least one method to compare")
+    return [RunConfig(method=m, **_drafted(m, knobs)) for m in chosen]
+
+
+def _drafted(method: str, knobs: dict) -> dict:
+    return knobs if methods.get(method).family.needs_drafter else {**knobs, "draft_model": ""}
