@@ -156,7 +156,7 @@ def one_run(s: Session, i: int, rng: random.Random, pool, state: dict, every: di
         cell = f"<div class='sv-insp' data-method='{knobs['methods'][0]}' data-pos='{rng.randrange(256)}'>"
         act("opacity", lambda: s.page("opacity", "change", round(rng.uniform(0.2, 1.0), 2), cell).result())
         act("replay", lambda: s.page("replay_step", "change", knobs["methods"][0], 1).result())
-        act("play", lambda: s.page(None, "tick", 5).result())      # one tick of Replay's Play timer
+        act("play", lambda: s.page(None, "tick", knobs["methods"][0], 5).result())   # one tick of the Play timer
     if i % every["export"] == 0:
         files = act("export", lambda: s.page("export", "click").result())
         if files:                                           # keep the traces, as a user downloads them
