@@ -40,22 +40,25 @@ def marked(st, shown: str | None) -> int | None:
     return cell[1] if cell[1] < grid[0] * grid[1] else None
 
 
+def _inspected_lane(st, shown: str | None) -> str | None:
+    """The method of the cell the inspector fragment `shown` describes, when that method is in the run `st`."""
+    cell = html.inspected(shown or "")
+    return cell[0] if cell is not None and cell[0] in st.traces else None
+
+
 def map_lane(st, shown: str | None, present: bool) -> str | None:
     """The one lane whose panel each map draws in Present mode (so its labels stay large at any method count): the
     inspected cell's method when it is in the run, else the run's first; None (every lane) outside Present mode."""
     if not present or st is None or not getattr(st, "traces", None):
         return None
-    cell = html.inspected(shown or "")
-    return cell[0] if cell is not None and cell[0] in st.traces else next(iter(st.traces))
+    return _inspected_lane(st, shown) or next(iter(st.traces))
 
 
 def primer_of(st, shown: str | None) -> str:
     """The primer's walk for the inspected cell's lane, else the run's first method that drafts (else its first)."""
     if st is None or not getattr(st, "traces", None):
         return primer.primer_html(None)
-    cell = html.inspected(shown or "")
-    lane = cell[0] if cell is not None and cell[0] in st.traces else next(
-        (m for m in st.traces if m != "ar"), next(iter(st.traces)))
+    lane = _inspected_lane(st, shown) or next((m for m in st.traces if m != "ar"), next(iter(st.traces)))
     return primer.primer_html(st.traces[lane])
 
 
