@@ -79,12 +79,10 @@ body.sv-present #inspector .sv-t tr > :nth-child(2), body.sv-present #inspector 
 body.sv-present #inspector .sv-t tr > :nth-child(5) {display: none;}
 body.sv-present #inspector .sv-insp {position: static; width: auto; max-height: none; box-shadow: none; border: 0;
                                      padding: 0 4px;}
-body.sv-present #inspector .sv-cols {grid-template-columns: minmax(0, 1fr);}
 body.sv-present #tabs img {height: var(--sv-map-h, 31vh); max-height: none; width: auto; max-width: 100%;}
 body.sv-present #opacity {display: none !important;}
 body.sv-present #lanes .block, body.sv-present #lanes .html-container {padding: 0 2px;}
 body.sv-present #main {row-gap: 4px;}
-body.sv-present #tabs button {padding-top: 3px; padding-bottom: 3px;}
 body.sv-present #lanes {gap: 8px;}            /* columns and picture size: app/bench.py fits them */
 /* a lecture hall: large type (lane titles and verdict 24 px at 1920 px wide), short one-line titles, no buttons
    over a picture, no footer: the page is one screen */
