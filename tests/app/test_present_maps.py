@@ -78,3 +78,20 @@ def test_toggling_present_mode_redraws_the_maps_and_keeps_the_state(run):
     assert np.array_equal(np.asarray(on["map_entropy"]),
                           np.asarray(panels.heatmap("entropy", st.traces, st.images, 1.0, 3, "cascade")))
     assert off["map_entropy"].size[0] > on["map_entropy"].size[0]
+
+
+def maps_follow_the_inspected_lane():
+    """Detector (tests/mutation/mutants_present.py): in Present mode a click on sjd's cell draws sjd's panel."""
+    _, slow, factory = tiny_backend()
+    cfgs = make_configs(["ar", "sjd", "csd"], prompt="a red house", seed=2, window=4)
+    fr = list(race(slow, factory, cfgs))[-1]
+    st = RunState("scenes", "x", fr.traces, fr.images)
+    clicked = html.inspector(st.traces["sjd"], 6)
+    assert map_lane(st, clicked, True) == "sjd"
+    out = outlined({"state": st, "inspector": clicked, "opacity": 1.0, "present": True})
+    assert np.array_equal(np.asarray(out["map_tv"]),
+                          np.asarray(panels.heatmap("tv", st.traces, st.images, 1.0, 6, "sjd")))
+
+
+def test_maps_follow_the_inspected_lane():
+    maps_follow_the_inspected_lane()
