@@ -17,6 +17,7 @@ CSS = """
 .sv-bar, .sv-t, .sv-prev {font-size: 14px;}
 .sv-verdict {font-size: 16px; line-height: 1.4; margin: 4px 0 8px 0; padding: 6px 8px; border-left: 4px solid #f2a900;
              background: #fff8e6; color: #111;}
+.sv-plain {font-size: 16px; line-height: 1.4; margin: 4px 0 2px 0; color: #222;}
 /* tables wrap instead of clipping */
 .sv-t {border-collapse: collapse; max-width: 100%; table-layout: auto;}
 .sv-t td, .sv-t th {white-space: normal; overflow-wrap: break-word; padding: 1px 4px;}
@@ -95,6 +96,7 @@ body.sv-present .sv-more, body.sv-present .sv-mem {display: none;}
 body.sv-present .sv-lane-title {font-size: clamp(16px, 1.25vw, 26px); white-space: nowrap;}
 body.sv-present .sv-verdict {font-size: clamp(16px, 1.25vw, 26px); line-height: 1.3;}
 body.sv-present .sv-insp {font-size: clamp(14px, 0.9vw, 18px);}
+body.sv-present .sv-plain {font-size: clamp(16px, 1.1vw, 22px); line-height: 1.3;}
 body.sv-present #lanes .icon-button-wrapper, body.sv-present #tabs .icon-button-wrapper {display: none;}
 body.sv-present #inspector .sv-t td, body.sv-present #inspector .sv-t th {overflow-wrap: normal; word-break: normal;}
 """

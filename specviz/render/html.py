@@ -11,7 +11,7 @@ from specviz.core.memory import gib
 from specviz.engine import methods
 from specviz.render.bench import knob_caption
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
-from specviz.render.verdict import num, verdict
+from specviz.render.verdict import num, plain, verdict
 
 SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",
                    "Σ per-token TV cost (bound on the image's TV)", "mean per judged token",
@@ -130,7 +130,8 @@ def inspector(trace, pos: int) -> str:
     right = _history(hist) + (_members(key, group_reading(trace.method, trace.config)) if key.members else "")
     left = _numbers(hist, key, len(judged)) + explain(trace.method, trace.config, key.event) + reading(trace.method,
                                                                                                     trace.config)
-    return (f"{head}{verdict_line(trace.method, hist, key)}<div class='sv-cols'><div>{left}</div><div>{right}</div>"
+    return (f"{head}<p class='sv-plain'>{escape(plain(key.event))}</p>{verdict_line(trace.method, hist, key)}"
+            f"<div class='sv-cols'><div>{left}</div><div>{right}</div>"
             "</div></div>")
 
 
