@@ -68,7 +68,7 @@ body.sv-present .sv-lane {font-size: clamp(12px, 0.85vw, 16px);}
 body.sv-present .sv-lane .sv-kind, body.sv-present .sv-lane .sv-count,
 body.sv-present .sv-lane .sv-secs {display: none;}
 body.sv-present .sv-status {font-size: clamp(13px, 0.9vw, 18px);}
-body.sv-present #main {display: grid !important; grid-template-columns: minmax(0, 1fr) minmax(380px, 28vw);
+body.sv-present #main {display: grid !important; grid-template-columns: minmax(0, 1fr) minmax(350px, 28vw);
                        column-gap: 14px; align-items: start;}
 body.sv-present #main > * {grid-column: 1;}
 body.sv-present #main > #inspector {grid-column: 2; grid-row: 1 / span 6; border-left: 1px solid #ddd; min-width: 0;
@@ -76,6 +76,7 @@ body.sv-present #main > #inspector {grid-column: 2; grid-row: 1 / span 6; border
                                     overflow-y: auto;}
 body.sv-present #inspector .sv-t {font-size: 12px; width: 100%;}
 body.sv-present #inspector .sv-t td, body.sv-present #inspector .sv-t th {padding: 1px 2px;}
+body.sv-present #inspector.sv-narrow .sv-t {font-size: 11px;}     /* a 150 % screen's column: the table still fits */
 body.sv-present #inspector .sv-t tr > :nth-child(2), body.sv-present #inspector .sv-t tr > :nth-child(9),
 body.sv-present #inspector .sv-t tr > :nth-child(5) {display: none;}
 body.sv-present #inspector .sv-insp {position: static; width: auto; max-height: none; box-shadow: none; border: 0;
@@ -89,6 +90,10 @@ body.sv-present #lanes {gap: 8px;}            /* columns and picture size: app/b
    over a picture, no footer: the page is one screen */
 body.sv-present footer {display: none;}
 body.sv-present #tabs button {padding-top: 1px; padding-bottom: 1px; min-height: 0;}
+/* each tab bar on one line beside the docked inspector (a wrapped bar costs the lanes a row of height) */
+body.sv-present #tabs button[role=tab] {font-size: clamp(12px, 0.85vw, 16px); padding-left: 4px;
+                                        padding-right: 4px;}
+body.sv-present #present {flex: 0 1 auto; min-width: 0; width: auto;}     /* the status line gets the row's width */
 body.sv-present .gradio-container, body.sv-present .gradio-container .main, body.sv-present .gradio-container .wrap,
 body.sv-present .gradio-container .contain {padding-bottom: 0; margin-bottom: 0; min-height: 0;}
 body.sv-present #controls {max-height: calc(100vh - 40px);}
