@@ -126,6 +126,7 @@ JS = r"""
     const n = lanes.length;
     if (!n) return;
     const present = document.body.classList.contains('sv-present');
+    const least = present ? 48 : 64;  // smallest picture (Present: the map and verdict carry the detail)
     const gap = 10, W = l.clientWidth, vh = window.innerHeight;
     const top = l.getBoundingClientRect().top, above = top - st.getBoundingClientRect().top;
     const map = present ? shownMap() : null, tabs = q('#tabs');
@@ -156,7 +157,7 @@ JS = r"""
         for (let c = 1; c <= n; c++) {
           const rows = Math.ceil(n / c), colW = (W - gap * (c - 1)) / c;
           const s0 = Math.floor(Math.min(colW, present ? 2000 : 420));
-          if (s0 < (present ? 48 : 64) || (c > 1 && colW < titleW)) break;
+          if (s0 < least || (c > 1 && colW < titleW)) break;
           place(l, c, s0, colW);
           const extra = (l.getBoundingClientRect().height - rows * s0 - gap * (rows - 1)) / rows;
           const sc = Math.min(s0, (H - rows * extra - gap * (rows - 1)) / rows);
@@ -166,12 +167,11 @@ JS = r"""
       };
       l.classList.remove('sv-compact');
       let best = search();
-      if (best[1] < (present ? COMPACT_BELOW : 64)) {     // normal layout: only when nothing else fits
+      if (best[1] < (present ? COMPACT_BELOW : least)) {     // normal layout: only when nothing else fits
         l.classList.add('sv-compact');
         const tight = search();
         if (tight[1] > best[1] + 0.5) best = tight; else l.classList.remove('sv-compact');
       }
-      const least = present ? 48 : 64;               // Present mode: the map and the verdict carry the detail
       const s = Math.max(least, Math.floor(best[1] / 4) * 4);
       place(l, best[0], s, best[2]);
       // the text wrapped again at the final width, or (Present mode) the page is still taller than the screen
