@@ -24,6 +24,10 @@ INTRO = ("Where acceleration concentrates, over many images of the embedded mode
          "`python -m specviz atlas` builds larger ones (docs/atlas.md).")
 
 
+# the paired table: Gradio's Markdown breaks words anywhere ("ca|sc|ad|e" in a narrow column): words whole,
+# cells on one line (app.py adds it to the page's CSS)
+CSS = ("#at_paired span, #at_paired th, #at_paired td {overflow-wrap: normal !important;"
+       " word-break: normal !important;} #at_paired td {white-space: nowrap;}")
 NOISE = bench.knob("noise")                     # the race's own noise knob: same choices and words
 
 
