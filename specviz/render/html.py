@@ -7,7 +7,7 @@ from html import escape, unescape
 
 from specviz.analysis import paired, views
 from specviz.core.cards import Cards
-from specviz.core.memory import gib
+from specviz.core.numbers import gib
 from specviz.render.bench import knob_caption
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
 from specviz.render.verdict import num, verdict
@@ -24,7 +24,8 @@ def lane_stats(v, cards: Cards) -> str:
     drafter = f"<br><span class='sv-sub'>drafter: {escape(v.drafter)}</span>" if v.drafter else ""
     knobs = f"<div class='sv-knobs'>{knob_caption(v.method, v.config, cards) or 'no knobs'}</div>" if v.config else ""
     knobs += vs_ar(v.method, v.vs_ar)
-    return (f"<div class='sv-lane'>{knobs}<span class='sv-kind'>{escape(cards.of(v.method).summary)}{drafter}<br></span>{state}<br>"
+    return (f"<div class='sv-lane'>{knobs}<span class='sv-kind'>{escape(cards.of(v.method).summary)}{drafter}"
+            f"<br></span>{state}<br>"
             f"<span class='sv-count'>{v.committed}/{v.positions} tokens · </span>"
             f"<b>{v.compression:.2f}×</b><span class='sv-words'> step compression</span>"
             f"<span class='sv-secs'> · {v.seconds:.2f} s</span>"
@@ -120,7 +121,8 @@ def inspector(trace, pos: int, cards: Cards) -> str:
     right = _history(hist) + (_members(key, group_reading(trace.method, trace.config, cards)) if key.members else "")
     left = (_numbers(hist, key, len(judged)) + explain(trace.method, trace.config, key.event, cards)
             + reading(trace.method, trace.config, cards))
-    return (f"{head}{verdict_line(trace.method, hist, key, cards)}<div class='sv-cols'><div>{left}</div><div>{right}</div>"
+    return (f"{head}{verdict_line(trace.method, hist, key, cards)}<div class='sv-cols'><div>{left}</div>"
+            f"<div>{right}</div>"
             "</div></div>")
 
 

@@ -43,7 +43,7 @@ def figure(plot, size=(8, 5)) -> Figure:
     return fig
 
 
-def place_labels(fig: Figure, ax, pts: list[Point]) -> list:
+def place_labels(fig: Figure, ax, pts: list) -> list:
     """Annotate every point at the first offset whose box overlaps no earlier label and no marker."""
     r = fig.canvas.get_renderer()
     fig.draw(r)                                  # settle the constrained layout before measuring boxes

@@ -6,8 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from specviz.analysis import bench, bench_cli, quality, sweep
-from specviz.analysis import front
+from specviz.analysis import bench, bench_cli, front, quality, sweep
 from specviz.render import pareto
 
 HAVE_MODEL = (Path(__file__).resolve().parents[2] / "assets" / "target.safetensors").exists()

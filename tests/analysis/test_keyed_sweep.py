@@ -8,8 +8,7 @@ import statistics as st
 import numpy as np
 import pytest
 
-from specviz.analysis import bench, paired
-from specviz.analysis import front
+from specviz.analysis import bench, front, paired
 from specviz.render import pareto
 from tests.support.toy import run, toy
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from matplotlib.text import Annotation
 
+from specviz.analysis import front
 from specviz.app import sweep_tab
 from specviz.engine.methods import knob
-from specviz.analysis import front
 from specviz.render import pareto
 
 ROOT = Path(__file__).resolve().parents[2]

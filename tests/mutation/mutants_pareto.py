@@ -1,8 +1,7 @@
 """Wrong variants of the sweep's trade-off plot (specviz/analysis/front.py, drawn by specviz/render/pareto.py)."""
 import statistics
 
-from specviz.analysis import bench
-from specviz.analysis import front
+from specviz.analysis import bench, front
 from specviz.render import pareto
 from tests.render.test_pareto import test_bars_are_the_standard_errors_of_the_per_image_values as bars_are_se
 from tests.render.test_pareto import test_front_is_exactly_the_undominated_swept_points as front_exact
