@@ -1,6 +1,8 @@
 """The atlas runs (`python -m specviz atlas`): every (method, prompt, seed), one compact row per run appended to a JSONL
-file (a restart skips the rows already there), locally or as Ray tasks. Aggregation: atlas.py; figures and the atlas
-JSON: render.atlas_fig.export."""
+file (a restart skips the rows already there), locally or as Ray tasks, one task per image (prompt, seed) with all
+its method specs, AR's first: under keyed noise AR is decoded once per image and model, in the process that pairs
+the image's other runs with it (analysis/paired_run.py). Aggregation: atlas.py; figures and the atlas JSON:
+render.atlas_fig.export."""
 from __future__ import annotations
 
 import functools
@@ -25,6 +27,15 @@ def jobs(specs: list[str], prompts: int, seeds: int, noise: str = "papers") -> l
     mode = {"noise": "keyed"} if noise == "keyed" else {}
     return [{"spec": m, "prompt": cap, "seed": s} | mode for cap, _ in bench.prompt_set(prompts)
             for s in range(seeds) for m in specs]
+
+
+def by_image(todo: list[dict]) -> list[list[dict]]:
+    """The jobs grouped by image (prompt, seed) in order of first appearance, AR's job first within an image (the
+    others keep their order): the run every keyed run of that image is paired with is then already remembered."""
+    groups: dict = {}
+    for j in todo:
+        groups.setdefault((j["prompt"], j["seed"]), []).append(j)
+    return [sorted(g, key=lambda j: bench.parse_spec(j["spec"])[0] != "ar") for g in groups.values()]
 
 
 def region_head_for(model):
@@ -68,7 +79,7 @@ def read_rows(path: Path) -> list[dict]:
 def collect(todo: list[dict], out: Path, load, ray: str | None = None, model_name: str = "scenes",
             progress=None, trace_dir: Path | None = None) -> tuple[list[dict], int]:
     """Run the jobs not yet in `out` (JSONL, one row appended per finished run). `load()` -> (model, factory) for
-    local runs; with `ray` ('auto' or an address) each job is a Ray task loading `model_name` itself.
+    local runs; with `ray` ('auto' or an address) each image's jobs are one Ray task loading `model_name` itself.
     progress(done, total) is called after each run. Returns (the rows of `todo` from out, new runs)."""
     out = Path(out)
     for j in todo:                                            # validate every spec before any work
@@ -77,7 +88,7 @@ def collect(todo: list[dict], out: Path, load, ray: str | None = None, model_nam
     done = {atlas.key(r) for r in read_rows(out)}
     left = [j for j in todo if atlas.key(j) not in done]
     out.parent.mkdir(parents=True, exist_ok=True)                # --out in a folder that does not exist yet
-    rows = ray_map(ray, functools.partial(_ray_job, model_name), left) if ray else \
+    rows = _flat(ray_map(ray, functools.partial(_ray_image, model_name), by_image(left))) if ray else \
         _local_rows(load, left, model_name, trace_dir)
     n = 0
     for row in rows:
@@ -95,8 +106,14 @@ def _local_rows(load, left, model_name, trace_dir):
         return
     model, factory = load()
     head = region_head_for(model)
-    for j in left:
-        yield run_job(model, factory, head, j, model_name, trace_dir)
+    for group in by_image(left):
+        for j in group:
+            yield run_job(model, factory, head, j, model_name, trace_dir)
+
+
+def _flat(groups):
+    for rows in groups:
+        yield from rows
 
 
 @functools.lru_cache(maxsize=2)
@@ -105,5 +122,6 @@ def _worker_model(model_name: str):
     return model, drafter_factory(model), region_head_for(model)
 
 
-def _ray_job(model_name: str, job: dict) -> dict:
-    return run_job(*_worker_model(model_name), job, model_name)
+def _ray_image(model_name: str, group: list[dict]) -> list[dict]:
+    """One Ray task: the rows of one image's jobs (by_image), on the worker process's model (loaded once)."""
+    return [run_job(*_worker_model(model_name), j, model_name) for j in group]

@@ -27,13 +27,17 @@ CSS = """
 #lanes.sv-tight .sv-lane {font-size: 13px;}
 #lanes.sv-tight .sv-kv {white-space: normal;}
 #lanes.sv-tight .sv-more {display: none;}        /* narrow lanes: the short title (app/present.lane_title) */
+#lanes.sv-tight .block, #lanes.sv-tight .html-container {padding: 0 2px !important;}   /* and their width for text */
 #lanes.sv-tight .icon-button-wrapper {display: none !important;}     /* and no picture buttons (Export has them) */
 #lanes {justify-content: center;}
 body.sv-present {--sv-map-reserve: 40;}          /* vh kept below the lanes for a tab without a map */
-body.sv-present #lanes.sv-compact .sv-done, body.sv-present #lanes.sv-compact .sv-words,
-body.sv-present #lanes.sv-compact .sv-run, body.sv-present #lanes.sv-compact .sv-lane br {display: none !important;}
+#lanes.sv-compact .sv-done, #lanes.sv-compact .sv-words, #lanes.sv-compact .sv-run, #lanes.sv-compact .sv-lane br,
+#lanes.sv-compact .sv-kind, #lanes.sv-compact .sv-count, #lanes.sv-compact .sv-secs,
+#lanes.sv-compact .sv-mem {display: none !important;}
+#lanes.sv-compact .sv-knobs {display: inline;}               /* "λ 0.5 · δ 0.5 · 2.36×": one line saved */
+#lanes.sv-compact .sv-knobs::after {content: " · ";}
 /* compact lanes show "2.18×" without its words: the status line says once what N× is */
-body.sv-present #main:has(#lanes.sv-compact) #status .sv-status::after {content: " N×: step compression.";}
+#main:has(#lanes.sv-compact) #status .sv-status::after {content: " N×: step compression.";}
 #lanes.sv-tight .sv-kind, #lanes.sv-tight .sv-secs, #lanes.sv-tight .sv-count {display: none;}
 #lanes > div {gap: 4px !important;}
 #lanes img {width: var(--sv-img, auto) !important; height: var(--sv-img, auto) !important; max-height: none !important;
@@ -90,6 +94,8 @@ JS = r"""
     if (top < 0) window.scrollBy(0, top - 4);
     else if (bottom > window.innerHeight) window.scrollBy(0, Math.min(top - 4, bottom - window.innerHeight + 4));
   };
+  // a click on a lane's cell docks the inspector beside the race, which re-lays the lanes: keep them in view too
+  document.addEventListener('click', e => { if (e.target.closest && e.target.closest('#lanes img')) bring(); }, true);
   document.addEventListener('blur', e => clamp(e.target), true);
   document.addEventListener('keydown', e => {
     if (e.key === 'Enter' && rangeOf(e.target)) { clamp(e.target); bring(); }
@@ -108,9 +114,10 @@ JS = r"""
   };
   // Present mode: the map on screen is drawn at least MAP_SCALE of its natural size (its labels >= 16 CSS px: the
   // pictures' text is draw.TEXT = 22 px) and the lanes get the height left; the lanes' text goes compact (one
-  // line under each picture) when the full text would leave pictures under COMPACT_BELOW px; every column is wide
+  // line under each picture) when the full text would leave pictures under COMPACT_BELOW px (the normal layout:
+  // when no full-text grid fits the screen at all, e.g. ten lanes beside the docked inspector); every column is wide
   // enough for the widest title at its full size
-  const MAP_SCALE = 0.75, COMPACT_BELOW = 150;
+  const MAP_SCALE = 16 / 22, COMPACT_BELOW = 150;   // 16 CSS px of draw.TEXT's 22
   const shownMap = () => [...document.querySelectorAll('#tabs img')].find(i => i.offsetParent && i.naturalHeight);
   const fit = () => {
     const l = q('#lanes'), st = q('#status');
@@ -124,7 +131,7 @@ JS = r"""
     const map = present ? shownMap() : null, tabs = q('#tabs');
     let reserve = 0;
     if (map) {
-      const mapH = Math.round(Math.max(MAP_SCALE * map.naturalHeight, 0.3 * vh));
+      const mapH = Math.ceil(Math.max(MAP_SCALE * map.naturalHeight, 0.3 * vh));
       document.body.style.setProperty('--sv-map-h', `${mapH}px`);
       const bars = map.getBoundingClientRect().top - tabs.getBoundingClientRect().top;
       reserve = bars + mapH + 12;
@@ -149,7 +156,7 @@ JS = r"""
         for (let c = 1; c <= n; c++) {
           const rows = Math.ceil(n / c), colW = (W - gap * (c - 1)) / c;
           const s0 = Math.floor(Math.min(colW, present ? 2000 : 420));
-          if (s0 < 64 || (c > 1 && colW < titleW)) break;
+          if (s0 < (present ? 48 : 64) || (c > 1 && colW < titleW)) break;
           place(l, c, s0, colW);
           const extra = (l.getBoundingClientRect().height - rows * s0 - gap * (rows - 1)) / rows;
           const sc = Math.min(s0, (H - rows * extra - gap * (rows - 1)) / rows);
@@ -159,19 +166,20 @@ JS = r"""
       };
       l.classList.remove('sv-compact');
       let best = search();
-      if (present && best[1] < COMPACT_BELOW) {
+      if (best[1] < (present ? COMPACT_BELOW : 64)) {     // normal layout: only when nothing else fits
         l.classList.add('sv-compact');
         const tight = search();
         if (tight[1] > best[1] + 0.5) best = tight; else l.classList.remove('sv-compact');
       }
-      const s = Math.max(64, Math.floor(best[1] / 4) * 4);
+      const least = present ? 48 : 64;               // Present mode: the map and the verdict carry the detail
+      const s = Math.max(least, Math.floor(best[1] / 4) * 4);
       place(l, best[0], s, best[2]);
       // the text wrapped again at the final width, or (Present mode) the page is still taller than the screen
       const excess = () => Math.max(l.getBoundingClientRect().height - H,
                                     present ? document.documentElement.scrollHeight - vh : 0);
       if (excess() > 2) {
         const rows = Math.ceil(n / best[0]);
-        place(l, best[0], Math.max(64, Math.floor((s - excess() / rows) / 4) * 4), best[2]);
+        place(l, best[0], Math.max(least, Math.floor((s - excess() / rows) / 4) * 4), best[2]);
       }
     }
     if (!present && Date.now() - committed < 20000) bringNow();   // the outcome line may have pushed the lanes

@@ -17,6 +17,7 @@ CSS = """
 .sv-bar, .sv-t, .sv-prev {font-size: 14px;}
 .sv-verdict {font-size: 16px; line-height: 1.4; margin: 4px 0 8px 0; padding: 6px 8px; border-left: 4px solid #f2a900;
              background: #fff8e6; color: #111;}
+.sv-plain {font-size: 16px; line-height: 1.4; margin: 4px 0 2px 0; color: #222;}
 /* tables wrap instead of clipping */
 .sv-t {border-collapse: collapse; max-width: 100%; table-layout: auto;}
 .sv-t td, .sv-t th {white-space: normal; overflow-wrap: break-word; padding: 1px 4px;}
@@ -67,7 +68,7 @@ body.sv-present .sv-lane {font-size: clamp(12px, 0.85vw, 16px);}
 body.sv-present .sv-lane .sv-kind, body.sv-present .sv-lane .sv-count,
 body.sv-present .sv-lane .sv-secs {display: none;}
 body.sv-present .sv-status {font-size: clamp(13px, 0.9vw, 18px);}
-body.sv-present #main {display: grid !important; grid-template-columns: minmax(0, 1fr) minmax(380px, 28vw);
+body.sv-present #main {display: grid !important; grid-template-columns: minmax(0, 1fr) minmax(350px, 28vw);
                        column-gap: 14px; align-items: start;}
 body.sv-present #main > * {grid-column: 1;}
 body.sv-present #main > #inspector {grid-column: 2; grid-row: 1 / span 6; border-left: 1px solid #ddd; min-width: 0;
@@ -75,6 +76,7 @@ body.sv-present #main > #inspector {grid-column: 2; grid-row: 1 / span 6; border
                                     overflow-y: auto;}
 body.sv-present #inspector .sv-t {font-size: 12px; width: 100%;}
 body.sv-present #inspector .sv-t td, body.sv-present #inspector .sv-t th {padding: 1px 2px;}
+body.sv-present #inspector.sv-narrow .sv-t {font-size: 11px;}     /* a 150 % screen's column: the table still fits */
 body.sv-present #inspector .sv-t tr > :nth-child(2), body.sv-present #inspector .sv-t tr > :nth-child(9),
 body.sv-present #inspector .sv-t tr > :nth-child(5) {display: none;}
 body.sv-present #inspector .sv-insp {position: static; width: auto; max-height: none; box-shadow: none; border: 0;
@@ -88,6 +90,10 @@ body.sv-present #lanes {gap: 8px;}            /* columns and picture size: app/b
    over a picture, no footer: the page is one screen */
 body.sv-present footer {display: none;}
 body.sv-present #tabs button {padding-top: 1px; padding-bottom: 1px; min-height: 0;}
+/* each tab bar on one line beside the docked inspector (a wrapped bar costs the lanes a row of height) */
+body.sv-present #tabs button[role=tab] {font-size: clamp(12px, 0.85vw, 16px); padding-left: 4px;
+                                        padding-right: 4px;}
+body.sv-present #present {flex: 0 1 auto; min-width: 0; width: auto;}     /* the status line gets the row's width */
 body.sv-present .gradio-container, body.sv-present .gradio-container .main, body.sv-present .gradio-container .wrap,
 body.sv-present .gradio-container .contain {padding-bottom: 0; margin-bottom: 0; min-height: 0;}
 body.sv-present #controls {max-height: calc(100vh - 40px);}
@@ -95,6 +101,7 @@ body.sv-present .sv-more, body.sv-present .sv-mem {display: none;}
 body.sv-present .sv-lane-title {font-size: clamp(16px, 1.25vw, 26px); white-space: nowrap;}
 body.sv-present .sv-verdict {font-size: clamp(16px, 1.25vw, 26px); line-height: 1.3;}
 body.sv-present .sv-insp {font-size: clamp(14px, 0.9vw, 18px);}
+body.sv-present .sv-plain {font-size: clamp(16px, 1.1vw, 22px); line-height: 1.3;}
 body.sv-present #lanes .icon-button-wrapper, body.sv-present #tabs .icon-button-wrapper {display: none;}
 body.sv-present #inspector .sv-t td, body.sv-present #inspector .sv-t th {overflow-wrap: normal; word-break: normal;}
 """

@@ -45,8 +45,9 @@ def layout(c: dict) -> None:
             c["replay_method"] = w.Radio([], label="Step details of", elem_id="replay_method")
             c["replay_caption"] = w.Markdown(elem_id="replay_caption")
         with gr.Column(scale=3, min_width=320):
-            c["replay_tree"] = w.Image(format="png", type="pil", interactive=False,
-                                        label="This step: draft tree or decisions",
+            # a heading of our own, not Gradio's label: that one floats over the tree's level-1 header
+            w.Markdown("**This step: draft tree or decisions**", elem_classes="sv-sub")
+            c["replay_tree"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
                                         buttons=["download", "fullscreen"], elem_id="replay_tree")
 
 

@@ -72,6 +72,9 @@ def walk(trace: Trace) -> list[Stage]:
                                             f"target forwards for {len(trace.tokens)} tokens: step compression "
                                             f"{s['step_compression']:.2f}× (AR needs one forward per token)."))
     out.append(Stage("5. What the rule adds", _relaxation(trace)))
+    grouped = next((e for _, e in trace.events() if e.decision == "relaxed" and e.groups is not None), None)
+    if grouped is not None:
+        out.append(Stage("6. What the groups add", _groups(trace, grouped)))
     return out
 
 
@@ -105,9 +108,21 @@ def _relaxation(trace: Trace) -> str:
                 "b = min(1, q/p), so this picture follows the target's law exactly (lossless).")
     _, ev = relaxed[0]
     return (f"{len(relaxed)} guess(es) were kept only because the rule raised b above min(1, q/p). The first, at "
-            f"{_where(trace, ev.pos)}: b = {num(ev.accept_prob)} where lossless had {num(ev.exact_prob)}, and "
-            f"u = {num(ev.u)} fell between them. The price is a change of the law there: TV cost "
-            f"{num(ev.tv_cost)}.")
+            f"{_where(trace, ev.pos)}: b = {num(ev.accept_prob)} where lossless had {num(ev.exact_prob)} (raised "
+            f"by {num(ev.accept_prob - ev.exact_prob)}, where the target's normalised entropy was "
+            f"{num(ev.entropy_norm)}), and u = {num(ev.u)} fell between them. The price is a change of the law "
+            f"there: TV cost {num(ev.tv_cost)}.")
+
+
+def _groups(trace: Trace, ev) -> str:
+    """Stage 6, for a method whose relaxation works over groups of candidates (its events carry `groups`): the first
+    token such a group let through, with the group's recorded members, similarity, budget and moved mass."""
+    g = ev.groups
+    return (f"This method relaxes over groups of draft-tree candidates that look alike. At {_where(trace, ev.pos)}, "
+            f"token {ev.token} was kept as one of a group: {len(g.interchangeable)} interchangeable candidate(s) "
+            f"(the closest at cosine similarity {num(g.similarity)}) and {len(g.convergent)} convergent one(s). The "
+            f"group moved {num(ev.moved)} of the target's probability onto it; the level had a TV budget of "
+            f"{num(g.budget_left)} left before deciding.")
 
 
 def primer_html(trace: Trace | None) -> str:

@@ -100,6 +100,35 @@ def _keyed(ev, relaxation: str) -> Verdict:
     return Verdict(f"Draft {ev.token} ≠ the target's keyed sample x* = {star} → rejected{tail}.{coupled}")
 
 
+def plain(ev) -> str:
+    """The inspector's first line: what happened at this cell in plain words, before the expert verdict. The only
+    numbers are the recorded ones the verdict also gives (b and u as percentages, the tokens)."""
+    t = ev.token
+    if ev.decision == "ar":
+        return f"In plain words: the model drew token {t} here itself — one forward for this token, no guess to check."
+    if ev.decision == "bonus":
+        return (f"In plain words: every guess before this cell in the same forward was kept, so that forward also "
+                f"gave token {t} here at no extra cost.")
+    if ev.decision == "resampled":
+        return f"In plain words: the guess here was thrown away, and the model drew token {t} in its place."
+    if ev.target_sample is not None:
+        star, ars = ev.target_sample, "the token AR draws here given the same earlier tokens"
+        if t == star:
+            return f"In plain words: the guess, token {t}, is {ars}, so it was kept."
+        if ev.decision == "relaxed":
+            return (f"In plain words: the guess, token {t}, is not {ars} ({star}), but the method's relaxation let "
+                    f"it through, so it was kept — the picture differs from AR's here.")
+        return f"In plain words: the guess, token {t}, is not {ars} ({star}), so it was thrown away."
+    su, sb = pair(100 * ev.u, 100 * ev.accept_prob)
+    kept = "thrown away" if ev.decision == "rejected" else "kept"
+    line = (f"In plain words: the guess here was token {t}; the rule gave it a {sb} % chance of being kept, the "
+            f"random draw came up {su} %, so it was {kept}.")
+    if ev.decision == "relaxed":
+        _, sx = pair(100 * ev.u, 100 * ev.exact_prob)
+        line += f" Checked losslessly its chance would have been {sx} %, and it would have been thrown away."
+    return line
+
+
 def _cost_note(ev) -> str:
     """Why an exact or resampled token carries a TV cost: the cost belongs to the position's output law, which the
     rule's relaxation changed whichever token was drawn (trees: the level's whole sibling walk)."""

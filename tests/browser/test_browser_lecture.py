@@ -64,13 +64,10 @@ def shown_map(page) -> str:
 
 
 CASES = [(v, n) for v in VIEWS for n in COUNTS]
-TIGHT = ("1920x1080@150%", 10)                     # see the closing note: 10 lanes and a 16 px map need > 720 px
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("view,count", [pytest.param(*c, marks=pytest.mark.xfail(
-    strict=True, reason="10 lanes, the map at >= 16 px labels and the status need ~80 px more than 720")) if c == TIGHT
-    else c for c in CASES], ids=[f"{v}-{n}" for v, n in CASES])
+@pytest.mark.parametrize("view,count", CASES, ids=[f"{v}-{n}" for v, n in CASES])
 def test_the_lecture_hall(served, tmp_path, view, count):  # noqa: F811 (the fixture)
     browser, url = served
     h, methods = VIEWS[view][1], COUNTS[count]

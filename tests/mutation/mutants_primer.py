@@ -1,6 +1,8 @@
 """Mutation-check variants for the primer's walk (protocol: tests/support/mutants.py)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from specviz.render import primer
 from tests.render.test_primer import walk_says_the_recorded_numbers
 from tests.support.mutants import Mutant
@@ -12,6 +14,14 @@ def _row_col_swapped(trace, pos: int) -> str:
     return f"position {pos} (row {r}, column {c})"
 
 
+def _groups_swapped(trace, ev) -> str:
+    """Wrong: the convergent count said as the interchangeable one (and back)."""
+    g = ev.groups
+    return _GROUPS(trace, replace(ev, groups=replace(g, interchangeable=g.convergent, convergent=g.interchangeable)))
+
+
+_GROUPS = primer._groups
+
 VARIANTS = [
     Mutant("primer-forgets-rejected-drafts-were-judged",
            lambda mp: mp.setattr(primer, "JUDGED", ("exact", "relaxed")), (walk_says_the_recorded_numbers,)),
@@ -19,4 +29,6 @@ VARIANTS = [
            (walk_says_the_recorded_numbers,)),
     Mutant("primer-rounds-unlike-the-inspector",
            lambda mp: mp.setattr(primer, "num", lambda v, digits=4: f"{v:.3g}"), (walk_says_the_recorded_numbers,)),
+    Mutant("primer-groups-interchangeable-and-convergent-swapped",
+           lambda mp: mp.setattr(primer, "_groups", _groups_swapped), (walk_says_the_recorded_numbers,)),
 ]

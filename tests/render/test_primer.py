@@ -60,12 +60,32 @@ def expected(t) -> tuple[list[str], set[str]]:
         r = relaxed[0]
         want += [f"{len(relaxed)} guess(es) were kept only because", f"The first, at {_where(t, r.pos)}:",
                  f"b = {num(r.accept_prob)} where lossless had {num(r.exact_prob)}", f"u = {num(r.u)} fell",
-                 f"TV cost {num(r.tv_cost)}"]
+                 f"(raised by {num(r.accept_prob - r.exact_prob)}, where",
+                 f"normalised entropy was {num(r.entropy_norm)})", f"TV cost {num(r.tv_cost)}"]
         nums |= {str(len(relaxed)), str(r.pos), *re.findall(r"\d+", _where(t, r.pos)), num(r.accept_prob),
-                 num(r.exact_prob), num(r.u), num(r.tv_cost)}
+                 num(r.exact_prob), num(r.u), num(r.tv_cost), num(r.accept_prob - r.exact_prob),
+                 num(r.entropy_norm)}
+        grouped = next((e for e in relaxed if e.groups is not None), None)
+        if grouped is not None:
+            g = grouped.groups
+            want += [f"At {_where(t, grouped.pos)}, token {grouped.token} was kept as one of a group: "
+                     f"{len(g.interchangeable)} interchangeable", f"cosine similarity {num(g.similarity)})",
+                     f"and {len(g.convergent)} convergent", f"moved {num(grouped.moved)} of the target's",
+                     f"TV budget of {num(g.budget_left)} left"]
+            nums |= {str(grouped.pos), *re.findall(r"\d+", _where(t, grouped.pos)), str(grouped.token),
+                     str(len(g.interchangeable)), num(g.similarity), str(len(g.convergent)), num(grouped.moved),
+                     num(g.budget_left)}
     else:
         want.append(f"No token of {t.method}'s run was accepted by relaxation")
     return want, nums
+
+
+def test_a_group_forming_run_gets_the_groups_stage():
+    """The tiny CASCADE run keeps a token through a group (else the groups sentence above is never checked)."""
+    for traces in TRACES.values():
+        titles = [s.title for s in primer.walk(traces["cascade"])]
+        assert "6. What the groups add" in titles
+        assert "6. What the groups add" not in [s.title for s in primer.walk(traces["csd"])]
 
 
 def walk_says_the_recorded_numbers():
