@@ -11,7 +11,7 @@ from dataclasses import asdict
 import gradio as gr
 import torch
 
-from specviz.analysis import views
+from specviz.analysis import front, views
 from specviz.app import atlas_tab, bench, follow, history_tab, present, replay_tab, serving, sweep_tab
 from specviz.app import widgets as w
 from specviz.app.catalogue import Backend, default_backend
@@ -22,7 +22,7 @@ from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.methods import get, ui_knobs
 from specviz.models import ALLOWED_HUB, converted_models
-from specviz.render import html, panels, pareto, primer
+from specviz.render import html, panels, primer
 
 # the default comparison, chosen from the bench on scenes (docs/methods_lossless.md): the baseline, classic lossless
 # SJD, the best lossless successor (MC-SJD: same drafts, coupled; +56 % step compression on scenes v2, README
@@ -146,7 +146,7 @@ def _tabs(c: dict) -> None:
                 c["sw_values"] = w.Textbox("0.5,1,2,4", label="Values (comma-separated)", elem_id="sw_values")
                 c["sw_prompts"] = w.Slider(2, sweep_tab.MAX_PROMPTS, 4, step=1, label="Captions",
                                             elem_id="sw_prompts")
-                c["sw_measure"] = w.Dropdown([(v.split(" (")[0], k) for k, v in pareto.MEASURES.items()],
+                c["sw_measure"] = w.Dropdown([(v.split(" (")[0], k) for k, v in front.MEASURES.items()],
                                              value="implausible", label="Quality cost (y)", elem_id="sw_measure")
             c["sw_go"] = gr.Button("Run sweep", elem_id="sw_go")
             c["sw_plot"] = w.Plot(label="Pareto", elem_id="sw_plot")

@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import app  # noqa: E402
+from specviz.analysis.cards import cards  # noqa: E402
 from specviz.app.configs import make_configs  # noqa: E402
 from specviz.app.race import race  # noqa: E402
 from specviz.engine.drafters import drafter_factory  # noqa: E402
@@ -40,7 +41,7 @@ def main() -> int:
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
-            paths = exports.export_run(last.traces, last.images, app.EXAMPLES[0], tmp)
+            paths = exports.export_run(last.traces, last.images, app.EXAMPLES[0], tmp, cards=cards())
             secs.append(time.perf_counter() - t0)
             film = {p.suffix: p.stat().st_size for p in paths if p.suffix in (".gif", ".mp4", ".zip")}
     out = {"methods": app.DEFAULT_METHODS, "export_s_median": round(statistics.median(secs), 2),

@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from specviz.analysis import atlas, atlas_paired, atlas_run, bench, bench_cli, sweep
+from specviz.analysis import atlas, atlas_paired, atlas_run, bench, bench_cli, front, sweep
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.drafters import drafter_factory
 from specviz.engine.methods import all_knobs
@@ -67,7 +67,7 @@ def _sweep(args) -> int:
     base = {"noise": "keyed"} if args.noise == "keyed" else {}
     rows, new = sweep.sweep(args.method, points, bench.prompt_set(args.prompts), args.seeds, out, args.ray,
                             base=base)
-    fig = pareto.figure(rows, args.measure)
+    fig = pareto.figure(front.plot(rows, args.measure))
     fig.savefig(out.with_suffix(".png"), dpi=120)
     fig.savefig(out.with_suffix(".pdf"))
     print(f"{new} new points, {len(rows)} in {out}; plot: {out.with_suffix('.png')}")

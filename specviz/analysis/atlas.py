@@ -19,14 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 from specviz.analysis import atlas_paired, views
+from specviz.analysis.atlas_keys import MAP_KEYS, METRICS
 from specviz.core.trace import DECISIONS, Trace
 from specviz.engine import methods
 from specviz.scenes.regions import OBJECT, REGIONS
 
 DETAIL_EDGES = (3.0, 6.0)               # fixed; the terciles of VQ round-trips of 150 real scenes, rounded
 DETAIL_BINS = ("low", "mid", "high")
-METRICS = ("acceptance", "relaxation", "tv_cost")
-MAP_KEYS = ("finalize", "exact", "relaxed", "resampled", "tv_cost")
 _EXACT, _RELAXED, _RESAMPLED = (DECISIONS.index(d) for d in ("exact", "relaxed", "resampled"))
 TV_FLOOR = 1e-6                         # a mean TV cost per token below this is float32 noise (lossless rules)
 FIELDS = ("finalize", "decision", "entropy", "tv_cost", "rejections", "group", "detail")

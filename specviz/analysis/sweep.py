@@ -1,5 +1,6 @@
 """`python -m specviz sweep`: a grid over rule parameters, each point measured as the bench does (locally, or as Ray
-tasks), appended to a JSONL file so a restart skips finished points. The trade-off plot: render.pareto.figure."""
+tasks), appended to a JSONL file so a restart skips finished points. The trade-off plot:
+analysis.front.plot, drawn by render.pareto.figure."""
 from __future__ import annotations
 
 import itertools

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
+from specviz.analysis.cards import cards
 from specviz.app.edge import wire as wire_names
 from specviz.app.session import RACE_PX
 from specviz.engine.config import METHODS
@@ -28,7 +29,7 @@ def refresh(st, shown: str):
     if method not in st.traces:
         return (f"<i>The cell you inspected ({method}, position {pos}) is not in this run: {method} did not run. "
                 "Click a cell to inspect it.</i>")
-    return html.inspector(st.traces[method], pos)
+    return html.inspector(st.traces[method], pos, cards())
 
 
 def marked(st, shown: str | None) -> int | None:
@@ -81,7 +82,7 @@ def outlined(inputs: dict) -> dict:
     if pos is None:
         return {}
     only = map_lane(st, inputs["inspector"], inputs.get("present", False))
-    maps = panels.heatmaps(st.traces, st.images, float(inputs["opacity"]), pos, only)
+    maps = panels.heatmaps(st.traces, st.images, float(inputs["opacity"]), pos, only, cards=cards())
     return lane_pictures(st, pos) | {f"map_{k}": im for k, im in maps.items()}
 
 

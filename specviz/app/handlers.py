@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import gradio as gr
 
 from specviz.analysis import paired
+from specviz.analysis.cards import cards
 from specviz.analysis.preview import KnobValues, outcomes, rescore
 from specviz.app.catalogue import Backend, check_draft, check_model, load
 from specviz.app.configs import default_draft, make_configs
@@ -84,7 +85,7 @@ class Handlers:
             if isinstance(upd.get("state"), RunState) and before and before.traces:
                 rows = outcomes(before.traces, upd["state"].traces, PREVIEWED)
                 upd["preview_table"] = html.outcome_table(rows)
-                upd["status"] = upd.get("status", "") + bench.outcome_line(rows)    # in view beside the knobs
+                upd["status"] = upd.get("status", "") + bench.outcome_line(rows, cards())    # in view beside the knobs
             yield upd
 
     @friendly
@@ -111,7 +112,7 @@ class Handlers:
                 shown |= {f"img_{v.method}": v.image for v in fresh}
                 pictures_at = time.perf_counter()
             # the last frame restates every lane: its word on AR's image exists only once every lane is done
-            shown |= {f"stats_{v.method}": html.lane_stats(v) for v in (fr.lanes if fr.done else fresh)}
+            shown |= {f"stats_{v.method}": html.lane_stats(v, cards()) for v in (fr.lanes if fr.done else fresh)}
             shown["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0, fr.memory)
             st = RunState(name, cfgs[0].prompt, fr.traces, fr.images)
             if fr.done:                                                   # the result carries every picture
@@ -122,7 +123,8 @@ class Handlers:
                     shown |= self._maps(st, opacity, None, only)
                     maps_at = kind_at = now
                 elif kind in panels.KINDS and now - kind_at >= self.maps_every["shown"]:
-                    shown[f"map_{kind}"] = panels.heatmap(kind, fr.traces, fr.images, opacity, None, only)
+                    shown[f"map_{kind}"] = panels.heatmap(kind, fr.traces, fr.images, opacity, None, only,
+                                                                     cards=cards())
                     kind_at = now
             yield only_changed(shown, sent) if lean and not fr.done else dict(shown)
 
@@ -157,7 +159,8 @@ class Handlers:
         for m, t in traces.items():
             n = t.grid[0] * t.grid[1]
             upd[f"stats_{m}"] = html.lane_stats(LaneView(m, None, len(t.steps), len(t.committing()), n, True,
-                                                         t.summary["seconds"], config=t.config, vs_ar=counts.get(m)))
+                                                         t.summary["seconds"], config=t.config, vs_ar=counts.get(m)),
+                                                cards())
         upd |= self._finish(RunState(first.model, prompt, traces, images), float(opacity), inputs.get("focus"),
                             bool(inputs.get("present")))
         upd["status"] = html.opened(list(traces), prompt, note)
@@ -168,13 +171,14 @@ class Handlers:
         its lane), summary, replay."""
         mark = marked(st, focus)
         upd = self._maps(st, opacity, mark, map_lane(st, focus, present)) | lane_pictures(st, mark)
-        upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_image(st.traces)}
+        upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_image(st.traces, cards())}
         upd |= self.replay.start(st)                                        # the Replay tab (app/replay_tab.py)
         upd |= {"preview_image": panels.preview_map([], {}, {}), "preview_table": ""}
         return upd
 
     def _maps(self, st: RunState, opacity: float, mark: int | None = None, only: str | None = None) -> dict:
-        return {f"map_{k}": im for k, im in panels.heatmaps(st.traces, st.images, opacity, mark, only).items()}
+        return {f"map_{k}": im for k, im in panels.heatmaps(st.traces, st.images, opacity, mark, only,
+                                                                         cards=cards()).items()}
 
     # ------------------------------------------------------------------------------------------------ cheap views
     @friendly
@@ -197,7 +201,7 @@ class Handlers:
         knobs = KnobValues.from_config(first.config, **moved)
         pv = [rescore(t, KnobValues.from_config(t.config, **moved)) for t in st.traces.values()]
         return {"preview_image": panels.preview_map(pv, st.traces, st.images, float(inputs["opacity"])),
-                "preview_table": html.preview_table(pv, knobs), "tabs": gr.Tabs(selected="preview")}
+                "preview_table": html.preview_table(pv, knobs, cards()), "tabs": gr.Tabs(selected="preview")}
 
     def inspect_slot(self, method: str):
         @friendly
@@ -207,7 +211,8 @@ class Handlers:
             t = st.traces[method]
             c = max(1, draw.cell_px(t.grid))
             x, y = evt.index
-            return html.inspector(t, _clamp(int(y) // c, t.grid[0]) * t.grid[1] + _clamp(int(x) // c, t.grid[1]))
+            pos = _clamp(int(y) // c, t.grid[0]) * t.grid[1] + _clamp(int(x) // c, t.grid[1])
+            return html.inspector(t, pos, cards())
         return fn
 
     def inspect_map(self, kind: str | None = None):
@@ -218,12 +223,13 @@ class Handlers:
             if not st or not st.traces:
                 return "<i>Generate first, then click a cell of any map.</i>"
             only = map_lane(st, focus, present)
-            shown, px = panels.map_layout(kind, st.traces, only) if kind else (list(st.traces), draw.PANEL)
+            shown, px = (panels.map_layout(kind, st.traces, only, cards=cards()) if kind
+                         else (list(st.traces), draw.PANEL))
             first = st.traces[shown[0]]
             hit = draw.locate(len(shown), evt.index[0], evt.index[1], first.grid, px)
             if hit is None:
                 return "<i>Click inside one of the maps.</i>"
-            return html.inspector(st.traces[shown[hit[0]]], hit[1])
+            return html.inspector(st.traces[shown[hit[0]]], hit[1], cards())
         return fn
 
     @friendly
@@ -231,7 +237,7 @@ class Handlers:
         if not st or not st.traces:
             raise gr.Error("Nothing to export yet: generate first.")
         with trimmed_heap():
-            return [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root)]
+            return [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root, cards=cards())]
 
     @on_gpu(MAX_S)
     @friendly

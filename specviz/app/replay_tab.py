@@ -14,6 +14,8 @@ import gradio as gr
 from PIL import Image
 
 from specviz.analysis import views
+from specviz.analysis.cards import cards
+from specviz.analysis.patches import patches
 from specviz.app import widgets as w
 from specviz.app.edge import wire as bind
 from specviz.app.errors import friendly
@@ -124,7 +126,7 @@ class Replay:
 
     def view(self, st, method: str, k: int) -> dict:
         """Clock k: every lane in one picture, and `method`'s step details."""
-        img = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces), size=frame_size(st),
+        img = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces, cards()), size=frame_size(st),
                                drafts=self.drafts(st))
         return {"replay_image": Image.fromarray(img)} | self.details(st, method, k)
 
@@ -162,7 +164,7 @@ class Replay:
         except Exception:                           # noqa: BLE001 - patches are optional: outlines instead
             return None
         if self._patches[0] is not model:
-            self._patches = (model, tree_picture.patches(model))
+            self._patches = (model, patches(model))
         return self._patches[1]
 
     @friendly
@@ -171,7 +173,7 @@ class Replay:
         if not st or not st.traces:
             return "<i>Generate first.</i>"
         hit = video.locate_lane(st.traces, evt.index[0], evt.index[1], frame_size(st))
-        return html.inspector(st.traces[hit[0]], hit[1]) if hit else "<i>Click a cell of one of the lanes.</i>"
+        return html.inspector(st.traces[hit[0]], hit[1], cards()) if hit else "<i>Click a cell of one of the lanes.</i>"
 
 
 def frame_size(st) -> tuple[int, int]:

@@ -1,5 +1,5 @@
 """The app's Sweep tab: a small grid over one rule parameter on the embedded model, with AR and classic lossless SJD
-as reference points -> the trade-off plot (specviz/render/pareto.py) + table.
+as reference points -> the trade-off plot (specviz/analysis/front.py, drawn by specviz/render/pareto.py) + table.
 Clicking a row opens that point in the race:
 its method joins the selected ones, its knob values go to the sliders, and the race runs with the page's prompt and
 seed (a History row with source "sweep").
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from specviz.analysis import bench, sweep
+from specviz.analysis import bench, front, sweep
 from specviz.app.errors import friendly
 from specviz.engine.config import METHODS
 from specviz.engine.methods import REGISTRY, knob
@@ -63,7 +63,7 @@ def run_sweep(method: str, param: str, values: str, prompts: int, root: str | No
     table = [[f"{r['method']} {', '.join(f'{k}={_fmt(v)}' for k, v in r['point'].items())}".strip(),
               r["result"]["step_compression"], r["result"]["implausible"], r["result"]["nll"], r["result"]["tv_cost"],
               r["result"].get("fidelity"), r["result"]["seconds"]] for r in rows]
-    return pareto.figure(rows, measure), table, [(r["method"], r["point"]) for r in rows]
+    return pareto.figure(front.plot(rows, measure)), table, [(r["method"], r["point"]) for r in rows]
 
 
 OPENED = ("lam", "delta", "tau_pos", "tau_seq", "cascade_budget", "pac_width", "pac_depth")   # knobs a point can set

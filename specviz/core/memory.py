@@ -12,6 +12,8 @@ import sys
 
 import torch
 
+from specviz.core.numbers import gib  # noqa: F401  (re-exported: how the bench and the app write bytes)
+
 
 def _cuda(device) -> bool:
     kind = torch.device(device).type if device is not None else ("cuda" if torch.cuda.is_available() else "cpu")
@@ -43,7 +45,3 @@ def reset_peak(device=None) -> None:
     if _cuda(device):
         torch.cuda.reset_peak_memory_stats(device)
 
-
-def gib(n: int) -> str:
-    """'1.23 GiB' (two decimals; 1 GiB = 2**30 bytes)."""
-    return f"{n / 2**30:.2f} GiB"

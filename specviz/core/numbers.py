@@ -16,6 +16,11 @@ def whole_number(v, lo: int, hi: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
 
 
+def gib(n: int) -> str:
+    """'1.23 GiB' (two decimals; 1 GiB = 2**30 bytes)."""
+    return f"{n / 2**30:.2f} GiB"
+
+
 def standard_error(values) -> float:
     """The standard error of a mean over per-image values: stdev / √n (0.0 for one value)."""
     v = list(values)

@@ -11,7 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
-from specviz.analysis.atlas import MAP_KEYS, METRICS
+from specviz.analysis.atlas_keys import MAP_KEYS, METRICS
 from specviz.analysis.atlas_paired import WITH_SE
 from specviz.render import draw, figures
 

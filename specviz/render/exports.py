@@ -12,8 +12,8 @@ import uuid
 import zipfile
 from pathlib import Path
 
+from specviz.core.cards import Cards
 from specviz.core.paths import slug
-from specviz.engine import methods
 from specviz.render import draw, figures, panels, video
 
 LIVE = ("lam", "delta", "tau_pos", "tau_seq")   # the sliders every shared file name carries
@@ -49,28 +49,28 @@ def knob_tag(config: dict, names) -> str:
 
 
 def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None = None,
-               videos: bool = True) -> list[Path]:
+               videos: bool = True, *, cards: Cards) -> list[Path]:
     """Write every artefact of one run; returns the paths (the zip of all of them first, then the slide figure,
-    images, traces, maps and videos)."""
+    images, traces, maps and videos; `cards`: the methods' cards, analysis.cards.cards())."""
     out = export_dir(root)
     config = next(iter(traces.values())).config
     stem = f"{slug(prompt)}_seed{config.get('seed', 0)}"
     shared = f"{stem}_{knob_tag(config, LIVE)}"
     paths = figures.in_one_thread(_slide, traces, images, prompt, out / f"{shared}_figure")
     for m, t in traces.items():
-        p = out / _name(stem, m, t.config, ".png")
+        p = out / _name(stem, m, t.config, ".png", cards)
         draw.upscale(images[m], t.grid, 480).save(p)
         paths.append(p)
     for m, t in traces.items():
-        p = out / _name(stem, m, t.config, "_trace.json")
+        p = out / _name(stem, m, t.config, "_trace.json", cards)
         t.save(p)
         paths.append(p)
-    for kind in panels.exported_kinds(traces):               # no groups map when no method forms groups
+    for kind in panels.exported_kinds(traces, cards):               # no groups map when no method forms groups
         p = out / f"{shared}_map_{kind}.png"
-        panels.heatmap(kind, traces, images).save(p)
+        panels.heatmap(kind, traces, images, cards=cards).save(p)
         paths.append(p)
     if videos:
-        paths += video.write_videos(traces, images, out / f"{shared}_race", video.lane_labels(traces))
+        paths += video.write_videos(traces, images, out / f"{shared}_race", video.lane_labels(traces, cards))
     bundle = out / f"{shared}_all.zip"
     with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as z:
         for p in paths:
@@ -83,7 +83,6 @@ def _slide(traces: dict, images: dict, prompt: str, stem: Path) -> list[Path]:
     return [figures.save(fig, stem.with_name(stem.name + ext)) for ext in (".pdf", ".png")]
 
 
-def _name(stem: str, method: str, config: dict, suffix: str) -> str:
-    knobs = methods.get(method).rule_knobs if method in methods.REGISTRY else ()
-    tag = knob_tag(config, knobs)
+def _name(stem: str, method: str, config: dict, suffix: str, cards: Cards) -> str:
+    tag = knob_tag(config, cards.of(method).knob_names)
     return f"{stem}_{method}{'_' + tag if tag else ''}{suffix}"

@@ -13,18 +13,18 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from specviz.analysis import paired, views
+from specviz.core.cards import Cards
 from specviz.core.trace import DECISIONS
-from specviz.engine import methods
 from specviz.render import charts, draw
 
 SLIDE_MAPS = ("entropy", "tv", "decision", "finalize", "tv_cost")
 SLIDE_IN = (16, 9)                  # inches: a 16:9 slide (1920 x 1080 px at 120 dpi)
 
 
-def histogram_image(traces: dict):
+def histogram_image(traces: dict, cards: Cards):
     """Grouped bars: how many verification steps committed k tokens, per method (summary['accepted_hist']).
     Drawn with PIL (charts.bar_chart): a matplotlib figure cost ~0.3 s per run to draw and encode in the server."""
-    drafting = {m: t for m, t in traces.items() if m not in methods.REGISTRY or methods.get(m).family.drafts}
+    drafting = {m: t for m, t in traces.items() if cards.of(m).drafts}
     hists = {m: list(t.summary.get("accepted_hist", [0])) for m, t in drafting.items()}
     left_out = [m for m in traces if m not in drafting]          # AR: every forward commits one token, a lone bar
     note = f" ({', '.join(left_out)} left out: one token per forward)" if left_out else ""

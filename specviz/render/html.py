@@ -6,9 +6,8 @@ import re
 from html import escape, unescape
 
 from specviz.analysis import paired, views
-from specviz.analysis.preview import Preview
-from specviz.core.memory import gib
-from specviz.engine import methods
+from specviz.core.cards import Cards
+from specviz.core.numbers import gib
 from specviz.render.bench import knob_caption
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
 from specviz.render.verdict import num, plain, verdict
@@ -18,24 +17,15 @@ SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accept
                    "rule's promised Σ", "implausible codes (target q < 0.001)", "time s"]
 
 
-def _record(method: str):
-    """The method's record, or None for a name no longer registered (an old trace)."""
-    return methods.REGISTRY.get(method)
-
-
-def _summary(method: str) -> str:
-    m = _record(method)
-    return escape(m.summary) if m is not None else ""
-
-
-def lane_stats(v) -> str:
-    """The counters under one race panel (v: session.LaneView)."""
+def lane_stats(v, cards: Cards) -> str:
+    """The counters under one race panel (v: session.LaneView; `cards`: the methods' cards)."""
     state = (f"<span class='sv-done'>✓ done at forward {v.forwards}</span>" if v.done
              else f"<span class='sv-run'>● forward {v.forwards}</span>")
     drafter = f"<br><span class='sv-sub'>drafter: {escape(v.drafter)}</span>" if v.drafter else ""
-    knobs = f"<div class='sv-knobs'>{knob_caption(v.method, v.config) or 'no knobs'}</div>" if v.config else ""
+    knobs = f"<div class='sv-knobs'>{knob_caption(v.method, v.config, cards) or 'no knobs'}</div>" if v.config else ""
     knobs += vs_ar(v.method, v.vs_ar)
-    return (f"<div class='sv-lane'>{knobs}<span class='sv-kind'>{_summary(v.method)}{drafter}<br></span>{state}<br>"
+    return (f"<div class='sv-lane'>{knobs}<span class='sv-kind'>{escape(cards.of(v.method).summary)}{drafter}"
+            f"<br></span>{state}<br>"
             f"<span class='sv-count'>{v.committed}/{v.positions} tokens · </span>"
             f"<b>{v.compression:.2f}×</b><span class='sv-words'> step compression</span>"
             f"<span class='sv-secs'> · {v.seconds:.2f} s</span>"
@@ -116,8 +106,9 @@ def _bar(label: str, value: float, colour: str) -> str:
             f"</div>")
 
 
-def inspector(trace, pos: int) -> str:
-    """p vs q, acceptance, entropy, TV and the decision history at one position (docs/design.md §6)."""
+def inspector(trace, pos: int, cards: Cards) -> str:
+    """p vs q, acceptance, entropy, TV and the decision history at one position (docs/design.md §6); the method's
+    card (of `cards`) gives its relaxation, reading and inspector lines."""
     r, c = divmod(pos, trace.grid[1])
     hist = views.attempts(trace, pos)
     head = (f"<div class='sv-insp' data-method='{escape(trace.method)}' data-pos='{pos}'>"
@@ -127,10 +118,10 @@ def inspector(trace, pos: int) -> str:
         return head + "<p>Nothing was decided here yet.</p></div>"
     judged = [a for a in hist if a.event.decision in views.JUDGED]
     key = judged[-1] if judged else hist[-1]
-    right = _history(hist) + (_members(key, group_reading(trace.method, trace.config)) if key.members else "")
-    left = _numbers(hist, key, len(judged)) + explain(trace.method, trace.config, key.event) + reading(trace.method,
-                                                                                                    trace.config)
-    return (f"{head}<p class='sv-plain'>{escape(plain(key.event))}</p>{verdict_line(trace.method, hist, key)}"
+    right = _history(hist) + (_members(key, group_reading(trace.method, trace.config, cards)) if key.members else "")
+    left = (_numbers(hist, key, len(judged)) + explain(trace.method, trace.config, key.event, cards)
+            + reading(trace.method, trace.config, cards))
+    return (f"{head}<p class='sv-plain'>{escape(plain(key.event))}</p>{verdict_line(trace.method, hist, key, cards)}"
             f"<div class='sv-cols'><div>{left}</div><div>{right}</div>"
             "</div></div>")
 
@@ -141,39 +132,36 @@ def inspected(text: str) -> tuple[str, int] | None:
     return (unescape(found.group(1)), int(found.group(2))) if found else None
 
 
-def verdict_line(method: str, hist, key) -> str:
+def verdict_line(method: str, hist, key, cards: Cards) -> str:
     """What decided this cell, in one paragraph from the recorded numbers (render/verdict.py): the deciding draft's
     verdict, then the committed token's when another event committed it (a resample, a bonus)."""
-    m = _record(method)
-    parts = [verdict(key.event, m.relaxation if m is not None and m.relaxation else "the rule's relaxation").text()]
+    parts = [verdict(key.event, cards.of(method).relaxation or "the rule's relaxation").text()]
     final = next((a for a in reversed(hist) if a.event.commits), None)
     if final is not None and final is not key:
         parts.append(verdict(final.event).text())
     return f"<p class='sv-verdict' id='sv-verdict'>{escape(' '.join(parts))}</p>"
 
 
-def reading(method: str, config: dict) -> str:
+def reading(method: str, config: dict, cards: Cards) -> str:
     """Which reading of the paper this trace ran: the method's text-valued knobs (GSD mode, LANTERN residual)."""
-    m = _record(method)
-    if m is None:
-        return ""
-    modes = [f"{k.flag} {config.get(k.name, k.default)}" for k in methods.all_knobs()
-             if k.name in m.rule_knobs and k.kind is str]
+    m = cards.of(method)
+    modes = [f"{k.flag} {config.get(k.name, k.default)}" for k in m.rule_knobs if k.kind is str]
     return (f"<p class='sv-sub'>Reading: {escape(m.reading)}" + (f" — ran with {escape(', '.join(modes))}" if modes
                                                                  else "") + "</p>") if m.reading else ""
 
 
-def explain(method: str, config: dict, event) -> str:
-    """The line the method's record adds under the numbers (its `explain` hook: CSD's units, CASCADE's budget)."""
-    m = _record(method)
-    text = m.explain(config, event) if m is not None and m.explain is not None else ""
+def explain(method: str, config: dict, event, cards: Cards) -> str:
+    """The line the method's card adds under the numbers (its record's `explain` hook: CSD's units, CASCADE's
+    budget)."""
+    m = cards.of(method)
+    text = m.explain(config, event) if m.explain is not None else ""
     return f"<p class='sv-sub'>{escape(text)}</p>" if text else ""
 
 
-def group_reading(method: str, config: dict) -> str:
-    """How the run formed its groups (the record's `group_reading` hook), for the candidates table."""
-    m = _record(method)
-    return m.group_reading(config) if m is not None and m.group_reading is not None else ""
+def group_reading(method: str, config: dict, cards: Cards) -> str:
+    """How the run formed its groups (the card's `group_reading` hook), for the candidates table."""
+    m = cards.of(method)
+    return m.group_reading(config) if m.group_reading is not None else ""
 
 
 def _numbers(hist, key, n_judged: int) -> str:
@@ -230,10 +218,10 @@ def _members(a, how: str) -> str:
             f"<th>child cos</th><th>group</th></tr>{rows or _EMPTY}</table>")
 
 
-def preview_table(previews: list[Preview], knobs) -> str:
+def preview_table(previews: list, knobs, cards: Cards) -> str:
     def mean(v):
         return sum(v) / len(v) if v else 1.0
-    tunable = [m.name for m in methods.REGISTRY.values() if m.rescore is not None]     # the records that say so
+    tunable = cards.rescorable()                                                      # the cards that say so
     rows = "".join(
         f"<tr><td>{p.method}</td><td>{'yes' if p.tunable else 'no'}</td><td>{p.recorded_compression:.2f}×</td>"
         f"<td>{mean(p.baseline_len):.2f} → <b>{mean(p.expected_len):.2f}</b></td>"

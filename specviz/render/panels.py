@@ -7,9 +7,8 @@ import numpy as np
 from PIL import Image
 
 from specviz.analysis import paired, views
-from specviz.analysis.preview import Preview
+from specviz.core.cards import Cards
 from specviz.core.trace import DECISIONS, Trace
-from specviz.engine import methods
 from specviz.render import draw, focus
 
 GROUP_PX = 480                  # the groups map's panels: member counts need cells of ~30 px
@@ -29,21 +28,21 @@ def base_image(image: np.ndarray | None, grid, px: int = draw.PANEL) -> Image.Im
 
 
 def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0, mark: int | None = None,
-            only: str | None = None) -> Image.Image:
+            only: str | None = None, *, cards: Cards) -> Image.Image:
     """One composite per map kind over all methods of a run (shared colour scale, legend on the right); `mark`: the
     inspected position, ringed in every panel; `only`: draw one method's panel (map_layout says which), at the
-    run's shared scale and legend."""
+    run's shared scale and legend; `cards`: the methods' cards (which of them form groups)."""
     if not traces:
         return draw.message("Generate to see the maps")
     if kind == "decision":
         panels, side = _decision_panels(traces)
     elif kind == "groups":
-        panels, side = _group_panels(traces)
+        panels, side = _group_panels(traces, cards)
     elif kind == "changed":
         panels, side = _changed_panels(traces)
     else:
         panels, side = _numeric_panels(kind, traces)
-    keep, px = map_layout(kind, traces, only)
+    keep, px = map_layout(kind, traces, only, cards=cards)
     out = []
     for (method, im) in (p for p in panels if p[0] in keep):
         grid = traces[method].grid
@@ -55,17 +54,17 @@ def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0, mark: i
 
 
 def heatmaps(traces: dict, images: dict, opacity: float = 1.0, mark: int | None = None,
-             only: str | None = None) -> dict:
+             only: str | None = None, *, cards: Cards) -> dict:
     """Every map kind's composite, by kind (KINDS order)."""
-    return {k: heatmap(k, traces, images, opacity, mark, only) for k in KINDS}
+    return {k: heatmap(k, traces, images, opacity, mark, only, cards=cards) for k in KINDS}
 
 
-def map_layout(kind: str, traces: dict, only: str | None = None) -> tuple[list, int]:
+def map_layout(kind: str, traces: dict, only: str | None = None, *, cards: Cards) -> tuple[list, int]:
     """Which methods a map kind's composite shows, in panel order, and its panel size (clicks are located with it).
     `only`: one panel — that method's where the map has one (the groups map: group formers; "changed vs AR": the
     methods compared with AR), else the map's first."""
     if kind == "groups":
-        formers = [m for m in traces if methods.get(m).groups is not None]
+        formers = [m for m in traces if cards.of(m).forms_groups]
         shown, px = (formers or list(traces)[:1]), GROUP_PX
     elif kind == "changed":
         shown, px = _changed_layout(traces)[0], draw.PANEL
@@ -107,10 +106,10 @@ def _decision_panels(traces: dict):
     return panels, draw.legend(items, "committing decision")
 
 
-def _group_panels(traces: dict):
+def _group_panels(traces: dict, cards: Cards):
     """Only the methods whose record forms groups get a panel (at double size, so member counts stay readable);
     the legend says what a group is and covers every colour drawn."""
-    formers = [m for m in traces if methods.get(m).groups is not None]
+    formers = [m for m in traces if cards.of(m).forms_groups]
     if not formers:
         names = ", ".join(traces)
         return [(next(iter(traces)), draw.message(f"none of {names} forms groups: add a group-forming method "
@@ -160,7 +159,7 @@ def _changed_panels(traces: dict):
     return panels, draw.legend(items, "token vs AR's, same keyed noise")
 
 
-def preview_map(previews: list[Preview], traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
+def preview_map(previews: list, traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
     """Acceptance probability b' of each recorded draft under the new knobs (shared 0..1 scale)."""
     if not previews:
         return draw.message("Move λ, δ, τ_pos or τ_seq to preview the recorded drafts")
@@ -194,8 +193,8 @@ def replay_legend() -> Image.Image:
     return draw.legend(items, "this step")
 
 
-def exported_kinds(traces: dict) -> tuple:
-    """The map kinds an export writes: the groups map only when a method of the run forms groups (its record says
+def exported_kinds(traces: dict, cards: Cards) -> tuple:
+    """The map kinds an export writes: the groups map only when a method of the run forms groups (its card says
     so); otherwise that map is only a note, and the export leaves it out."""
-    forms = any(m in methods.REGISTRY and methods.get(m).groups is not None for m in traces)
+    forms = any(cards.of(m).forms_groups for m in traces)
     return tuple(k for k in KINDS if k != "groups" or forms)

@@ -220,21 +220,6 @@ def link_points(layout: TreeLayout, a: int, b: int) -> tuple:
     return (edge, na.y, edge - bend, (na.y + nb.y) // 2, edge, nb.y)
 
 
-def patches(model) -> Callable[[int], Image.Image]:
-    """token -> the decoded patch of that code (the centre cell of an image made of that code alone), cached."""
-    cache: dict[int, Image.Image] = {}
-    gh, gw = model.grid
-
-    def patch(token: int) -> Image.Image:
-        if token not in cache:
-            import torch  # the model's decoder takes a tensor; only pictures with thumbnails need it
-            im = model.decode_image(torch.full((gh * gw,), int(token), dtype=torch.long)).convert("RGB")
-            cw, ch = im.size[0] // gw, im.size[1] // gh
-            cache[token] = im.crop((cw * (gw // 2), ch * (gh // 2), cw * (gw // 2 + 1), ch * (gh // 2 + 1)))
-        return cache[token]
-    return patch
-
-
 def node_rgb(decision: str) -> tuple:
     if decision in draw.DECISION_RGB:
         return draw.DECISION_RGB[decision]

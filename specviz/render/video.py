@@ -28,7 +28,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from specviz.analysis import paired
-from specviz.engine import methods
+from specviz.core.cards import Cards
 from specviz.render import draw
 from specviz.render.frame_layout import GAP, NAME_H, SIZE, LaneBox, lane_boxes, wrap
 from specviz.render.panels import race_frame
@@ -59,9 +59,9 @@ def slowest(traces: dict) -> int:
     return max(len(t.steps) for t in traces.values())
 
 
-def lane_labels(traces: dict) -> dict:
-    """method -> its label in the registry (a method unknown here keeps its name)."""
-    return {m: methods.get(m).label if m in methods.REGISTRY else m for m in traces}
+def lane_labels(traces: dict, cards: Cards) -> dict:
+    """method -> its card's label (a method unknown here keeps its name)."""
+    return {m: cards.of(m).label for m in traces}
 
 
 def clock(traces: dict) -> list[int]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from specviz.analysis import views
+from specviz.analysis.cards import cards
 from specviz.render import draw, panels
 from tests.render.test_replay import race
 
@@ -45,7 +46,7 @@ def test_the_acceptance_map_is_each_committed_drafts_b():
 
 def test_the_drawn_acceptance_map_colours_each_cell_from_b():
     traces, images, _ = race()
-    im = np.asarray(panels.heatmap("accept", traces, images))
+    im = np.asarray(panels.heatmap("accept", traces, images, cards=cards()))
     spec = views.MAPS["accept"]
     assert (spec.vmax, spec.scale, spec.cmap) == (1.0, "fixed", "viridis") and views.TITLES["accept"] == "Acceptance b"
     grid = next(iter(traces.values())).grid
@@ -54,4 +55,4 @@ def test_the_drawn_acceptance_map_colours_each_cell_from_b():
         want = draw.colorize(expected(t), "viridis", 0.0, 1.0)
         centres = im[y0 + c // 2:y0 + c * grid[0]:c, x0 + c // 2:x0 + c * grid[1]:c]
         assert np.array_equal(centres, want), m
-    assert "accept" in panels.KINDS and "accept" in panels.exported_kinds(traces)
+    assert "accept" in panels.KINDS and "accept" in panels.exported_kinds(traces, cards())

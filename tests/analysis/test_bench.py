@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from specviz.analysis import bench, bench_cli, quality, sweep
+from specviz.analysis import bench, bench_cli, front, quality, sweep
 from specviz.render import pareto
 
 HAVE_MODEL = (Path(__file__).resolve().parents[2] / "assets" / "target.safetensors").exists()
@@ -80,7 +80,7 @@ def test_sweep_local_resumable_and_ray_agree(tmp_path):
     import ray
     ray.shutdown()
     assert _strip(rows) == _strip(rrows)
-    fig = pareto.figure(rows)
+    fig = pareto.figure(front.plot(rows))
     fig.savefig(tmp_path / "p.png")
     assert (tmp_path / "p.png").stat().st_size > 1000
 

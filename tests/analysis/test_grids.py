@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from specviz.analysis.cards import cards
 from specviz.analysis.views import decided_mask
 from specviz.app.configs import make_configs
 from specviz.app.race import race
@@ -30,13 +31,13 @@ def test_the_24x24_grid_draws_in_the_race_maps_inspector_replay_video_and_export
     undecided = ~decided_mask(t, 3)
     assert undecided.shape == (24, 24) and undecided.any() and not undecided.all()
     for kind in panels.KINDS:
-        assert panels.heatmap(kind, traces, images).size[0] > draw.PANEL
-    assert "row 23, column 23 (position 575)" in html.inspector(t, 575)
+        assert panels.heatmap(kind, traces, images, cards=cards()).size[0] > draw.PANEL
+    assert "row 23, column 23 (position 575)" in html.inspector(t, 575, cards())
     img, caption = panels.replay_image(t, images["csd"], 5)
     assert img.size[0] > panels.REPLAY_PX and "of" in caption
     box = video.frame_boxes(traces)[list(traces).index("csd")]
     lane = np.asarray(video.draw_frame(traces, images, video.clock(traces)[-1]))[box.y:box.y + box.px,
                                                                                  box.x:box.x + box.px]
     assert np.array_equal(lane, np.asarray(draw.upscale(images["csd"], t.grid, box.px)))
-    paths = exports.export_run(traces, images, "red house", tmp_path, videos=False)
+    paths = exports.export_run(traces, images, "red house", tmp_path, videos=False, cards=cards())
     assert any(p.name.endswith("_csd_lam0.5_delta0.5.png") for p in paths)

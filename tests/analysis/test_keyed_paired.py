@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from specviz.analysis import paired
+from specviz.analysis.cards import cards
 from specviz.render import draw, panels
 from tests.support.toy import run, toy
 
@@ -93,7 +94,7 @@ def test_changed_map_is_drawn_in_its_colours(runs):
         arr = np.asarray(im)
         for (r, col), v in np.ndenumerate(cat):
             assert tuple(arr[r * c + c // 2, col * c + c // 2]) == draw.CHANGED_RGB[int(v)]
-    full = panels.heatmap("changed", t, {})
+    full = panels.heatmap("changed", t, {}, cards=cards())
     assert full.size[0] > 2 * draw.PANEL
 
 

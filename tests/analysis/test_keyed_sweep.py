@@ -8,7 +8,7 @@ import statistics as st
 import numpy as np
 import pytest
 
-from specviz.analysis import bench, paired
+from specviz.analysis import bench, front, paired
 from specviz.render import pareto
 from tests.support.toy import run, toy
 
@@ -53,7 +53,7 @@ def test_pareto_draws_the_standard_error_bars(measured):
     _, res = measured
     rows = [{"method": "csd", "point": {"lam": float(s.split("=")[1])}, "result": res["methods"][s]}
             for s in ("csd:lam=0.0", "csd:lam=2.0")]
-    fig = pareto.figure(rows, "changed", lossless=frozenset())
+    fig = pareto.figure(front.plot(rows, "changed", lossless=frozenset()))
     ax = fig.axes[0]
     bars = [c for c in ax.collections if c.__class__.__name__ == "LineCollection"]
     spans = sorted(float(np.ptp(seg[:, 1])) for b in bars for seg in b.get_segments())

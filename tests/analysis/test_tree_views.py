@@ -6,6 +6,7 @@ from html import escape
 import pytest
 
 from specviz.analysis import views
+from specviz.analysis.cards import cards
 from specviz.engine.groups import READINGS
 from specviz.engine.methods import get
 from specviz.render import html
@@ -48,7 +49,7 @@ def test_inspector_shows_both_tvs_budget_and_reading(traces):
         assert later, "a later sibling whose residual differs from q"
         for _, ev in later[:3]:
             key = [a.event for a in views.attempts(t, ev.pos) if a.event.decision in views.JUDGED][-1]
-            out = html.inspector(t, ev.pos)
+            out = html.inspector(t, ev.pos, cards())
             bars = dict(re.findall(r"<span class='sv-bl'>([^<]+)</span>.*?<span class='sv-bv'>([-0-9.e+]+)</span>",
                                    out))
             assert float(bars["TV(p, q)"]) == pytest.approx(key.tv, abs=1e-4)

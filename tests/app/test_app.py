@@ -9,6 +9,8 @@ from gradio_client.utils import Status
 from PIL import Image
 
 import app
+from specviz.analysis.cards import cards
+from specviz.analysis.patches import patches
 from specviz.app.configs import make_configs
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, Handlers, RunState
 from specviz.app.race import race
@@ -129,7 +131,7 @@ def test_preview_inspector_replay_and_export_handlers(state):
     c = draw.cell_px((4, 4))
     evt = gr.SelectData(None, {"index": [x0 + 2 * c + 1, y0 + c + 1], "value": None})
     assert "csd · row 1, column 2 (position 6)" in h.inspect_map()(st, None, False, evt)
-    shown, px = panels.map_layout("groups", st.traces)                     # the groups map: group formers only
+    shown, px = panels.map_layout("groups", st.traces, cards=cards())       # the groups map: group formers only
     assert shown == ["cascade"] and px == panels.GROUP_PX
     (x0, y0), c = draw.layout(1, px)[0], draw.cell_px((4, 4), px)
     evt = gr.SelectData(None, {"index": [x0 + 3 * c + 1, y0 + 2 * c + 1], "value": None})
@@ -159,10 +161,10 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     started = r.start(st)
     assert started["replay_step"].maximum == total == len(st.traces["ar"].steps) == 16
     assert started["replay_method"].value == "csd" and "Nothing has happened yet" in started["replay_caption"]
-    patch = tree_picture.patches(h.backend.load("scenes")[0])
+    patch = patches(h.backend.load("scenes")[0])
     for k in (0, 1, 5, total):
         got = r.scrub({"state": st, "replay_method": "csd", "replay_step": k})
-        want = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces),
+        want = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces, cards()),
                                 size=replay_tab.frame_size(st), drafts=patch)
         assert np.array_equal(np.asarray(got["replay_image"]), want), k
         assert got["replay_caption"].startswith(f"**Clock: target forward {k} of {total}.**")

@@ -5,6 +5,7 @@ import re
 from functools import lru_cache
 
 from specviz.analysis import history as hist
+from specviz.analysis.cards import cards
 from specviz.analysis.preview import KnobValues, outcomes, rescore
 from specviz.app.handlers import PREVIEWED, Handlers
 from specviz.app.race import LaneView
@@ -31,7 +32,7 @@ def _stats(final: dict, m: str) -> str:
     """The lane's counters as drawn now (the cached run's trace through render/html.py: a mutant applies)."""
     t = final["state"].traces[m]
     n = t.grid[0] * t.grid[1]
-    return html.lane_stats(LaneView(m, None, len(t.steps), n, n, True, 0.0, config=t.config))
+    return html.lane_stats(LaneView(m, None, len(t.steps), n, n, True, 0.0, config=t.config), cards())
 
 
 def lane_headers_carry_the_knobs_of_their_run() -> None:
@@ -39,7 +40,7 @@ def lane_headers_carry_the_knobs_of_their_run() -> None:
     for m in METHODS:
         t = final["state"].traces[m]
         shown = re.search(r"<div class='sv-knobs'>(.*?)</div>", _stats(final, m)).group(1)
-        want = " · ".join(f"{s} {v:g}" for s, v in bench.knob_values(m, t.config)) or "no knobs"
+        want = " · ".join(f"{s} {v:g}" for s, v in bench.knob_values(m, t.config, cards())) or "no knobs"
         assert _text(shown) == want, m
     csd = _text(re.search(r"<div class='sv-knobs'>(.*?)</div>", _stats(final, "csd")).group(1))
     assert csd == "λ 10 · δ 1" and final["state"].traces["csd"].config["lam"] == 10.0
@@ -49,7 +50,7 @@ def outcome_line_states_before_predicted_achieved() -> None:
     """Each tuned method: before = the first run's positions per forward, predicted = its drafts re-scored at the new
     knobs, achieved = the re-run's; the untuned ones: achieved only."""
     first, final = two_runs()
-    line = bench.outcome_line(outcomes(first.traces, final["state"].traces, PREVIEWED))
+    line = bench.outcome_line(outcomes(first.traces, final["state"].traces, PREVIEWED), cards())
     assert "id='sv-outcome'" in line
     for m in METHODS:
         old, now = first.traces[m], final["state"].traces[m]
@@ -80,7 +81,8 @@ def test_lane_headers_carry_the_knobs_of_their_run():
 def test_outcome_line_states_before_predicted_achieved():
     outcome_line_states_before_predicted_achieved()
     first, final = two_runs()
-    assert final["status"].endswith(bench.outcome_line(outcomes(first.traces, final["state"].traces, PREVIEWED)))
+    rows = outcomes(first.traces, final["state"].traces, PREVIEWED)
+    assert final["status"].endswith(bench.outcome_line(rows, cards()))
 
 
 def test_history_row_agrees_with_the_box():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from specviz.analysis import history as hist
+from specviz.analysis.cards import cards
 from specviz.app import history_tab
 from specviz.app.handlers import Handlers, RunState
 from specviz.render import draw
@@ -70,10 +71,10 @@ def test_the_inspector_follows_the_new_run_never_a_stale_record(two_runs):
     from specviz.app import follow
     from specviz.render import html
     first, second = two_runs
-    shown = html.inspector(first.traces["csd"], 7)
+    shown = html.inspector(first.traces["csd"], 7, cards())
     assert html.inspected(shown) == ("csd", 7)
     fresh = follow.refresh(second, shown)
-    assert fresh == html.inspector(second.traces["csd"], 7) and fresh != shown      # the new run's record
+    assert fresh == html.inspector(second.traces["csd"], 7, cards()) and fresh != shown      # the new run's record
     gone = follow.refresh(RunState("scenes", "x", {"ar": second.traces["ar"]}, {}), shown)
     assert "csd did not run" in gone
     nothing = "<i>Token inspector: click a cell</i>"

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from specviz.analysis.cards import cards
 from specviz.app.handlers import Handlers
 from specviz.app.race import LaneView
 from specviz.core import memory
@@ -49,8 +50,8 @@ def test_lane_headers_and_status_show_memory(tmp_path):
 
 def test_cuda_wording_is_the_runs_peak():
     v = LaneView("ar", None, 3, 16, 16, True, 0.5, mem_peak=5 * 2**28, mem_cuda=True)
-    assert _text(html.lane_stats(v)).endswith("0.50 s · peak 1.25 GiB")
+    assert _text(html.lane_stats(v, cards())).endswith("0.50 s · peak 1.25 GiB")
     line = _text(html.status(3, [v], True, 1.0, (2**30, 5 * 2**28, True)))
     assert line == "All done: 3 ticks of the common clock in 1.0 s. · memory in use 1.00 GiB · peak 1.25 GiB"
-    assert "peak" not in _text(html.lane_stats(LaneView("ar", None, 3, 16, 16, True, 0.5)))
+    assert "peak" not in _text(html.lane_stats(LaneView("ar", None, 3, 16, 16, True, 0.5), cards()))
     assert "memory" not in _text(html.status(3, [v], True, 1.0))

@@ -6,6 +6,7 @@ import gradio as gr
 import numpy as np
 import pytest
 
+from specviz.analysis.cards import cards
 from specviz.app.configs import make_configs
 from specviz.app.follow import map_lane, outlined
 from specviz.app.handlers import Handlers, RunState
@@ -27,22 +28,22 @@ def run(tmp_path_factory):
 
 def test_the_lane_is_the_inspected_one_in_present_mode_only(run):
     _, st = run
-    csd = html.inspector(st.traces["csd"], 5)
+    csd = html.inspector(st.traces["csd"], 5, cards())
     assert map_lane(st, csd, False) is None
     assert map_lane(st, csd, True) == "csd"
     assert map_lane(st, None, True) == "ar"                         # nothing inspected: the run's first lane
-    gone = html.inspector(st.traces["csd"], 5).replace("data-method='csd'", "data-method='gsd'")
+    gone = html.inspector(st.traces["csd"], 5, cards()).replace("data-method='csd'", "data-method='gsd'")
     assert map_lane(st, gone, True) == "ar"                         # a method not in this run
 
 
 @pytest.mark.parametrize("kind", panels.KINDS)
 def test_one_panel_is_the_full_composites_panel(run, kind):
     _, st = run
-    full = panels.heatmap(kind, st.traces, st.images, 1.0)
-    shown, px = panels.map_layout(kind, st.traces)
+    full = panels.heatmap(kind, st.traces, st.images, 1.0, cards=cards())
+    shown, px = panels.map_layout(kind, st.traces, cards=cards())
     want = "csd" if "csd" in shown else shown[0]
-    one = panels.heatmap(kind, st.traces, st.images, 1.0, only="csd")
-    assert panels.map_layout(kind, st.traces, "csd") == ([want], px)
+    one = panels.heatmap(kind, st.traces, st.images, 1.0, only="csd", cards=cards())
+    assert panels.map_layout(kind, st.traces, "csd", cards=cards()) == ([want], px)
     assert one.size[0] < full.size[0] or len(shown) == 1
     i = shown.index(want)
     x, y = draw.layout(len(shown), px)[i]
@@ -52,7 +53,7 @@ def test_one_panel_is_the_full_composites_panel(run, kind):
 
 def test_a_click_on_the_one_panel_inspects_its_lane(run):
     h, st = run
-    focus = html.inspector(st.traces["csd"], 0)
+    focus = html.inspector(st.traces["csd"], 0, cards())
     (x0, y0), c = draw.layout(1)[0], draw.cell_px(GRID)
     evt = gr.SelectData(None, {"index": [x0 + 2 * c + 1, y0 + c + 1], "value": None})
     assert "csd · row 1, column 2 (position 6)" in h.inspect_map("entropy")(st, focus, True, evt)
@@ -61,9 +62,9 @@ def test_a_click_on_the_one_panel_inspects_its_lane(run):
 
 def test_a_lane_click_switches_the_maps_to_that_lane(run):
     _, st = run
-    clicked = html.inspector(st.traces["sjd"], 6)
+    clicked = html.inspector(st.traces["sjd"], 6, cards())
     out = outlined({"state": st, "inspector": clicked, "opacity": 1.0, "present": True})
-    want = panels.heatmap("tv", st.traces, st.images, 1.0, 6, "sjd")
+    want = panels.heatmap("tv", st.traces, st.images, 1.0, 6, "sjd", cards=cards())
     assert np.array_equal(np.asarray(out["map_tv"]), np.asarray(want))
     every = outlined({"state": st, "inspector": clicked, "opacity": 1.0, "present": False})
     assert every["map_tv"].size[0] > out["map_tv"].size[0]
@@ -71,12 +72,12 @@ def test_a_lane_click_switches_the_maps_to_that_lane(run):
 
 def test_toggling_present_mode_redraws_the_maps_and_keeps_the_state(run):
     h, st = run
-    shown = html.inspector(st.traces["cascade"], 3)
+    shown = html.inspector(st.traces["cascade"], 3, cards())
     on = h.maps({"state": st, "opacity": 1.0, "inspector": shown, "present": True})
     off = h.maps({"state": st, "opacity": 1.0, "inspector": shown, "present": False})
     assert on["present_on"] is True and off["present_on"] is False
     assert np.array_equal(np.asarray(on["map_entropy"]),
-                          np.asarray(panels.heatmap("entropy", st.traces, st.images, 1.0, 3, "cascade")))
+                          np.asarray(panels.heatmap("entropy", st.traces, st.images, 1.0, 3, "cascade", cards=cards())))
     assert off["map_entropy"].size[0] > on["map_entropy"].size[0]
 
 
@@ -86,11 +87,11 @@ def maps_follow_the_inspected_lane():
     cfgs = make_configs(["ar", "sjd", "csd"], prompt="a red house", seed=2, window=4)
     fr = list(race(slow, factory, cfgs))[-1]
     st = RunState("scenes", "x", fr.traces, fr.images)
-    clicked = html.inspector(st.traces["sjd"], 6)
+    clicked = html.inspector(st.traces["sjd"], 6, cards())
     assert map_lane(st, clicked, True) == "sjd"
     out = outlined({"state": st, "inspector": clicked, "opacity": 1.0, "present": True})
     assert np.array_equal(np.asarray(out["map_tv"]),
-                          np.asarray(panels.heatmap("tv", st.traces, st.images, 1.0, 6, "sjd")))
+                          np.asarray(panels.heatmap("tv", st.traces, st.images, 1.0, 6, "sjd", cards=cards())))
 
 
 def test_maps_follow_the_inspected_lane():

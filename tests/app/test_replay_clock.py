@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from specviz.analysis.cards import cards
 from specviz.app.handlers import RunState
 from specviz.app.replay_tab import PAUSE, PLAY, Replay, frame_size
 from specviz.render import video
@@ -42,7 +43,7 @@ def test_every_play_tick_sends_the_new_clock_with_its_own_picture():
         if "replay_step" not in upd:
             break
         k = upd["replay_step"]
-        want = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces), size=frame_size(st),
+        want = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces, cards()), size=frame_size(st),
                                 drafts=video.OUTLINE)
         assert np.array_equal(np.asarray(upd["replay_image"]), want), k        # the picture of the new clock
         assert clock_of(upd["replay_caption"]) == k, k                           # the caption of the same one
@@ -55,7 +56,7 @@ def test_the_clocks_change_draws_nothing_while_playing_and_draws_when_paused():
     assert r.scrub({"state": st, "replay_method": "sd", "replay_step": 3, "replay_playing": True}) == {}
     paused = r.scrub({"state": st, "replay_method": "sd", "replay_step": 3, "replay_playing": False})
     assert clock_of(paused["replay_caption"]) == 3
-    want = video.draw_frame(st.traces, st.images, 3, video.lane_labels(st.traces), size=frame_size(st),
+    want = video.draw_frame(st.traces, st.images, 3, video.lane_labels(st.traces, cards()), size=frame_size(st),
                             drafts=video.OUTLINE)
     assert np.array_equal(np.asarray(paused["replay_image"]), want)
     again = r.play({"state": st, "replay_method": "sd", "replay_step": video.slowest(st.traces),

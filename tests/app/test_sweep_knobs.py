@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from matplotlib.text import Annotation
 
+from specviz.analysis import front
 from specviz.app import sweep_tab
 from specviz.engine.methods import knob
 from specviz.render import pareto
@@ -32,7 +33,7 @@ def test_the_plot_draws_a_sweep_of_every_knob(method, name):
     rows = [{"method": "ar", "point": {}, "result": {"step_compression": 1.0, "implausible": 4.0}}]
     rows += [{"method": method, "point": {name: v}, "result": {"step_compression": 1.5 + i, "implausible": 5.0 + i}}
              for i, v in enumerate(values)]
-    fig = pareto.figure(rows, "implausible", frozenset())
+    fig = pareto.figure(front.plot(rows, "implausible", frozenset()))
     labels = {t.get_text() for t in fig.axes[0].texts if isinstance(t, Annotation)}
     assert labels == {"ar"} | {f"{k.symbol or name}={v:g}" for v in values}
 

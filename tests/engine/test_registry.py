@@ -8,6 +8,7 @@ import torch
 
 import app
 from specviz import __main__ as cli
+from specviz.analysis.cards import cards
 from specviz.analysis.preview import KnobValues, rescore
 from specviz.app import sweep_tab
 from specviz.app.handlers import GEN_OUTPUTS, Handlers
@@ -129,10 +130,11 @@ def test_one_record_with_groups_and_an_inspector_line_reaches_app_maps_and_inspe
     monkeypatch.setattr(draw, "draw_groups", lambda im, cells, grid, _f=draw.draw_groups: drawn.append(cells)
                         or _f(im, cells, grid))
     monkeypatch.setattr(draw, "message", lambda text, *a, _f=draw.message: notes.append(text) or _f(text, *a))
-    panels.heatmap("groups", {"toygroups": trace, "sjd": run(model, factory, method="sjd", window=4)}, {})
+    panels.heatmap("groups", {"toygroups": trace, "sjd": run(model, factory, method="sjd", window=4)}, {},
+                   cards=cards())
     assert len(drawn) == 1 and any(c.members for c in drawn[0])
-    assert not notes and panels.map_layout("groups", {"sjd": None, "toygroups": trace}) == (["toygroups"],
-                                                                                              panels.GROUP_PX)
+    layout = panels.map_layout("groups", {"sjd": None, "toygroups": trace}, cards=cards())
+    assert not notes and layout == (["toygroups"], panels.GROUP_PX)
     # inspector: the record's line under the numbers, and its reading over the candidates table
-    out = html.inspector(trace, grouped[0].pos)
+    out = html.inspector(trace, grouped[0].pos, cards())
     assert "TOY LINE at level" in out and "toy sets: every sibling" in out

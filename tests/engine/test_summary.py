@@ -1,6 +1,7 @@
 """The run summary's cost numbers and how the app names them (docs/methods.md §7)."""
 import math
 
+from specviz.analysis.cards import cards
 from specviz.core.trace import TokenEvent
 from specviz.engine import methods
 from specviz.engine.summary import summarize
@@ -84,7 +85,7 @@ def test_inspector_converts_csd_lambda_to_nats():
 
 
 def test_inspector_says_which_reading_ran():
-    text = html.reading("gsd", {"gsd_mode": "released"})
+    text = html.reading("gsd", {"gsd_mode": "released"}, cards())
     assert "--gsd-mode released" in text and "GSD" in text
-    assert "--lantern-residual llamagen" in html.reading("lanternpp", {"lantern_residual": "llamagen"})
-    assert html.reading("sjd", {}) == "" and html.reading("nope", {}) == ""
+    assert "--lantern-residual llamagen" in html.reading("lanternpp", {"lantern_residual": "llamagen"}, cards())
+    assert html.reading("sjd", {}, cards()) == "" and html.reading("nope", {}, cards()) == ""

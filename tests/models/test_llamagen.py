@@ -22,6 +22,7 @@ torch.set_num_threads(1)
 
 from specviz.__main__ import main  # noqa: E402
 from specviz.analysis import views  # noqa: E402
+from specviz.analysis.cards import cards  # noqa: E402
 from specviz.core.trace import COMMITTING, Trace  # noqa: E402
 from specviz.engine.config import METHODS, RunConfig  # noqa: E402
 from specviz.engine.drafters import drafter_factory  # noqa: E402
@@ -199,11 +200,11 @@ def test_grids_decode_and_draw(grid, tmp_path):
     frame = panels.race_frame(img, views.decided_mask(t), m.grid)
     assert frame.size[0] > 0
     for kind in ("decision", "entropy"):
-        assert panels.heatmap(kind, {"sjd": t}, {"sjd": np.asarray(img)}).size[0] > 0
+        assert panels.heatmap(kind, {"sjd": t}, {"sjd": np.asarray(img)}, cards=cards()).size[0] > 0
     replay, caption = panels.replay_image(t, np.asarray(img), len(t.steps) // 2)
     assert replay.size[0] > 0 and caption.startswith("sjd")
     from specviz.render.exports import export_run
-    paths = export_run({"sjd": t}, {"sjd": np.asarray(img)}, PROMPT, root=tmp_path)
+    paths = export_run({"sjd": t}, {"sjd": np.asarray(img)}, PROMPT, root=tmp_path, cards=cards())
     assert all(p.exists() for p in paths) and Trace.load(next(p for p in paths if p.suffix == ".json")) == t
 
 

@@ -168,6 +168,7 @@ def test_cascade_groups_from_the_hidden_states(paths, model):
 
 @pytest.mark.slow
 def test_the_raster_draws_in_the_race_the_maps_and_an_export(paths, model, tmp_path):
+    from specviz.analysis.cards import cards
     from specviz.analysis.views import decided_mask
     from specviz.render import exports, panels
     traces = {m: run(RunConfig(method=m, model=paths[0], prompt=PROMPT, window=6), model=model)
@@ -179,8 +180,8 @@ def test_the_raster_draws_in_the_race_the_maps_and_an_export(paths, model, tmp_p
     hatch = ~decided_mask(t, 1)
     assert hatch.shape == GRID and hatch.any()
     for kind in panels.KINDS:
-        assert panels.heatmap(kind, traces, images).size[0] > 0
-    paths_out = exports.export_run(traces, images, PROMPT, root=tmp_path)
+        assert panels.heatmap(kind, traces, images, cards=cards()).size[0] > 0
+    paths_out = exports.export_run(traces, images, PROMPT, root=tmp_path, cards=cards())
     from PIL import Image
     with Image.open(next(p for p in paths_out if "_csd" in p.name and p.suffix == ".png")) as im:
         assert im.size == (480, 320)

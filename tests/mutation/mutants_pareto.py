@@ -1,7 +1,7 @@
-"""Wrong variants of the sweep's trade-off plot (specviz/render/pareto.py)."""
+"""Wrong variants of the sweep's trade-off plot (specviz/analysis/front.py, drawn by specviz/render/pareto.py)."""
 import statistics
 
-from specviz.analysis import bench
+from specviz.analysis import bench, front
 from specviz.render import pareto
 from tests.render.test_pareto import test_bars_are_the_standard_errors_of_the_per_image_values as bars_are_se
 from tests.render.test_pareto import test_front_is_exactly_the_undominated_swept_points as front_exact
@@ -11,7 +11,7 @@ from tests.render.test_pareto import (
 )
 from tests.support.mutants import Mutant
 
-_FRONT = pareto.front
+_FRONT = front.front
 
 
 def _every_swept_point(pts):
@@ -21,7 +21,7 @@ def _every_swept_point(pts):
 
 def _with_references(pts):
     """AR and the lossless methods joined into the front."""
-    return sorted(_FRONT([pareto.Point(p.label, p.x, p.y, p.method, False) for p in pts]), key=lambda p: -p.x)
+    return sorted(_FRONT([front.Point(p.label, p.x, p.y, p.method, False) for p in pts]), key=lambda p: -p.x)
 
 
 def _one_error_only(a, b):
@@ -35,13 +35,13 @@ def _se_as_stdev(r, k):
 
 
 VARIANTS = [
-    Mutant("pareto: one point's error only", lambda mp: mp.setattr(pareto, "separable", _one_error_only),
+    Mutant("pareto: one point's error only", lambda mp: mp.setattr(front, "separable", _one_error_only),
            (front_cut,)),
     Mutant("pareto: standard deviation for standard error", lambda mp: mp.setattr(bench, "_se", _se_as_stdev),
            (bars_are_se,)),
-    Mutant("pareto: every swept point on the front", lambda mp: mp.setattr(pareto, "front", _every_swept_point),
+    Mutant("pareto: every swept point on the front", lambda mp: mp.setattr(front, "front", _every_swept_point),
            (front_exact,)),
-    Mutant("pareto: references on the front", lambda mp: mp.setattr(pareto, "front", _with_references),
+    Mutant("pareto: references on the front", lambda mp: mp.setattr(front, "front", _with_references),
            (front_exact,)),
     Mutant("pareto: labels at a fixed offset", lambda mp: mp.setattr(pareto, "OFFSETS", [(8, 6)]), (labels_clear,)),
 ]

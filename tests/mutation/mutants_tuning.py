@@ -8,14 +8,14 @@ from tests.support.mutants import Mutant
 _LINE = bench.outcome_line
 
 
-def _swapped(rows):
+def _swapped(rows, cards):
     """predicted and achieved written the other way round."""
-    return _LINE([type(o)(o.method, o.before, o.achieved, o.predicted) for o in rows])
+    return _LINE([type(o)(o.method, o.before, o.achieved, o.predicted) for o in rows], cards)
 
 
-def _default_knobs(method, config):
+def _default_knobs(method, config, cards):
     """the lane header quoting the registry defaults instead of the run's config."""
-    return [(s, k.default) for (s, _), k in zip(_VALUES(method, config), _knobs(method))]
+    return [(s, k.default) for (s, _), k in zip(_VALUES(method, config, cards), _knobs(method))]
 
 
 _VALUES = bench.knob_values

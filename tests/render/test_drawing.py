@@ -3,6 +3,7 @@ accepted-length bar chart (exact bar heights: tests/mutation/mutants_views.py us
 import numpy as np
 from PIL import Image
 
+from specviz.analysis.cards import cards
 from specviz.app.configs import make_configs
 from specviz.app.race import race
 from specviz.render import charts, draw, panels
@@ -26,7 +27,7 @@ def test_colorize_and_heatmap_composite(race_toy):
     model, factory = race_toy
     fr = list(race(model, factory, make_configs(["ar", "csd"], **KW), fps=1e9))[-1]
     for kind in panels.KINDS:
-        im = panels.heatmap(kind, fr.traces, fr.images, 0.5)
+        im = panels.heatmap(kind, fr.traces, fr.images, 0.5, cards=cards())
         assert isinstance(im, Image.Image) and im.size[0] > 2 * draw.PANEL
 
 
@@ -56,5 +57,5 @@ def test_the_histogram_leaves_out_methods_that_draft_nothing(monkeypatch):
     monkeypatch.setattr(charts, "bar_chart", lambda series, title, *a, **k: seen.update(series=series, title=title))
     t = SimpleNamespace
     figures.histogram_image({"ar": t(summary={"accepted_hist": [0, 256]}),
-                             "csd": t(summary={"accepted_hist": [0, 40, 30, 10]})})
+                             "csd": t(summary={"accepted_hist": [0, 40, 30, 10]})}, cards())
     assert seen["series"] == {"csd": [0, 40, 30, 10]} and "ar left out" in seen["title"]

@@ -5,6 +5,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image
 
+from specviz.analysis.cards import cards
 from specviz.app import follow
 from specviz.app.configs import make_configs
 from specviz.app.handlers import Handlers, RunState
@@ -48,7 +49,7 @@ def lanes_and_maps_ring_the_inspected_cell() -> None:
     st = finished()
     grid = (4, 4)
     for pos in (6, 9):
-        shown = html.inspector(st.traces["csd"], pos)
+        shown = html.inspector(st.traces["csd"], pos, cards())
         upd = follow.outlined({"state": st, "inspector": shown, "opacity": 1.0})
         assert set(upd) == {*(f"img_{m}" for m in METHODS), *(f"map_{k}" for k in panels.KINDS)}   # no skips
         assert all(upd[f"img_{m}"] is None for m in METHODS if m not in st.traces)
@@ -56,8 +57,8 @@ def lanes_and_maps_ring_the_inspected_cell() -> None:
             plain = panels.race_frame(Image.fromarray(st.images[m]), np.ones(grid, bool), grid, RACE_PX)
             ringed_at(upd[f"img_{m}"], plain, [(0, 0)], grid, draw.cell_px(grid, RACE_PX), pos)
         for kind in panels.KINDS:
-            plain = panels.heatmap(kind, st.traces, st.images, 1.0)
-            methods, px = panels.map_layout(kind, st.traces)
+            plain = panels.heatmap(kind, st.traces, st.images, 1.0, cards=cards())
+            methods, px = panels.map_layout(kind, st.traces, cards=cards())
             ringed_at(upd[f"map_{kind}"], plain, draw.layout(len(methods), px), grid, draw.cell_px(grid, px), pos)
 
 
@@ -76,21 +77,21 @@ def test_the_ring_sits_on_any_cell_of_any_grid():
 def test_nothing_inspected_nothing_ringed_and_the_opacity_keeps_the_ring():
     st = finished()
     assert follow.outlined({"state": st, "inspector": "<i>Token inspector: click a cell</i>", "opacity": 1.0}) == {}
-    assert follow.outlined({"state": RunState(), "inspector": html.inspector(st.traces["ar"], 3),
+    assert follow.outlined({"state": RunState(), "inspector": html.inspector(st.traces["ar"], 3, cards()),
                             "opacity": 1.0}) == {}
-    off_grid = html.inspector(st.traces["ar"], 3).replace("data-pos='3'", "data-pos='99'")
+    off_grid = html.inspector(st.traces["ar"], 3, cards()).replace("data-pos='3'", "data-pos='99'")
     assert follow.outlined({"state": st, "inspector": off_grid, "opacity": 1.0}) == {}
-    shown = html.inspector(st.traces["ar"], 3)
+    shown = html.inspector(st.traces["ar"], 3, cards())
     h = Handlers(tiny_backend()[0])
     faded = h.maps({"state": st, "opacity": 0.5, "inspector": shown})["map_tv"]
-    plain = panels.heatmap("tv", st.traces, st.images, 0.5)
+    plain = panels.heatmap("tv", st.traces, st.images, 0.5, cards=cards())
     ringed_at(faded, plain, draw.layout(3), (4, 4), draw.cell_px((4, 4)), 3)
 
 
 def test_a_lane_without_an_image_keeps_its_note():
     st = finished()
     partial = RunState(st.model, st.prompt, st.traces, {m: im for m, im in st.images.items() if m != "csd"})
-    upd = follow.outlined({"state": partial, "inspector": html.inspector(st.traces["ar"], 3), "opacity": 1.0})
+    upd = follow.outlined({"state": partial, "inspector": html.inspector(st.traces["ar"], 3, cards()), "opacity": 1.0})
     note = draw.message(f"csd: no image ({st.traces['csd'].model} not decoded here)")
     assert upd["img_csd"].tobytes() == note.tobytes() and "img_ar" in upd and "map_entropy" in upd
 
@@ -100,14 +101,14 @@ def test_a_run_rings_the_focused_cell_and_the_inspector_follows_without_skips():
     inspected the inspector keeps its own value (a value, not gr.skip())."""
     h = Handlers(tiny_backend()[0])
     st = finished()
-    shown = html.inspector(st.traces["csd"], 9)
+    shown = html.inspector(st.traces["csd"], 9, cards())
     final = list(h.generate(knob_inputs(["ar", "csd"], **{k: RACE_KW[k] for k in ("prompt", "seed")}) |
                             {"focus": shown}))[-1]
     new = final["state"]
     for m in ("ar", "csd"):
         plain = panels.race_frame(Image.fromarray(new.images[m]), np.ones((4, 4), bool), (4, 4), RACE_PX)
         ringed_at(final[f"img_{m}"], plain, [(0, 0)], (4, 4), draw.cell_px((4, 4), RACE_PX), 9)
-    plain = panels.heatmap("decision", new.traces, new.images, 1.0)
+    plain = panels.heatmap("decision", new.traces, new.images, 1.0, cards=cards())
     ringed_at(final["map_decision"], plain, draw.layout(2), (4, 4), draw.cell_px((4, 4)), 9)
     unringed = list(h.generate(knob_inputs(["ar"])))[-1]["img_ar"]
     assert not (np.asarray(unringed) == focus.RING_IN).all(-1).any()

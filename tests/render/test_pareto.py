@@ -9,6 +9,7 @@ import pytest
 from matplotlib.lines import Line2D
 from matplotlib.text import Annotation
 
+from specviz.analysis import front
 from specviz.render import pareto
 
 
@@ -34,8 +35,8 @@ def brute_front(pts):
 
 
 def test_front_is_exactly_the_undominated_swept_points():
-    pts = pareto.points(rows(GRID), "implausible", frozenset({"sjd"}))
-    got = pareto.front(pts)
+    pts = front.points(rows(GRID), "implausible", frozenset({"sjd"}))
+    got = front.front(pts)
     assert {p.label for p in got} == brute_front(pts) == {"λ=0.1", "λ=0.5", "λ=1", "λ=4", "λ=8"}
     assert [p.x for p in got] == sorted((p.x for p in got), reverse=True)
     assert not any(p.reference for p in got)
@@ -44,7 +45,7 @@ def test_front_is_exactly_the_undominated_swept_points():
 def test_labels_never_overlap_each_other_or_a_marker():
     crowded = {round(0.1 * i, 2): (2.0 + 0.004 * i, 5 + 0.05 * i) for i in range(1, 7)}
     for grid in (GRID, crowded):
-        fig = pareto.figure(rows(grid), "implausible", frozenset({"sjd"}))
+        fig = pareto.figure(front.plot(rows(grid), "implausible", frozenset({"sjd"})))
         r = fig.canvas.get_renderer()
         ax = fig.axes[0]
         labels = [t for t in ax.texts if isinstance(t, Annotation)]
@@ -59,10 +60,10 @@ def test_labels_never_overlap_each_other_or_a_marker():
 
 
 def test_front_line_and_reference_markers_are_drawn():
-    fig = pareto.figure(rows(GRID), "implausible", frozenset({"sjd"}))
+    fig = pareto.figure(front.plot(rows(GRID), "implausible", frozenset({"sjd"})))
     ax = fig.axes[0]
     line = next(ln for ln in ax.get_lines() if ln.get_label() == "Pareto front")
-    assert list(line.get_xdata()) == [p.x for p in pareto.front(pareto.points(rows(GRID), "implausible",
+    assert list(line.get_xdata()) == [p.x for p in front.front(front.points(rows(GRID), "implausible",
                                                                              frozenset({"sjd"})))]
     labels = {t.get_text() for t in ax.get_legend().get_texts()}
     assert {"AR", "sjd (lossless)", "Pareto front", "swept points"} <= labels
@@ -76,7 +77,7 @@ def test_a_flat_measure_is_stated_not_drawn():
     data = rows(flat)
     for r in data:
         r["result"]["implausible"] = 7.0
-    fig = pareto.figure(data, "implausible")
+    fig = pareto.figure(front.plot(data, "implausible"))
     ax = fig.axes[0]
     assert not [ln for ln in ax.get_lines() if isinstance(ln, Line2D) and ln.get_label() == "Pareto front"]
     assert "implausible codes per image = 7 at every point" in ax.get_title(loc="left") and ax.get_ylabel() == "(flat)"
@@ -84,11 +85,11 @@ def test_a_flat_measure_is_stated_not_drawn():
 
 def test_unknown_measure_is_a_clear_error():
     with pytest.raises(ValueError, match="measure must be one of"):
-        pareto.figure(rows(GRID), "fid")
+        pareto.figure(front.plot(rows(GRID), "fid"))
 
 
 def test_nll_measure_moves_when_it_moves():
-    fig = pareto.figure(rows(GRID, flat_nll=False), "nll")
+    fig = pareto.figure(front.plot(rows(GRID, flat_nll=False), "nll"))
     ys = [t.xy[1] for t in fig.axes[0].texts if isinstance(t, Annotation)]
     assert np.ptp(ys) > 0 and "NLL" in fig.axes[0].get_ylabel()
 
@@ -107,7 +108,7 @@ def test_bars_are_the_standard_errors_of_the_per_image_values():
         agg = bench.aggregate(r, None)
         assert agg["implausible_se"] == pytest.approx(st.stdev(counts) / 2, abs=1e-4)
         rows_.append({"method": "csd", "point": {"lam": lam}, "result": agg})
-    ax = pareto.figure(rows_, "implausible", frozenset()).axes[0]
+    ax = pareto.figure(front.plot(rows_, "implausible", frozenset())).axes[0]
     spans = sorted(float(np.ptp(seg[:, 1])) for c in ax.collections if c.__class__.__name__ == "LineCollection"
                    for seg in c.get_segments())
     assert spans == pytest.approx(sorted(2 * r["result"]["implausible_se"] for r in rows_), abs=1e-6)
@@ -123,11 +124,11 @@ def with_se(points: dict, se: float) -> list[dict]:
 
 def test_the_front_is_cut_where_points_lie_within_their_errors_and_a_note_says_so():
     pts = {0.5: (2.0, 4.0), 1.0: (2.2, 4.6), 2.0: (2.4, 9.0)}       # 4.0 vs 4.6: apart only if se < 0.6/√2
-    sharp = pareto.figure(with_se(pts, 0.1), "implausible", frozenset({"sjd"})).axes[0]
+    sharp = pareto.figure(front.plot(with_se(pts, 0.1), "implausible", frozenset({"sjd"}))).axes[0]
     fronts = [ln for ln in sharp.get_lines() if ln.get_color() == "tab:red"]
     assert [list(ln.get_xdata()) for ln in fronts] == [[2.4, 2.2, 2.0]]
     assert "cannot be ranked" not in sharp.get_title(loc="left")
-    blurred = pareto.figure(with_se(pts, 0.5), "implausible", frozenset({"sjd"})).axes[0]
+    blurred = pareto.figure(front.plot(with_se(pts, 0.5), "implausible", frozenset({"sjd"}))).axes[0]
     fronts = [ln for ln in blurred.get_lines() if ln.get_color() == "tab:red"]
     assert [list(ln.get_xdata()) for ln in fronts] == [[2.4, 2.2]]          # 2.2 -> 2.0 is not drawn
     assert "1 of 2 neighbouring points lie within their standard errors and cannot be ranked" in \

@@ -4,6 +4,7 @@ keyed noise recorded one — and no number that is not recorded. Every event of 
 and keyed noise."""
 import re
 
+from specviz.analysis.cards import cards
 from specviz.render import html, verdict
 from specviz.render.verdict import pair
 from tests.render.test_primer import TRACES
@@ -51,6 +52,6 @@ def test_the_plain_line_says_the_recorded_event():
 def test_the_inspector_opens_with_the_plain_line():
     t = TRACES["papers"]["csd"]
     pos = next(ev.pos for _, ev in t.events() if ev.decision == "relaxed")
-    page = html.inspector(t, pos)
+    page = html.inspector(t, pos, cards())
     assert page.index("class='sv-plain'") < page.index("sv-verdict"), page[:400]
     assert "In plain words: " in page

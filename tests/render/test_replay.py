@@ -9,9 +9,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from specviz.analysis.patches import patches
 from specviz.app import race as race_mod
 from specviz.app.configs import make_configs
-from specviz.render import draw, tree_picture, video
+from specviz.render import draw, video
 from tests.support.toy import toy
 
 METHODS = ["ar", "sjd", "csd", "sd"]
@@ -24,7 +25,7 @@ def race():
     cfgs = make_configs(METHODS, prompt="red house", seed=3, lam=0.5, delta=0.5, tree_depth=3, tree_topk=2,
                                 tree_nodes=6)
     *_, last = race_mod.race(model, factory, cfgs, fps=1000)
-    return last.traces, last.images, tree_picture.patches(model)
+    return last.traces, last.images, patches(model)
 
 
 def drafted_tokens(trace, step: int) -> dict:

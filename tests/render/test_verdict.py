@@ -10,6 +10,7 @@ from functools import lru_cache
 
 import torch
 
+from specviz.analysis.cards import cards
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.decode import decode, drain
 from specviz.render import verdict as vd
@@ -118,7 +119,7 @@ def test_the_inspector_states_the_verdict_and_lists_group_members_only():
                 continue
             judged = [a for a in hist if a.event.decision in ("exact", "relaxed", "rejected")]
             key = judged[-1] if judged else hist[-1]
-            out = html.inspector(t, pos)
+            out = html.inspector(t, pos, cards())
             assert escape(vd.verdict(key.event, rel).text()) in out, (t.method, pos)
             final = [a for a in hist if a.event.decision not in ("rejected",)][-1]
             if final is not key:

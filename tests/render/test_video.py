@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from specviz.analysis.cards import cards
 from specviz.app import race as race_mod
 from specviz.app.configs import make_configs
 from specviz.core.trace import Trace
@@ -143,7 +144,7 @@ def test_the_last_frame_shows_every_lanes_step_compression_whole():
 @pytest.mark.slow
 def test_export_writes_a_zip_named_videos_and_a_16_9_figure(run, tmp_path):
     traces, images = run
-    paths = exports.export_run(traces, images, "Red house, at dusk!", tmp_path)
+    paths = exports.export_run(traces, images, "Red house, at dusk!", tmp_path, cards=cards())
     bundle, files = paths[0], paths[1:]
     assert bundle.suffix == ".zip"
     with zipfile.ZipFile(bundle) as z:

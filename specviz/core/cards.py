@@ -1,0 +1,54 @@
+"""Plain, torch-free records of what render needs to know about a method (its "card") and about a knob, so render
+draws a saved trace without the engine. analysis/cards.py builds them from the registry; the callers (app, CLI,
+analysis) hand them to render."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True, kw_only=True)
+class KnobCard:
+    """A knob as render writes it."""
+    name: str
+    symbol: str                     # how plots and captions write it (its name when it has no symbol)
+    flag: str                       # the CLI flag, --name-with-dashes
+    default: Any
+    kind: type                      # int | float | str
+
+
+@dataclass(frozen=True, kw_only=True)
+class MethodCard:
+    """A method as render shows it; `bare(name)` is the card of a name no longer registered (an old trace)."""
+    name: str
+    label: str                      # lane title
+    summary: str = ""               # one line under the lane title
+    lossless: bool = False
+    relaxation: str = ""            # what the rule adds to q/p, in words (the inspector's verdict)
+    reading: str = ""               # which reading of the paper runs, in which units
+    forms_groups: bool = False      # its events carry the `groups` extension; the groups map draws it
+    drafts: bool = True             # its family drafts (AR does not)
+    rescorable: bool = False        # the instant preview re-scores its recorded drafts
+    rule_knobs: tuple = ()          # KnobCard of each knob its rule reads, in the registry's order
+    knob_names: tuple = ()          # the same knobs' names in the record's own order (export file names)
+    explain: Callable[[dict, Any], str] | None = None    # (config, deciding event) -> the inspector's line
+    group_reading: Callable[[dict], str] | None = None   # (config) -> how this run formed its groups
+
+    @classmethod
+    def bare(cls, name: str) -> "MethodCard":
+        return cls(name=name, label=name)
+
+
+class Cards(dict):
+    """method name -> MethodCard; `of` answers a bare card for a name not among them."""
+
+    def of(self, name: str) -> MethodCard:
+        return self[name] if name in self else MethodCard.bare(name)
+
+    def rescorable(self) -> list[str]:
+        """The methods whose drafts the preview re-scores, in catalogue order."""
+        return [c.name for c in self.values() if c.rescorable]
+
+    def lossless(self) -> frozenset:
+        """The lossless methods besides AR (the sweep plot's reference points)."""
+        return frozenset(c.name for c in self.values() if c.lossless and c.name != "ar")
