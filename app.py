@@ -22,7 +22,7 @@ from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.methods import get, ui_knobs
 from specviz.models import ALLOWED_HUB, converted_models
-from specviz.render import html, panels, primer
+from specviz.render import html, panels, pareto, primer
 
 # the default comparison, chosen from the bench on scenes (docs/methods_lossless.md): the baseline, classic lossless
 # SJD, the best lossless successor (MC-SJD: same drafts, coupled; +56 % step compression on scenes v2, README
@@ -113,10 +113,10 @@ def _tabs(c: dict) -> None:
         with gr.Tab("Heatmaps", id="maps", elem_id="tab_maps"):
             c["map_kind"] = gr.State("entropy")                      # the map on screen: a run refreshes it most
             with gr.Tabs(overflow_behavior="wrap"):
-                for k in panels.KINDS:
-                    with gr.Tab(views.TITLES[k], elem_id=f"tab_{k}") as c[f"maptab_{k}"]:
-                        c[f"map_{k}"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
-                                                 buttons=["download", "fullscreen"], elem_id=f"map_{k}")
+                for spec in views.MAPS.values():                     # one sub-tab and image per map record
+                    with gr.Tab(spec.title, elem_id=spec.tab_id) as c[spec.tab_id]:
+                        c[spec.output] = w.Image(format="png", type="pil", interactive=False, show_label=False,
+                                                 buttons=["download", "fullscreen"], elem_id=spec.output)
             c["opacity"] = w.Slider(0, 1, 1.0, step=0.05, label="Overlay: map opacity over the image",
                                      elem_id="opacity")
         with gr.Tab("Primer", id="primer", elem_id="tab_primer"):
@@ -172,8 +172,8 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     def pick(*names) -> dict:
         return {n: c[n] for n in names}
     gen_in = pick(*GEN_INPUTS, "opacity", "map_kind", "focus") | {"present": c["present_on"]}
-    for k in panels.KINDS:
-        c[f"maptab_{k}"].select(lambda _k=k: _k, None, c["map_kind"], queue=False, api_visibility="private")
+    for k, spec in views.MAPS.items():
+        c[spec.tab_id].select(lambda _k=k: _k, None, c["map_kind"], queue=False, api_visibility="private")
     outs = pick(*GEN_OUTPUTS)
     model = dict(concurrency_id="model", concurrency_limit=1, show_progress="minimal", show_progress_on=[c["status"]])
     runs = [wire(c["go"].click, h.generate, gen_in, outs, _api_defaults(), request=True, api_name="generate",
@@ -187,13 +187,13 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
                          api_visibility="private", trigger_mode="always_last", **model))
     c["present"].change(None, [c["present"]], None, js=present.TOGGLE, api_visibility="private")
     c["stop"].click(lambda: html.STOPPED, None, [c["status"]], cancels=runs, queue=False, api_visibility="private")
-    maps = pick(*(f"map_{k}" for k in panels.KINDS), "present_on")
+    maps = pick(*views.map_outputs(), "present_on")
     wire(c["opacity"].change, h.maps, pick("state", "opacity", "inspector") | {"present": c["present_on"]}, maps,
          **quick)
     wire(c["present"].change, h.maps, pick("state", "opacity", "inspector", "present"), maps, **quick)
     clicks = [c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], [c["inspector"]], **quick) for m in METHODS]
-    for k in (*panels.KINDS, None):
-        img = c[f"map_{k}"] if k else c["preview_image"]
+    for k in (*views.MAPS, None):
+        img = c[views.MAPS[k].output] if k else c["preview_image"]
         clicks.append(img.select(h.inspect_map(k), [c["state"], c["focus"], c["present_on"]], [c["inspector"]],
                                  **quick))
     clicks.append(replay_tab.wire(h.replay, c))                     # a click on the replay inspects a lane's cell

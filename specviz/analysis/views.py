@@ -1,59 +1,102 @@
-"""Read-only views of a finished (or growing) Trace for the app: per-position maps, CASCADE groups, the attempt
-history of one position, and what happened at one verification step. Pure: no model, no rendering."""
+"""Read-only views of a finished (or growing) Trace for the app: per-position maps (MAPS: one MapSpec record per
+map, the only list of them), CASCADE groups, the attempt history of one position, and what happened at one
+verification step. Pure: no model, no rendering."""
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from specviz.analysis import paired
 from specviz.core.trace import COMMITTING, JUDGED, Groups, TokenEvent, Trace
 
 NO_GROUPS = Groups()            # what an event without the `groups` extension reads as
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MapSpec:
-    """One heatmap kind: its tab title, colour map and scale rule ('fixed' uses vmax, 'shared' the max over runs)."""
+    """One heatmap kind, defined here only: the Maps tab's sub-tab and image (`output`), the stream, the inspector's
+    click, the export and the slide figure all read MAPS. `compute(trace, run)` -> (H, W) float array, NaN where
+    there is nothing to show (a categorical map: the category's index); `run`: every trace of the race by method
+    (the changed-vs-AR map reads AR's)."""
     key: str
-    title: str
-    cmap: str
-    label: str
+    title: str                      # its tab's title, the slide's column title
+    compute: Callable[[Trace, Mapping], np.ndarray]
+    categorical: bool = False       # categories with a legend; else numbers on a colour scale
+    unit: str = ""                  # what a numeric map's numbers are in (its colourbar)
+    label: str = ""                 # a numeric map's colourbar text in the app
+    cmap: str = "viridis"
     vmax: float = 1.0
-    scale: str = "shared"
-    unit: str = ""                  # what a colourbar's numbers are in
+    scale: str = "shared"           # 'fixed': 0..vmax; 'shared': 0..the max over the run's methods
+    drawing: str = "numeric"        # render/panels.py's drawing: "numeric" (colour scale) or a categorical map's own
+    needs_groups: bool = False      # drawn only when a method of the run forms groups (else a note, not exported)
+    slide: bool = False             # a column of the exported 16:9 slide figure
+
+    @property
+    def output(self) -> str:
+        """Its image's component / output name (and the export's file name part)."""
+        return f"map_{self.key}"
+
+    @property
+    def tab_id(self) -> str:
+        return f"tab_{self.key}"
 
     @property
     def colourbar(self) -> str:
         return f"{self.title} [{self.unit}]" if self.unit else self.title
 
 
-MAPS = {
-    "entropy": MapSpec("entropy", "Entropy", "viridis", "H(q) at commit [nats]", unit="nats"),
-    "tv": MapSpec("tv", "TV(p, q)", "magma", "TV(draft law p, target law q) of the last judged draft (tree siblings "
-                  "after the first: still against q; the inspector also shows TV against the running residual)",
-                  1.0, "fixed", unit="TV distance, 0-1"),
-    "finalize": MapSpec("finalize", "Finalize step", "plasma", "target forward that committed the cell",
-                        unit="target forward"),
-    "tv_cost": MapSpec("tv_cost", "TV cost", "inferno", "relaxation cost TV(o, q) of the cell's output law "
-                       "(trees: the level's whole sibling walk)", unit="TV distance, 0-1"),
-    "accept": MapSpec("accept", "Acceptance b", "viridis", "acceptance probability b of the committed draft; none: "
-                      "a sampled token (AR steps, resampled and bonus tokens)", 1.0, "fixed",
-                      unit="probability, 0-1"),     # viridis as the live preview's b'
-}
-CATEGORICAL = ("decision", "groups", "changed")
+MAPS: dict[str, MapSpec] = {}       # the registry, in tab order
+
+
+def register(spec: MapSpec) -> MapSpec:
+    if spec.key in MAPS:
+        raise ValueError(f"map {spec.key!r} is already registered")
+    MAPS[spec.key] = spec
+    return spec
+
+
+def map_outputs() -> tuple[str, ...]:
+    """Every map's output name, in tab order (read at each call: a map registered later appears)."""
+    return tuple(spec.output for spec in MAPS.values())
+
+
+def by_output(by_kind: dict) -> dict:
+    """{kind: value} -> {its map's output name: value}."""
+    return {MAPS[k].output: v for k, v in by_kind.items()}
+
+
+def _committed(name: str) -> Callable[[Trace, Mapping], np.ndarray]:
+    return lambda trace, run: trace.to_grid(name)
+
+
+register(MapSpec(key="entropy", title="Entropy", compute=_committed("entropy"), unit="nats",
+                 label="H(q) at commit [nats]", slide=True))
+register(MapSpec(key="tv", title="TV(p, q)", compute=lambda t, run: _last_judged_field(t, "tv"),
+                 unit="TV distance, 0-1", cmap="magma", scale="fixed", slide=True,
+                 label="TV(draft law p, target law q) of the last judged draft (tree siblings after the first: still "
+                       "against q; the inspector also shows TV against the running residual)"))
+register(MapSpec(key="decision", title="Decisions", compute=_committed("decision"), categorical=True,
+                 drawing="decision", slide=True))
+register(MapSpec(key="finalize", title="Finalize step", compute=_committed("finalize"), unit="target forward",
+                 cmap="plasma", label="target forward that committed the cell", slide=True))
+register(MapSpec(key="tv_cost", title="TV cost", compute=_committed("tv_cost"), unit="TV distance, 0-1",
+                 cmap="inferno", slide=True,
+                 label="relaxation cost TV(o, q) of the cell's output law (trees: the level's whole sibling walk)"))
+register(MapSpec(key="accept", title="Acceptance b", compute=lambda t, run: _committed_draft_field(t, "accept_prob"),
+                 unit="probability, 0-1", scale="fixed",           # viridis as the live preview's b'
+                 label="acceptance probability b of the committed draft; none: a sampled token (AR steps, resampled "
+                       "and bonus tokens)"))
+register(MapSpec(key="groups", title="Groups", compute=lambda t, run: group_category(group_cells(t), t.grid),
+                 categorical=True, drawing="groups", needs_groups=True))
+register(MapSpec(key="changed", title="Changed vs AR", compute=lambda t, run: paired.changed_category(t, run["ar"]),
+                 categorical=True, drawing="changed"))
 
 
 def numeric_map(trace: Trace, key: str) -> np.ndarray:
     """(H, W) float map of a numeric kind; NaN where undecided (or, for tv, where nothing was judged)."""
-    if key == "tv":
-        return _last_judged_field(trace, "tv")
-    if key == "accept":
-        return _committed_draft_field(trace, "accept_prob")
-    return trace.to_grid(key)
-
-# every map's title, for the tabs and the slide figure (the numeric maps' from MAPS)
-TITLES = {"decision": "Decisions", "groups": "Groups", "changed": "Changed vs AR"} | {
-    k: spec.title for k, spec in MAPS.items()}
+    return MAPS[key].compute(trace, {})
 
 
 def shared_range(arrays: list[np.ndarray], spec: MapSpec) -> tuple[float, float]:
@@ -73,7 +116,7 @@ def decision_map(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     for _, ev in trace.events():
         if ev.decision == "rejected":
             rejected[ev.pos] = True
-    return trace.to_grid("decision"), rejected.reshape(h, w)
+    return MAPS["decision"].compute(trace, {}), rejected.reshape(h, w)
 
 
 def _last_judged_field(trace: Trace, name: str) -> np.ndarray:

@@ -13,6 +13,7 @@ import numpy as np
 from PIL import Image
 
 from specviz.analysis.cards import cards
+from specviz.analysis.views import by_output, map_outputs
 from specviz.app.edge import wire as wire_names
 from specviz.app.session import RACE_PX
 from specviz.engine.config import METHODS
@@ -83,13 +84,13 @@ def outlined(inputs: dict) -> dict:
         return {}
     only = map_lane(st, inputs["inspector"], inputs.get("present", False))
     maps = panels.heatmaps(st.traces, st.images, float(inputs["opacity"]), pos, only, cards=cards())
-    return lane_pictures(st, pos) | {f"map_{k}": im for k, im in maps.items()}
+    return lane_pictures(st, pos) | by_output(maps)
 
 
 def wire(c: dict, runs: list, clicks: list) -> None:
     """`runs`: the run events (the inspector follows; the run itself rings the cell: `focus`); `clicks`: the
     inspecting events (the ring). `focus` keeps the inspector's fragment for the next run's pictures."""
-    pictures = {n: c[n] for n in (*(f"img_{m}" for m in METHODS), *(f"map_{k}" for k in panels.KINDS))}
+    pictures = {n: c[n] for n in (*(f"img_{m}" for m in METHODS), *map_outputs())}
     inputs = {"state": c["state"], "inspector": c["inspector"], "opacity": c["opacity"], "present": c["present_on"]}
     ring = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
     for ev in runs:

@@ -14,6 +14,7 @@ import gradio as gr
 from specviz.analysis import paired
 from specviz.analysis.cards import cards
 from specviz.analysis.preview import KnobValues, outcomes, rescore
+from specviz.analysis.views import MAPS, by_output, map_outputs
 from specviz.app.catalogue import Backend, check_draft, check_model, load
 from specviz.app.configs import default_draft, make_configs
 from specviz.app.errors import friendly
@@ -35,7 +36,7 @@ from specviz.render.figures import histogram_image
 GEN_INPUTS = Live(lambda: ("prompt", "seed", "model", "methods", *(k.name for k in ui_knobs())))
 PREVIEWED = Live(lambda: tuple(k.name for k in ui_knobs("main")))     # the sliders the instant preview moves
 GEN_OUTPUTS = Live(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m in METHODS),
-                            *(f"map_{k}" for k in panels.KINDS), "summary", "hist", "status", "state",
+                            *map_outputs(), "summary", "hist", "status", "state",
                             "replay_method", "replay_step", "replay_image", "replay_caption", "preview_image",
                             "preview_table", "replay_tree"))
 PREVIEW_OUTPUTS = ("preview_image", "preview_table")
@@ -122,9 +123,9 @@ class Handlers:
                 if finishing or now - maps_at >= self.maps_every["all"]:
                     shown |= self._maps(st, opacity, None, only)
                     maps_at = kind_at = now
-                elif kind in panels.KINDS and now - kind_at >= self.maps_every["shown"]:
-                    shown[f"map_{kind}"] = panels.heatmap(kind, fr.traces, fr.images, opacity, None, only,
-                                                                     cards=cards())
+                elif kind in MAPS and now - kind_at >= self.maps_every["shown"]:
+                    shown[MAPS[kind].output] = panels.heatmap(kind, fr.traces, fr.images, opacity, None, only,
+                                                              cards=cards())
                     kind_at = now
             yield only_changed(shown, sent) if lean and not fr.done else dict(shown)
 
@@ -177,8 +178,7 @@ class Handlers:
         return upd
 
     def _maps(self, st: RunState, opacity: float, mark: int | None = None, only: str | None = None) -> dict:
-        return {f"map_{k}": im for k, im in panels.heatmaps(st.traces, st.images, opacity, mark, only,
-                                                                         cards=cards()).items()}
+        return by_output(panels.heatmaps(st.traces, st.images, opacity, mark, only, cards=cards()))
 
     # ------------------------------------------------------------------------------------------------ cheap views
     @friendly
@@ -216,7 +216,7 @@ class Handlers:
         return fn
 
     def inspect_map(self, kind: str | None = None):
-        """A click on a map composite (`kind` one of panels.KINDS; None: the preview map, one panel per method), as
+        """A click on a map composite (`kind` a key of views.MAPS; None: the preview map, one panel per method), as
         drawn for the inspector fragment `focus` and Present mode `present` (follow.map_lane)."""
         @friendly
         def fn(st: RunState, focus: str | None, present: bool, evt: gr.SelectData):

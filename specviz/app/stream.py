@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 
-from specviz.render import panels
+from specviz.analysis.views import map_outputs
 
 API_FPS = 2.0
 API_PICTURES_EVERY_S = 2.0
@@ -27,7 +27,7 @@ def only_changed(upd: dict, sent: dict) -> dict:
     component copy in the session for good (Gradio 6.31; scripts/soak.py counted +25 images a run). `sent`
     (picture name -> object) is updated. Text and None go out as values: skipping them saves no fetch and costs more
     server time than resending (docs/gradio.md)."""
-    out = upd | {f"map_{k}": None for k in panels.KINDS if f"map_{k}" not in upd}
+    out = upd | {name: None for name in map_outputs() if name not in upd}
     for name, v in out.items():
         if v is None or not name.startswith(("img_", "map_")):
             continue

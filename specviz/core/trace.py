@@ -1,8 +1,9 @@
 """The Trace (docs/design.md §4) and its JSON contract: every verification step of one run, as records.py's events.
 
-`to_grid(field)` maps any per-position field of the committing event onto the (H, W) token grid; the renderer and
-the app read only this. Reading a file checks its structure (checks.py) and imports neither torch nor the engine;
-what a method's record says about its trace (its name, config and decisions) is checked by engine.validate.
+`to_grid(field)` maps any per-position field of the committing event onto the (H, W) token grid (the maps'
+records in analysis/views.py's MAPS read fields through it by name; the maps themselves are listed there only).
+Reading a file checks its structure (checks.py) and imports neither torch nor the engine; what a method's record
+says about its trace (its name, config and decisions) is checked by engine.validate.
 """
 from __future__ import annotations
 

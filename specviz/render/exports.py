@@ -12,6 +12,7 @@ import uuid
 import zipfile
 from pathlib import Path
 
+from specviz.analysis import views
 from specviz.core.cards import Cards
 from specviz.core.paths import slug
 from specviz.render import draw, figures, panels, video
@@ -66,7 +67,7 @@ def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None 
         t.save(p)
         paths.append(p)
     for kind in panels.exported_kinds(traces, cards):               # no groups map when no method forms groups
-        p = out / f"{shared}_map_{kind}.png"
+        p = out / f"{shared}_{views.MAPS[kind].output}.png"
         panels.heatmap(kind, traces, images, cards=cards).save(p)
         paths.append(p)
     if videos:

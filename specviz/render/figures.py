@@ -17,7 +17,6 @@ from specviz.core.cards import Cards
 from specviz.core.trace import DECISIONS
 from specviz.render import charts, draw
 
-SLIDE_MAPS = ("entropy", "tv", "decision", "finalize", "tv_cost")
 SLIDE_IN = (16, 9)                  # inches: a 16:9 slide (1920 x 1080 px at 120 dpi)
 
 
@@ -35,11 +34,12 @@ def histogram_image(traces: dict, cards: Cards):
 def slide_figure(traces: dict, images: dict, prompt: str = "", settings: str = "") -> Figure:
     """A 16:9 slide (16 x 9 in): rows = methods; columns = final image, then the maps with one shared colour scale per
     column, each colourbar labelled with its units; the caption carries the prompt and the settings."""
-    cols = 1 + len(SLIDE_MAPS)
+    specs = slide_maps()
+    cols = 1 + len(specs)
     fig = Figure(figsize=SLIDE_IN, dpi=120, layout="constrained")
     FigureCanvasAgg(fig)
     axes = np.atleast_2d(fig.subplots(len(traces), cols, squeeze=False))
-    arrays = {k: {m: _map(t, k) for m, t in traces.items()} for k in SLIDE_MAPS}
+    arrays = {sp.key: {m: sp.compute(t, traces) for m, t in traces.items()} for sp in specs}
     vs = paired.against_ar(traces)
     for r, (m, t) in enumerate(traces.items()):
         s = t.summary
@@ -47,13 +47,13 @@ def slide_figure(traces: dict, images: dict, prompt: str = "", settings: str = "
         words = paired.vs_ar_words(m, vs.get(m))
         axes[r, 0].set_ylabel(f"{m}\n{s.get('target_forwards', '?')} fwd · {s.get('step_compression', 0):.2f}×"
                               + (f"\n{words}" if words else ""), fontsize=11)
-        for c, k in enumerate(SLIDE_MAPS, start=1):
-            im = _draw_map(axes[r, c], k, arrays[k][m], list(arrays[k].values()))
+        for c, spec in enumerate(specs, start=1):
+            im = _draw_map(axes[r, c], spec, arrays[spec.key][m], list(arrays[spec.key].values()))
             if r == len(traces) - 1 and im is not None:
                 bar = fig.colorbar(im, ax=axes[:, c], location="bottom", shrink=0.8, pad=0.02)
-                bar.set_label(views.MAPS[k].colourbar, fontsize=10)
-    for c, k in enumerate(("image",) + SLIDE_MAPS):
-        axes[0, c].set_title(views.TITLES.get(k, k), fontsize=12)
+                bar.set_label(spec.colourbar, fontsize=10)
+    for c, title in enumerate(("image", *(sp.title for sp in specs))):
+        axes[0, c].set_title(title, fontsize=12)
     for ax in axes.flat:
         ax.set_xticks([]), ax.set_yticks([])
     _decision_legend(fig)
@@ -63,18 +63,18 @@ def slide_figure(traces: dict, images: dict, prompt: str = "", settings: str = "
     return fig
 
 
-def _map(trace, kind):
-    return views.decision_map(trace)[0] if kind == "decision" else views.numeric_map(trace, kind)
+def slide_maps() -> tuple:
+    """The maps the slide shows, one column each (the records marked `slide`, in views.MAPS order)."""
+    return tuple(spec for spec in views.MAPS.values() if spec.slide)
 
 
-def _draw_map(ax, kind, a, column):
-    if kind == "decision":
+def _draw_map(ax, spec, a, column):
+    if spec.drawing == "decision":
         cmap = ListedColormap(np.array([draw.DECISION_RGB[d] for d in DECISIONS]) / 255)
         cmap.set_bad(np.array(draw.NAN_RGB) / 255)
         ax.imshow(np.ma.masked_invalid(a), cmap=cmap, vmin=-0.5, vmax=len(DECISIONS) - 0.5,
                   interpolation="nearest")
         return None
-    spec = views.MAPS[kind]
     lo, hi = views.shared_range(column, spec)
     cmap = ListedColormap(draw.lut(spec.cmap) / 255)
     cmap.set_bad(np.array(draw.NAN_RGB) / 255)

@@ -12,7 +12,6 @@ from specviz.core.trace import DECISIONS, Trace
 from specviz.render import draw, focus
 
 GROUP_PX = 480                  # the groups map's panels: member counts need cells of ~30 px
-KINDS = ("entropy", "tv", "decision", "finalize", "tv_cost", "accept", "groups", "changed")
 REPLAY_PX = 360
 
 
@@ -34,14 +33,7 @@ def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0, mark: i
     run's shared scale and legend; `cards`: the methods' cards (which of them form groups)."""
     if not traces:
         return draw.message("Generate to see the maps")
-    if kind == "decision":
-        panels, side = _decision_panels(traces)
-    elif kind == "groups":
-        panels, side = _group_panels(traces, cards)
-    elif kind == "changed":
-        panels, side = _changed_panels(traces)
-    else:
-        panels, side = _numeric_panels(kind, traces)
+    panels, side = _DRAWINGS[views.MAPS[kind].drawing](kind, traces, cards)     # the record says how it is drawn
     keep, px = map_layout(kind, traces, only, cards=cards)
     out = []
     for (method, im) in (p for p in panels if p[0] in keep):
@@ -55,18 +47,19 @@ def heatmap(kind: str, traces: dict, images: dict, opacity: float = 1.0, mark: i
 
 def heatmaps(traces: dict, images: dict, opacity: float = 1.0, mark: int | None = None,
              only: str | None = None, *, cards: Cards) -> dict:
-    """Every map kind's composite, by kind (KINDS order)."""
-    return {k: heatmap(k, traces, images, opacity, mark, only, cards=cards) for k in KINDS}
+    """Every map kind's composite, by kind (views.MAPS order)."""
+    return {k: heatmap(k, traces, images, opacity, mark, only, cards=cards) for k in views.MAPS}
 
 
 def map_layout(kind: str, traces: dict, only: str | None = None, *, cards: Cards) -> tuple[list, int]:
     """Which methods a map kind's composite shows, in panel order, and its panel size (clicks are located with it).
     `only`: one panel — that method's where the map has one (the groups map: group formers; "changed vs AR": the
     methods compared with AR), else the map's first."""
-    if kind == "groups":
+    drawing = views.MAPS[kind].drawing                              # the record says which panels it has
+    if drawing == "groups":
         formers = [m for m in traces if cards.of(m).forms_groups]
         shown, px = (formers or list(traces)[:1]), GROUP_PX
-    elif kind == "changed":
+    elif drawing == "changed":
         shown, px = _changed_layout(traces)[0], draw.PANEL
     else:
         shown, px = list(traces), draw.PANEL
@@ -84,7 +77,7 @@ def _title(trace: Trace) -> str:
 
 def _numeric_panels(kind: str, traces: dict):
     spec = views.MAPS[kind]
-    arrays = {m: views.numeric_map(t, kind) for m, t in traces.items()}
+    arrays = {m: spec.compute(t, traces) for m, t in traces.items()}
     lo, hi = views.shared_range(list(arrays.values()), spec)
     panels = [(m, draw.upscale(draw.colorize(a, spec.cmap, lo, hi), traces[m].grid)) for m, a in arrays.items()]
     bar = draw.colorbar(spec.cmap, lo, hi, spec.label + " (grey: none)")
@@ -144,7 +137,7 @@ def _changed_layout(traces: dict) -> tuple[list, str]:
                           "add a second method to compare with AR")
 
 
-def _changed_panels(traces: dict):
+def _changed_panels(traces: dict, kind: str = "changed"):
     """Each method's tokens against AR's under the same keyed noise: the first departure and what changed
     downstream of it (analysis/paired.py); grey panels and the reason when nothing is comparable."""
     shown, why = _changed_layout(traces)
@@ -153,10 +146,17 @@ def _changed_panels(traces: dict):
         grey = {m: np.full(tuple(traces[m].grid), np.nan) for m in shown}
         panels = [(m, draw.upscale(draw.categorical(grey[m], draw.CHANGED_RGB), traces[m].grid)) for m in shown]
         return panels, draw.legend([(why, draw.NAN_RGB)], "not comparable with AR")
-    ar = traces["ar"]
-    panels = [(m, draw.upscale(draw.categorical(paired.changed_category(traces[m], ar), draw.CHANGED_RGB),
-                               traces[m].grid)) for m in shown]
+    compute = views.MAPS[kind].compute
+    panels = [(m, draw.upscale(draw.categorical(compute(traces[m], traces), draw.CHANGED_RGB), traces[m].grid))
+              for m in shown]
     return panels, draw.legend(items, "token vs AR's, same keyed noise")
+
+
+# a map record's `drawing` -> (kind, traces, cards) -> (panels, side): its method panels and its legend or colour bar
+_DRAWINGS = {"numeric": lambda kind, traces, cards: _numeric_panels(kind, traces),
+             "decision": lambda kind, traces, cards: _decision_panels(traces),
+             "groups": lambda kind, traces, cards: _group_panels(traces, cards),
+             "changed": lambda kind, traces, cards: _changed_panels(traces, kind)}
 
 
 def preview_map(previews: list, traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
@@ -197,4 +197,4 @@ def exported_kinds(traces: dict, cards: Cards) -> tuple:
     """The map kinds an export writes: the groups map only when a method of the run forms groups (its card says
     so); otherwise that map is only a note, and the export leaves it out."""
     forms = any(cards.of(m).forms_groups for m in traces)
-    return tuple(k for k in KINDS if k != "groups" or forms)
+    return tuple(k for k, spec in views.MAPS.items() if forms or not spec.needs_groups)

@@ -48,11 +48,11 @@ def test_the_drawn_acceptance_map_colours_each_cell_from_b():
     traces, images, _ = race()
     im = np.asarray(panels.heatmap("accept", traces, images, cards=cards()))
     spec = views.MAPS["accept"]
-    assert (spec.vmax, spec.scale, spec.cmap) == (1.0, "fixed", "viridis") and views.TITLES["accept"] == "Acceptance b"
+    assert (spec.vmax, spec.scale, spec.cmap) == (1.0, "fixed", "viridis") and spec.title == "Acceptance b"
     grid = next(iter(traces.values())).grid
     c = draw.cell_px(grid)
     for (x0, y0), (m, t) in zip(draw.layout(len(traces)), traces.items()):
         want = draw.colorize(expected(t), "viridis", 0.0, 1.0)
         centres = im[y0 + c // 2:y0 + c * grid[0]:c, x0 + c // 2:x0 + c * grid[1]:c]
         assert np.array_equal(centres, want), m
-    assert "accept" in panels.KINDS and "accept" in panels.exported_kinds(traces, cards())
+    assert "accept" in views.MAPS and "accept" in panels.exported_kinds(traces, cards())

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from specviz.analysis.cards import cards
+from specviz.analysis import views
 from specviz.analysis.views import decided_mask
 from specviz.app.configs import make_configs
 from specviz.app.race import race
@@ -30,7 +31,7 @@ def test_the_24x24_grid_draws_in_the_race_maps_inspector_replay_video_and_export
     assert frame.size == (240, 240)                                    # 10 px per cell
     undecided = ~decided_mask(t, 3)
     assert undecided.shape == (24, 24) and undecided.any() and not undecided.all()
-    for kind in panels.KINDS:
+    for kind in views.MAPS:
         assert panels.heatmap(kind, traces, images, cards=cards()).size[0] > draw.PANEL
     assert "row 23, column 23 (position 575)" in html.inspector(t, 575, cards())
     img, caption = panels.replay_image(t, images["csd"], 5)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from specviz.analysis.cards import cards
+from specviz.analysis import views
 from specviz.app.configs import make_configs
 from specviz.app.follow import map_lane, outlined
 from specviz.app.handlers import Handlers, RunState
@@ -36,7 +37,7 @@ def test_the_lane_is_the_inspected_one_in_present_mode_only(run):
     assert map_lane(st, gone, True) == "ar"                         # a method not in this run
 
 
-@pytest.mark.parametrize("kind", panels.KINDS)
+@pytest.mark.parametrize("kind", tuple(views.MAPS))
 def test_one_panel_is_the_full_composites_panel(run, kind):
     _, st = run
     full = panels.heatmap(kind, st.traces, st.images, 1.0, cards=cards())

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from specviz.analysis import paired
-from specviz.analysis.views import TITLES
+from specviz.analysis.views import MAPS
 from tests.browser.test_browser_present import in_view, page_trace, save, served  # noqa: F401 (fixture)
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: one cache dir for the server)
 
@@ -39,7 +39,7 @@ def test_keyed_lanes_say_identical_or_changed_and_the_map_is_in_view_in_present_
     save(page, tmp_path, "keyed_1920x1080")
     page.keyboard.press("p")                                           # Present mode
     page.wait_for_function("document.body.classList.contains('sv-present')")
-    page.get_by_role("tab", name=TITLES["changed"]).click()
+    page.get_by_role("tab", name=MAPS["changed"].title).click()
     page.locator("#map_changed img").wait_for()
     time.sleep(0.8)
     save(page, tmp_path, "keyed_present_1920x1080")

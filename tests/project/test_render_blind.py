@@ -30,11 +30,11 @@ def test_drawing_a_saved_trace_from_cards_loads_neither_torch_nor_the_engine(tmp
     path = tmp_path / "t.json"
     run(model, factory, method="csd", seed=0, window=3).save(path)
     code = ("from specviz.core.cards import Cards, MethodCard\nfrom specviz.core.trace import Trace\n"
-            "from specviz.render import html, panels\n"
+            "from specviz.analysis import views\nfrom specviz.render import html, panels\n"
             f"t = Trace.load({str(path)!r})\n"
             "cards = Cards(csd=MethodCard(name='csd', label='CSD', relaxation='λ·g(H)'))\n"
             "assert all(f'position {p}' in html.inspector(t, p, cards) for p in range(9))\n"
-            "for kind in panels.KINDS:\n    panels.heatmap(kind, {'csd': t}, {}, cards=cards)\n")
+            "for kind in views.MAPS:\n    panels.heatmap(kind, {'csd': t}, {}, cards=cards)\n")
     assert loaded_after(code) == []
 
 

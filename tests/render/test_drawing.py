@@ -4,6 +4,7 @@ import numpy as np
 from PIL import Image
 
 from specviz.analysis.cards import cards
+from specviz.analysis import views
 from specviz.app.configs import make_configs
 from specviz.app.race import race
 from specviz.render import charts, draw, panels
@@ -26,7 +27,7 @@ def test_colorize_and_heatmap_composite(race_toy):
     assert tuple(rgb[0, 0]) == tuple(draw.lut("viridis")[0]) and tuple(rgb[0, 1]) == tuple(draw.lut("viridis")[255])
     model, factory = race_toy
     fr = list(race(model, factory, make_configs(["ar", "csd"], **KW), fps=1e9))[-1]
-    for kind in panels.KINDS:
+    for kind in views.MAPS:
         im = panels.heatmap(kind, fr.traces, fr.images, 0.5, cards=cards())
         assert isinstance(im, Image.Image) and im.size[0] > 2 * draw.PANEL
 

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from specviz.analysis.cards import cards
+from specviz.analysis import views
 from specviz.app.configs import make_configs
 from specviz.app.race import race
 from specviz.render import exports, panels
@@ -23,5 +24,5 @@ def test_the_groups_map_is_exported_only_when_a_method_forms_groups(tmp_path, me
     traces, images = _run(methods)
     names = [p.name for p in exports.export_run(traces, images, "red house", tmp_path, videos=False, cards=cards())]
     maps = sorted(n.split("_map_")[1][:-4] for n in names if "_map_" in n)
-    assert maps == sorted(k for k in panels.KINDS if k != "groups" or groups)
+    assert maps == sorted(k for k in views.MAPS if k != "groups" or groups)
     assert ("groups" in panels.exported_kinds(traces, cards())) is groups

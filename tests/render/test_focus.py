@@ -6,6 +6,7 @@ import numpy as np
 from PIL import Image
 
 from specviz.analysis.cards import cards
+from specviz.analysis import views
 from specviz.app import follow
 from specviz.app.configs import make_configs
 from specviz.app.handlers import Handlers, RunState
@@ -51,15 +52,16 @@ def lanes_and_maps_ring_the_inspected_cell() -> None:
     for pos in (6, 9):
         shown = html.inspector(st.traces["csd"], pos, cards())
         upd = follow.outlined({"state": st, "inspector": shown, "opacity": 1.0})
-        assert set(upd) == {*(f"img_{m}" for m in METHODS), *(f"map_{k}" for k in panels.KINDS)}   # no skips
+        assert set(upd) == {*(f"img_{m}" for m in METHODS), *views.map_outputs()}   # no skips
         assert all(upd[f"img_{m}"] is None for m in METHODS if m not in st.traces)
         for m in st.traces:
             plain = panels.race_frame(Image.fromarray(st.images[m]), np.ones(grid, bool), grid, RACE_PX)
             ringed_at(upd[f"img_{m}"], plain, [(0, 0)], grid, draw.cell_px(grid, RACE_PX), pos)
-        for kind in panels.KINDS:
+        for kind in views.MAPS:
             plain = panels.heatmap(kind, st.traces, st.images, 1.0, cards=cards())
             methods, px = panels.map_layout(kind, st.traces, cards=cards())
-            ringed_at(upd[f"map_{kind}"], plain, draw.layout(len(methods), px), grid, draw.cell_px(grid, px), pos)
+            ringed_at(upd[views.MAPS[kind].output], plain, draw.layout(len(methods), px), grid, draw.cell_px(grid, px),
+                      pos)
 
 
 def test_lanes_and_maps_ring_the_inspected_cell():

@@ -57,7 +57,7 @@ def test_the_slide_s_row_labels_carry_it():
         ts, want = traces(noise), expected(noise)
         images = {m: np.zeros((48, 48, 3), np.uint8) for m in ts}
         fig = figures.slide_figure(ts, images)
-        labels = [fig.axes[r * (1 + len(figures.SLIDE_MAPS))].get_ylabel() for r in range(len(ts))]
+        labels = [fig.axes[r * (1 + len(figures.slide_maps()))].get_ylabel() for r in range(len(ts))]
         for (m, t), label in zip(ts.items(), labels):
             s = t.summary
             head = f"{m}\n{s['target_forwards']} fwd · {s['step_compression']:.2f}×"
