@@ -22,7 +22,7 @@ from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.methods import get, ui_knobs
 from specviz.models import ALLOWED_HUB, converted_models
-from specviz.render import html, panels, pareto, primer
+from specviz.render import html, primer
 
 # the default comparison, chosen from the bench on scenes (docs/methods_lossless.md): the baseline, classic lossless
 # SJD, the best lossless successor (MC-SJD: same drafts, coupled; +56 % step compression on scenes v2, README
@@ -188,14 +188,14 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     c["present"].change(None, [c["present"]], None, js=present.TOGGLE, api_visibility="private")
     c["stop"].click(lambda: html.STOPPED, None, [c["status"]], cancels=runs, queue=False, api_visibility="private")
     maps = pick(*views.map_outputs(), "present_on")
-    wire(c["opacity"].change, h.maps, pick("state", "opacity", "inspector") | {"present": c["present_on"]}, maps,
+    wire(c["opacity"].change, h.maps, pick("state", "opacity", "focus") | {"present": c["present_on"]}, maps,
          **quick)
-    wire(c["present"].change, h.maps, pick("state", "opacity", "inspector", "present"), maps, **quick)
-    clicks = [c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], [c["inspector"]], **quick) for m in METHODS]
+    wire(c["present"].change, h.maps, pick("state", "opacity", "focus", "present"), maps, **quick)
+    inspected = [c["inspector"], c["focus"]]                        # a click sets the fragment and the cell
+    clicks = [c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], inspected, **quick) for m in METHODS]
     for k in (*views.MAPS, None):
         img = c[views.MAPS[k].output] if k else c["preview_image"]
-        clicks.append(img.select(h.inspect_map(k), [c["state"], c["focus"], c["present_on"]], [c["inspector"]],
-                                 **quick))
+        clicks.append(img.select(h.inspect_map(k), [c["state"], c["focus"], c["present_on"]], inspected, **quick))
     clicks.append(replay_tab.wire(h.replay, c))                     # a click on the replay inspects a lane's cell
     opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"],
                                                    "focus": c["focus"], "present": c["present_on"]},
@@ -230,7 +230,7 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
     c: dict = {}
     with gr.Blocks(title="specviz", fill_width=True, delete_cache=serving.cache_rule()) as demo:
         c["state"] = gr.State(None, time_to_live=STATE_TTL_S)
-        c["focus"] = gr.State(None)                     # the inspector's fragment: a run rings its cell (follow.py)
+        c["focus"] = gr.State(None)                     # the inspected cell (follow.Cell): runs ring it, follow.py
         c["present_on"] = gr.State(False)               # Present mode: the maps draw the inspected lane (follow.py)
         w.Markdown(INTRO, elem_id="intro")
         with gr.Row():

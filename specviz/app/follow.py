@@ -1,13 +1,15 @@
-"""The inspected cell follows the run and is shown everywhere:
-- after any run (Generate, a slider re-run, opened traces) the inspector shows the same cell of the new run — read
-  from the inspector's own fragment (render.html.inspected) — or says that the cell's method is not in the new run;
-  it never keeps a stale record;
+"""The inspected cell follows the run and is shown everywhere. The cell lives in the `focus` state as a `Cell`
+(method, position), set by every click that inspects one — never read back out of the inspector's HTML:
+- after any run (Generate, a slider re-run, opened traces) the inspector shows the same cell of the new run, or says
+  that the cell's method is not in the new run (and the cell is let go); it never keeps a stale record;
 - after every click that inspects a cell the cell is ringed in every lane's image and every map (render/focus.py),
   so the audience sees the same token everywhere; a run draws its final pictures with the ring of the cell kept in
-  the `focus` state (the inspector's fragment), so a re-run keeps it.
+  `focus`, so a re-run keeps it.
 Chained after the run and click events (`.then`), so the inspector code does not know about it. Every update sends
 values, never gr.skip() on the common paths (each skip leaves a component copy in the session: docs/gradio.md)."""
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from PIL import Image
@@ -20,47 +22,56 @@ from specviz.engine.config import METHODS
 from specviz.render import draw, html, panels, primer
 
 
-def refresh(st, shown: str):
-    """The inspector for the new run `st` at the cell `shown` described (`shown` itself when nothing was inspected:
-    a value, not gr.skip(), which would leave a copy of the component in the session: docs/gradio.md)."""
-    cell = html.inspected(shown)
+class Cell(NamedTuple):
+    """The inspected cell: a lane's method and a position on its grid (the `focus` state's value; None: none)."""
+    method: str
+    pos: int
+
+
+def inspecting(trace, pos: int) -> tuple[str, Cell]:
+    """A click inspected `trace`'s cell `pos`: the inspector's fragment and the cell, for (inspector, focus)."""
+    return html.inspector(trace, pos, cards()), Cell(trace.method, int(pos))
+
+
+def refresh(st, cell: Cell | None, shown: str) -> tuple[str, Cell | None]:
+    """(inspector, focus) for the new run `st`: the inspected cell of the new run; `shown` itself when nothing was
+    inspected (a value, not gr.skip(), which would leave a copy of the component in the session: docs/gradio.md);
+    a note, and no cell, when the cell's method did not run."""
     if cell is None or st is None or not getattr(st, "traces", None):
-        return shown
+        return shown, cell
     method, pos = cell
     if method not in st.traces:
         return (f"<i>The cell you inspected ({method}, position {pos}) is not in this run: {method} did not run. "
-                "Click a cell to inspect it.</i>")
-    return html.inspector(st.traces[method], pos, cards())
+                "Click a cell to inspect it.</i>"), None
+    return inspecting(st.traces[method], pos)
 
 
-def marked(st, shown: str | None) -> int | None:
-    """The position the inspector fragment `shown` describes, when it lies on the run's grid (else None)."""
-    cell = html.inspected(shown or "")
+def marked(st, cell: Cell | None) -> int | None:
+    """The inspected cell's position, when there is one and it lies on the run's grid (else None)."""
     if cell is None or st is None or not getattr(st, "traces", None):
         return None
     grid = next(iter(st.traces.values())).grid
-    return cell[1] if cell[1] < grid[0] * grid[1] else None
+    return cell.pos if cell.pos < grid[0] * grid[1] else None
 
 
-def _inspected_lane(st, shown: str | None) -> str | None:
-    """The method of the cell the inspector fragment `shown` describes, when that method is in the run `st`."""
-    cell = html.inspected(shown or "")
-    return cell[0] if cell is not None and cell[0] in st.traces else None
+def _inspected_lane(st, cell: Cell | None) -> str | None:
+    """The inspected cell's method, when that method is in the run `st`."""
+    return cell.method if cell is not None and cell.method in st.traces else None
 
 
-def map_lane(st, shown: str | None, present: bool) -> str | None:
+def map_lane(st, cell: Cell | None, present: bool) -> str | None:
     """The one lane whose panel each map draws in Present mode (so its labels stay large at any method count): the
     inspected cell's method when it is in the run, else the run's first; None (every lane) outside Present mode."""
     if not present or st is None or not getattr(st, "traces", None):
         return None
-    return _inspected_lane(st, shown) or next(iter(st.traces))
+    return _inspected_lane(st, cell) or next(iter(st.traces))
 
 
-def primer_of(st, shown: str | None) -> str:
+def primer_of(st, cell: Cell | None) -> str:
     """The primer's walk for the inspected cell's lane, else the run's first method that drafts (else its first)."""
     if st is None or not getattr(st, "traces", None):
         return primer.primer_html(None)
-    lane = _inspected_lane(st, shown) or next((m for m in st.traces if m != "ar"), next(iter(st.traces)))
+    lane = _inspected_lane(st, cell) or next((m for m in st.traces if m != "ar"), next(iter(st.traces)))
     return primer.primer_html(st.traces[lane])
 
 
@@ -77,27 +88,26 @@ def lane_pictures(st, mark: int | None = None) -> dict:
 
 
 def outlined(inputs: dict) -> dict:
-    """After a click: {state, inspector, opacity, present} -> every lane's picture and every map with the inspected
-    cell ringed (in Present mode the maps of the inspected lane); no update when the click inspected no cell."""
-    st, pos = inputs["state"], marked(inputs["state"], inputs["inspector"])
+    """After a click: {state, focus, opacity, present} -> every lane's picture and every map with the inspected cell
+    ringed (in Present mode the maps of the inspected lane); no update when the click inspected no cell."""
+    st, pos = inputs["state"], marked(inputs["state"], inputs["focus"])
     if pos is None:
         return {}
-    only = map_lane(st, inputs["inspector"], inputs.get("present", False))
+    only = map_lane(st, inputs["focus"], inputs.get("present", False))
     maps = panels.heatmaps(st.traces, st.images, float(inputs["opacity"]), pos, only, cards=cards())
     return lane_pictures(st, pos) | by_output(maps)
 
 
 def wire(c: dict, runs: list, clicks: list) -> None:
-    """`runs`: the run events (the inspector follows; the run itself rings the cell: `focus`); `clicks`: the
-    inspecting events (the ring). `focus` keeps the inspector's fragment for the next run's pictures."""
+    """`runs`: the run events (the inspector follows; the run itself rings the cell kept in `focus`); `clicks`: the
+    inspecting events, which set (inspector, focus) — then the ring and the primer follow the cell."""
     pictures = {n: c[n] for n in (*(f"img_{m}" for m in METHODS), *map_outputs())}
-    inputs = {"state": c["state"], "inspector": c["inspector"], "opacity": c["opacity"], "present": c["present_on"]}
+    inputs = {"state": c["state"], "focus": c["focus"], "opacity": c["opacity"], "present": c["present_on"]}
     ring = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
+    quiet = dict(queue=False, api_visibility="private")
     for ev in runs:
-        ev.then(refresh, [c["state"], c["inspector"]], [c["inspector"]], queue=False, api_visibility="private") \
-            .then(primer_of, [c["state"], c["inspector"]], [c["primer"]], queue=False, api_visibility="private")
+        ev.then(refresh, [c["state"], c["focus"], c["inspector"]], [c["inspector"], c["focus"]], **quiet) \
+            .then(primer_of, [c["state"], c["focus"]], [c["primer"]], **quiet)
     for ev in clicks:
         wire_names(ev.then, outlined, inputs, pictures, **ring)
-    c["inspector"].change(lambda shown: shown, [c["inspector"]], [c["focus"]], queue=False,
-                          api_visibility="private")
-    c["inspector"].change(primer_of, [c["state"], c["inspector"]], [c["primer"]], queue=False, api_visibility="private")
+        ev.then(primer_of, [c["state"], c["focus"]], [c["primer"]], **quiet)

@@ -18,7 +18,7 @@ from specviz.analysis.views import MAPS, by_output, map_outputs
 from specviz.app.catalogue import Backend, check_draft, check_model, load
 from specviz.app.configs import default_draft, make_configs
 from specviz.app.errors import friendly
-from specviz.app.follow import lane_pictures, map_lane, marked
+from specviz.app.follow import Cell, inspecting, lane_pictures, map_lane, marked
 from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
 from specviz.app.opening import read_traces
 from specviz.app.race import LaneView, race
@@ -69,7 +69,7 @@ class Handlers:
     def generate(self, inputs: dict):
         """Stream the race: {GEN_INPUTS..., opacity[, map_kind, focus, request]} -> updates by GEN_OUTPUTS name (lean
         for API callers: app/stream.py; map_kind: the heatmap tab on screen, refreshed most often; focus: the
-        inspector's fragment, whose cell the final pictures ring)."""
+        inspected cell (follow.Cell), which the final pictures ring)."""
         lean = is_api_call(inputs.get("request"))
         drop_copies(self.demo, inputs.get("request"))
         yield from self._race({k: inputs[k] for k in GEN_INPUTS}, float(inputs["opacity"]), lean,
@@ -167,7 +167,7 @@ class Handlers:
         upd["status"] = html.opened(list(traces), prompt, note)
         return upd | {"methods": list(traces)}                   # a value: a component update leaves a copy
 
-    def _finish(self, st: RunState, opacity: float, focus: str | None = None, present: bool = False) -> dict:
+    def _finish(self, st: RunState, opacity: float, focus: Cell | None = None, present: bool = False) -> dict:
         """A finished run's views: every lane and map (the inspected cell `focus` ringed; Present mode: the maps of
         its lane), summary, replay."""
         mark = marked(st, focus)
@@ -183,10 +183,10 @@ class Handlers:
     # ------------------------------------------------------------------------------------------------ cheap views
     @friendly
     def maps(self, inputs: dict):
-        """The map opacity moved or Present mode was toggled: {state, opacity, inspector, present} -> the maps (the
+        """The map opacity moved or Present mode was toggled: {state, opacity, focus, present} -> the maps (the
         inspected cell stays ringed; Present mode: its lane's) and the mode's state."""
-        st, shown, present = inputs["state"] or RunState(), inputs.get("inspector", ""), bool(inputs.get("present"))
-        return self._maps(st, float(inputs["opacity"]), marked(st, shown), map_lane(st, shown, present)) | {
+        st, cell, present = inputs["state"] or RunState(), inputs.get("focus"), bool(inputs.get("present"))
+        return self._maps(st, float(inputs["opacity"]), marked(st, cell), map_lane(st, cell, present)) | {
             "present_on": present}
 
     @friendly
@@ -204,32 +204,33 @@ class Handlers:
                 "preview_table": html.preview_table(pv, knobs, cards()), "tabs": gr.Tabs(selected="preview")}
 
     def inspect_slot(self, method: str):
+        """A click on `method`'s lane picture -> (inspector, focus)."""
         @friendly
         def fn(st: RunState, evt: gr.SelectData):
             if not st or method not in st.traces:
-                return "<i>Finish a run with this method, then click a cell.</i>"
+                return "<i>Finish a run with this method, then click a cell.</i>", None
             t = st.traces[method]
             c = max(1, draw.cell_px(t.grid))
             x, y = evt.index
             pos = _clamp(int(y) // c, t.grid[0]) * t.grid[1] + _clamp(int(x) // c, t.grid[1])
-            return html.inspector(t, pos, cards())
+            return inspecting(t, pos)
         return fn
 
     def inspect_map(self, kind: str | None = None):
         """A click on a map composite (`kind` a key of views.MAPS; None: the preview map, one panel per method), as
-        drawn for the inspector fragment `focus` and Present mode `present` (follow.map_lane)."""
+        drawn for the inspected cell `focus` and Present mode `present` (follow.map_lane) -> (inspector, focus)."""
         @friendly
-        def fn(st: RunState, focus: str | None, present: bool, evt: gr.SelectData):
+        def fn(st: RunState, focus: Cell | None, present: bool, evt: gr.SelectData):
             if not st or not st.traces:
-                return "<i>Generate first, then click a cell of any map.</i>"
+                return "<i>Generate first, then click a cell of any map.</i>", None
             only = map_lane(st, focus, present)
             shown, px = (panels.map_layout(kind, st.traces, only, cards=cards()) if kind
                          else (list(st.traces), draw.PANEL))
             first = st.traces[shown[0]]
             hit = draw.locate(len(shown), evt.index[0], evt.index[1], first.grid, px)
             if hit is None:
-                return "<i>Click inside one of the maps.</i>"
-            return html.inspector(st.traces[shown[hit[0]]], hit[1], cards())
+                return "<i>Click inside one of the maps.</i>", None
+            return inspecting(st.traces[shown[hit[0]]], hit[1])
         return fn
 
     @friendly

@@ -19,7 +19,8 @@ from specviz.analysis.patches import patches
 from specviz.app import widgets as w
 from specviz.app.edge import wire as bind
 from specviz.app.errors import friendly
-from specviz.render import draw, frame_layout, html, panels, tree_picture, video
+from specviz.app.follow import inspecting
+from specviz.render import draw, frame_layout, panels, tree_picture, video
 
 TICK_S = 0.2                        # Play: at most five clock values a second (a tick that is still drawing drops
 #                                     the next ones: Gradio's default trigger_mode "once")
@@ -64,7 +65,7 @@ def wire(r: "Replay", c: dict):
     controls = pick("replay_timer", "replay_playing", "replay_play", "replay_step") | shown
     bind(c["replay_play"].click, r.play, clock | pick("replay_playing"), controls, **quick)
     bind(c["replay_timer"].tick, r.tick, clock, controls, **quick)
-    return c["replay_image"].select(r.inspect, [c["state"]], [c["inspector"]], **quick)
+    return c["replay_image"].select(r.inspect, [c["state"]], [c["inspector"], c["focus"]], **quick)
 
 
 class Replay:
@@ -169,11 +170,11 @@ class Replay:
 
     @friendly
     def inspect(self, st, evt: gr.SelectData):
-        """A click on the synchronized picture -> the inspector of that lane's cell."""
+        """A click on the synchronized picture -> (inspector, focus): that lane's cell."""
         if not st or not st.traces:
-            return "<i>Generate first.</i>"
+            return "<i>Generate first.</i>", None
         hit = video.locate_lane(st.traces, evt.index[0], evt.index[1], frame_size(st))
-        return html.inspector(st.traces[hit[0]], hit[1], cards()) if hit else "<i>Click a cell of one of the lanes.</i>"
+        return inspecting(st.traces[hit[0]], hit[1]) if hit else ("<i>Click a cell of one of the lanes.</i>", None)
 
 
 def frame_size(st) -> tuple[int, int]:

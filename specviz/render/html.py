@@ -2,8 +2,7 @@
 Pure string building over trace views; no Gradio."""
 from __future__ import annotations
 
-import re
-from html import escape, unescape
+from html import escape
 
 from specviz.analysis import paired, views
 from specviz.core.cards import Cards
@@ -124,12 +123,6 @@ def inspector(trace, pos: int, cards: Cards) -> str:
     return (f"{head}<p class='sv-plain'>{escape(plain(key.event))}</p>{verdict_line(trace.method, hist, key, cards)}"
             f"<div class='sv-cols'><div>{left}</div><div>{right}</div>"
             "</div></div>")
-
-
-def inspected(text: str) -> tuple[str, int] | None:
-    """(method, position) of the cell an inspector fragment describes (its data attributes), or None."""
-    found = re.search(r"class='sv-insp' data-method='([^']*)' data-pos='(\d+)'", text or "")
-    return (unescape(found.group(1)), int(found.group(2))) if found else None
 
 
 def verdict_line(method: str, hist, key, cards: Cards) -> str:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from specviz.analysis.cards import cards
 from specviz.analysis import views
+from specviz.analysis.cards import cards
 from specviz.analysis.views import decided_mask
 from specviz.app.configs import make_configs
 from specviz.app.race import race

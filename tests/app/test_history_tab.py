@@ -71,11 +71,12 @@ def test_the_inspector_follows_the_new_run_never_a_stale_record(two_runs):
     from specviz.app import follow
     from specviz.render import html
     first, second = two_runs
-    shown = html.inspector(first.traces["csd"], 7, cards())
-    assert html.inspected(shown) == ("csd", 7)
-    fresh = follow.refresh(second, shown)
+    shown, cell = follow.inspecting(first.traces["csd"], 7)
+    assert shown == html.inspector(first.traces["csd"], 7, cards()) and cell == follow.Cell("csd", 7)
+    fresh, kept = follow.refresh(second, cell, shown)
     assert fresh == html.inspector(second.traces["csd"], 7, cards()) and fresh != shown      # the new run's record
-    gone = follow.refresh(RunState("scenes", "x", {"ar": second.traces["ar"]}, {}), shown)
-    assert "csd did not run" in gone
+    assert kept == cell
+    gone, let_go = follow.refresh(RunState("scenes", "x", {"ar": second.traces["ar"]}, {}), cell, shown)
+    assert "csd did not run" in gone and let_go is None                # no ring for a cell of no lane
     nothing = "<i>Token inspector: click a cell</i>"
-    assert follow.refresh(second, nothing) == nothing                  # its own value: a skip would leave a copy
+    assert follow.refresh(second, None, nothing) == (nothing, None)    # its own value: a skip would leave a copy

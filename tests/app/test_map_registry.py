@@ -16,7 +16,7 @@ from specviz.app import follow, stream
 from specviz.app.configs import make_configs
 from specviz.app.handlers import GEN_OUTPUTS, Handlers, RunState
 from specviz.app.race import race
-from specviz.render import draw, exports, figures, html, panels
+from specviz.render import draw, exports, figures, panels
 from tests.support.apptools import knob_inputs, tiny_backend
 from tests.support.toy import toy
 
@@ -57,7 +57,7 @@ def every_list_of_maps_carries_a_new_record() -> None:
         assert spec.output == f"map_{KEY}" and spec.output in GEN_OUTPUTS
         assert spec.output in stream.only_changed({}, {})
         st = _finished(("ar",))
-        upd = follow.outlined({"state": st, "inspector": html.inspector(st.traces["ar"], 5, cards()), "opacity": 1.0})
+        upd = follow.outlined({"state": st, "focus": follow.Cell("ar", 5), "opacity": 1.0})
         assert isinstance(upd.get(spec.output), type(panels.heatmap("entropy", st.traces, st.images, cards=cards())))
         assert KEY in panels.exported_kinds(st.traces, cards()) and spec in figures.slide_maps()
     assert spec.output not in GEN_OUTPUTS and KEY not in views.MAPS                   # and gone again
@@ -78,17 +78,18 @@ def test_a_map_is_one_record(registered, tmp_path):
     by_elem = {b.elem_id: b for b in demo.blocks.values() if getattr(b, "elem_id", None)}
     assert by_elem[spec.tab_id].label == "Toy attempts" and isinstance(by_elem[spec.output], gr.Image)
     click = next(f for f in demo.fns.values() if (by_elem[spec.output]._id, "select") in f.targets)
-    assert [o.elem_id for o in click.outputs] == ["inspector"]
+    assert click.outputs[0].elem_id == "inspector" and isinstance(click.outputs[1], gr.State)   # and the cell
     # the stream: a run's final update draws it
     h = Handlers(backend, str(tmp_path), fps=1000)
     last = list(h.generate(knob_inputs(["ar", "csd"])))[-1]
     st = last["state"]
-    assert np.array_equal(np.asarray(last[spec.output]), np.asarray(panels.heatmap(KEY, st.traces, st.images, cards=cards())))
+    drawn = panels.heatmap(KEY, st.traces, st.images, cards=cards())
+    assert np.array_equal(np.asarray(last[spec.output]), np.asarray(drawn))
     # the inspector: a click on csd's panel of the toy map, cell 6 (row 1, column 2), through the wired function
     shown, px = panels.map_layout(KEY, st.traces, cards=cards())
     (x0, y0), c = draw.layout(len(shown), px)[shown.index("csd")], draw.cell_px((4, 4), px)
     evt = gr.SelectData(None, {"index": [x0 + 2 * c + 1, y0 + c + 1], "value": None})
-    assert "csd · row 1, column 2 (position 6)" in click.fn(st, None, False, evt)
+    assert "csd · row 1, column 2 (position 6)" in click.fn(st, None, False, evt)[0]
     # the export: its own PNG, in the zip too
     paths = exports.export_run(st.traces, st.images, "a red house", tmp_path / "export", videos=False, cards=cards())
     mine = [p for p in paths if p.name.endswith(f"_{spec.output}.png")]

@@ -6,13 +6,13 @@ import gradio as gr
 import numpy as np
 import pytest
 
-from specviz.analysis.cards import cards
 from specviz.analysis import views
+from specviz.analysis.cards import cards
 from specviz.app.configs import make_configs
-from specviz.app.follow import map_lane, outlined
+from specviz.app.follow import Cell, map_lane, outlined
 from specviz.app.handlers import Handlers, RunState
 from specviz.app.race import race
-from specviz.render import draw, html, panels
+from specviz.render import draw, panels
 from tests.support.apptools import tiny_backend
 
 GRID = (4, 4)
@@ -29,11 +29,11 @@ def run(tmp_path_factory):
 
 def test_the_lane_is_the_inspected_one_in_present_mode_only(run):
     _, st = run
-    csd = html.inspector(st.traces["csd"], 5, cards())
+    csd = Cell("csd", 5)
     assert map_lane(st, csd, False) is None
     assert map_lane(st, csd, True) == "csd"
     assert map_lane(st, None, True) == "ar"                         # nothing inspected: the run's first lane
-    gone = html.inspector(st.traces["csd"], 5, cards()).replace("data-method='csd'", "data-method='gsd'")
+    gone = Cell("gsd", 5)
     assert map_lane(st, gone, True) == "ar"                         # a method not in this run
 
 
@@ -54,28 +54,28 @@ def test_one_panel_is_the_full_composites_panel(run, kind):
 
 def test_a_click_on_the_one_panel_inspects_its_lane(run):
     h, st = run
-    focus = html.inspector(st.traces["csd"], 0, cards())
+    focus = Cell("csd", 0)
     (x0, y0), c = draw.layout(1)[0], draw.cell_px(GRID)
     evt = gr.SelectData(None, {"index": [x0 + 2 * c + 1, y0 + c + 1], "value": None})
-    assert "csd · row 1, column 2 (position 6)" in h.inspect_map("entropy")(st, focus, True, evt)
-    assert "ar · row 1, column 2 (position 6)" in h.inspect_map("entropy")(st, focus, False, evt)
+    assert "csd · row 1, column 2 (position 6)" in h.inspect_map("entropy")(st, focus, True, evt)[0]
+    assert "ar · row 1, column 2 (position 6)" in h.inspect_map("entropy")(st, focus, False, evt)[0]
 
 
 def test_a_lane_click_switches_the_maps_to_that_lane(run):
     _, st = run
-    clicked = html.inspector(st.traces["sjd"], 6, cards())
-    out = outlined({"state": st, "inspector": clicked, "opacity": 1.0, "present": True})
+    clicked = Cell("sjd", 6)
+    out = outlined({"state": st, "focus": clicked, "opacity": 1.0, "present": True})
     want = panels.heatmap("tv", st.traces, st.images, 1.0, 6, "sjd", cards=cards())
     assert np.array_equal(np.asarray(out["map_tv"]), np.asarray(want))
-    every = outlined({"state": st, "inspector": clicked, "opacity": 1.0, "present": False})
+    every = outlined({"state": st, "focus": clicked, "opacity": 1.0, "present": False})
     assert every["map_tv"].size[0] > out["map_tv"].size[0]
 
 
 def test_toggling_present_mode_redraws_the_maps_and_keeps_the_state(run):
     h, st = run
-    shown = html.inspector(st.traces["cascade"], 3, cards())
-    on = h.maps({"state": st, "opacity": 1.0, "inspector": shown, "present": True})
-    off = h.maps({"state": st, "opacity": 1.0, "inspector": shown, "present": False})
+    shown = Cell("cascade", 3)
+    on = h.maps({"state": st, "opacity": 1.0, "focus": shown, "present": True})
+    off = h.maps({"state": st, "opacity": 1.0, "focus": shown, "present": False})
     assert on["present_on"] is True and off["present_on"] is False
     assert np.array_equal(np.asarray(on["map_entropy"]),
                           np.asarray(panels.heatmap("entropy", st.traces, st.images, 1.0, 3, "cascade", cards=cards())))
@@ -88,9 +88,9 @@ def maps_follow_the_inspected_lane():
     cfgs = make_configs(["ar", "sjd", "csd"], prompt="a red house", seed=2, window=4)
     fr = list(race(slow, factory, cfgs))[-1]
     st = RunState("scenes", "x", fr.traces, fr.images)
-    clicked = html.inspector(st.traces["sjd"], 6, cards())
+    clicked = Cell("sjd", 6)
     assert map_lane(st, clicked, True) == "sjd"
-    out = outlined({"state": st, "inspector": clicked, "opacity": 1.0, "present": True})
+    out = outlined({"state": st, "focus": clicked, "opacity": 1.0, "present": True})
     assert np.array_equal(np.asarray(out["map_tv"]),
                           np.asarray(panels.heatmap("tv", st.traces, st.images, 1.0, 6, "sjd", cards=cards())))
 

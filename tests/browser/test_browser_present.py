@@ -156,7 +156,6 @@ def test_enter_reruns_the_history_grows_and_the_inspector_follows(served, tmp_pa
     """Two runs at different λ (the second started by Enter in λ's number box): the History tab shows both runs'
     rows; the inspector shows the second run's record for the cell clicked after the first (not the stale one)."""
     from specviz.analysis import history as hist
-    from specviz.render import html
     browser, url = served
     page = after_run(browser, url)
     img = page.locator("#img_csd img")
@@ -200,7 +199,7 @@ def test_enter_reruns_the_history_grows_and_the_inspector_follows(served, tmp_pa
     shown = page.locator("#hist_view img").evaluate("e => [e.naturalWidth, e.naturalHeight]")
     assert shown[0] > 3 * draw.PANEL and shown[1] >= draw.PANEL
     page.close()
-    assert html.inspected("class='sv-insp' data-method='csd' data-pos='3'") == ("csd", 3) and first != second
+    assert first != second
 
 
 @pytest.mark.browser

@@ -15,7 +15,7 @@ def _transposed(pos, grid, c):
 
 def _clicked_lane_only(inputs):
     """only the lane that was clicked is ringed; the other lanes keep their plain image."""
-    method = follow.html.inspected(inputs["inspector"])[0]
+    method = inputs["focus"].method
     return {k: v for k, v in _OUTLINED(inputs).items() if not k.startswith("img_") or k == f"img_{method}"}
 
 

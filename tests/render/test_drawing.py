@@ -3,8 +3,8 @@ accepted-length bar chart (exact bar heights: tests/mutation/mutants_views.py us
 import numpy as np
 from PIL import Image
 
-from specviz.analysis.cards import cards
 from specviz.analysis import views
+from specviz.analysis.cards import cards
 from specviz.app.configs import make_configs
 from specviz.app.race import race
 from specviz.render import charts, draw, panels

@@ -3,8 +3,8 @@ one that map is only a note (issue 34)."""
 import pytest
 import torch
 
-from specviz.analysis.cards import cards
 from specviz.analysis import views
+from specviz.analysis.cards import cards
 from specviz.app.configs import make_configs
 from specviz.app.race import race
 from specviz.render import exports, panels

@@ -5,14 +5,14 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image
 
-from specviz.analysis.cards import cards
 from specviz.analysis import views
+from specviz.analysis.cards import cards
 from specviz.app import follow
 from specviz.app.configs import make_configs
 from specviz.app.handlers import Handlers, RunState
 from specviz.app.race import RACE_PX, race
 from specviz.engine.config import METHODS
-from specviz.render import draw, focus, html, panels
+from specviz.render import draw, focus, panels
 from tests.support.apptools import RACE_KW, knob_inputs, tiny_backend
 
 
@@ -50,8 +50,7 @@ def lanes_and_maps_ring_the_inspected_cell() -> None:
     st = finished()
     grid = (4, 4)
     for pos in (6, 9):
-        shown = html.inspector(st.traces["csd"], pos, cards())
-        upd = follow.outlined({"state": st, "inspector": shown, "opacity": 1.0})
+        upd = follow.outlined({"state": st, "focus": follow.inspecting(st.traces["csd"], pos)[1], "opacity": 1.0})
         assert set(upd) == {*(f"img_{m}" for m in METHODS), *views.map_outputs()}   # no skips
         assert all(upd[f"img_{m}"] is None for m in METHODS if m not in st.traces)
         for m in st.traces:
@@ -78,14 +77,11 @@ def test_the_ring_sits_on_any_cell_of_any_grid():
 
 def test_nothing_inspected_nothing_ringed_and_the_opacity_keeps_the_ring():
     st = finished()
-    assert follow.outlined({"state": st, "inspector": "<i>Token inspector: click a cell</i>", "opacity": 1.0}) == {}
-    assert follow.outlined({"state": RunState(), "inspector": html.inspector(st.traces["ar"], 3, cards()),
-                            "opacity": 1.0}) == {}
-    off_grid = html.inspector(st.traces["ar"], 3, cards()).replace("data-pos='3'", "data-pos='99'")
-    assert follow.outlined({"state": st, "inspector": off_grid, "opacity": 1.0}) == {}
-    shown = html.inspector(st.traces["ar"], 3, cards())
+    assert follow.outlined({"state": st, "focus": None, "opacity": 1.0}) == {}
+    assert follow.outlined({"state": RunState(), "focus": follow.Cell("ar", 3), "opacity": 1.0}) == {}
+    assert follow.outlined({"state": st, "focus": follow.Cell("ar", 99), "opacity": 1.0}) == {}     # off the grid
     h = Handlers(tiny_backend()[0])
-    faded = h.maps({"state": st, "opacity": 0.5, "inspector": shown})["map_tv"]
+    faded = h.maps({"state": st, "opacity": 0.5, "focus": follow.Cell("ar", 3)})["map_tv"]
     plain = panels.heatmap("tv", st.traces, st.images, 0.5, cards=cards())
     ringed_at(faded, plain, draw.layout(3), (4, 4), draw.cell_px((4, 4)), 3)
 
@@ -93,19 +89,19 @@ def test_nothing_inspected_nothing_ringed_and_the_opacity_keeps_the_ring():
 def test_a_lane_without_an_image_keeps_its_note():
     st = finished()
     partial = RunState(st.model, st.prompt, st.traces, {m: im for m, im in st.images.items() if m != "csd"})
-    upd = follow.outlined({"state": partial, "inspector": html.inspector(st.traces["ar"], 3, cards()), "opacity": 1.0})
+    upd = follow.outlined({"state": partial, "focus": follow.Cell("ar", 3), "opacity": 1.0})
     note = draw.message(f"csd: no image ({st.traces['csd'].model} not decoded here)")
     assert upd["img_csd"].tobytes() == note.tobytes() and "img_ar" in upd and "map_entropy" in upd
 
 
 def test_a_run_rings_the_focused_cell_and_the_inspector_follows_without_skips():
-    """The next run draws its final lanes and maps with the cell of the `focus` fragment ringed; with nothing
-    inspected the inspector keeps its own value (a value, not gr.skip())."""
+    """The next run draws its final lanes and maps with the cell kept in `focus` ringed; with nothing inspected the
+    inspector keeps its own value (a value, not gr.skip())."""
     h = Handlers(tiny_backend()[0])
     st = finished()
-    shown = html.inspector(st.traces["csd"], 9, cards())
+    shown, cell = follow.inspecting(st.traces["csd"], 9)
     final = list(h.generate(knob_inputs(["ar", "csd"], **{k: RACE_KW[k] for k in ("prompt", "seed")}) |
-                            {"focus": shown}))[-1]
+                            {"focus": cell}))[-1]
     new = final["state"]
     for m in ("ar", "csd"):
         plain = panels.race_frame(Image.fromarray(new.images[m]), np.ones((4, 4), bool), (4, 4), RACE_PX)
@@ -115,5 +111,6 @@ def test_a_run_rings_the_focused_cell_and_the_inspector_follows_without_skips():
     unringed = list(h.generate(knob_inputs(["ar"])))[-1]["img_ar"]
     assert not (np.asarray(unringed) == focus.RING_IN).all(-1).any()
     placeholder = "<i>Token inspector: click a cell of any image or map.</i>"
-    assert follow.refresh(new, placeholder) == placeholder and follow.refresh(None, shown) == shown
-    assert "csd · row 2, column 1 (position 9)" in follow.refresh(new, shown)
+    assert follow.refresh(new, None, placeholder) == (placeholder, None)
+    assert follow.refresh(None, cell, shown) == (shown, cell)
+    assert "csd · row 2, column 1 (position 9)" in follow.refresh(new, cell, shown)[0]
