@@ -12,7 +12,6 @@ layout covers at least as much of the frame as the brute force's best."""
 import dataclasses
 import functools
 import math
-from pathlib import Path
 
 import imageio.v3 as iio
 import numpy as np
@@ -96,26 +95,18 @@ def ten_lanes(noise: str) -> dict:
     return {m: dataclasses.replace(ts[m if m in ts else "csd"], method=m) for m in METHODS}
 
 
-@functools.lru_cache(maxsize=2)
-def films(noise: str, tmp: str):
-    ts = ten_lanes(noise)
-    images = {m: np.asarray(Image.new("RGB", (4, 4), (40 + 20 * i, 90, 160))) for i, m in enumerate(ts)}
-    labels = video.lane_labels(ts, cards())
-    gif, mp4 = video.write_videos(ts, images, Path(tmp) / f"race_{noise}", labels)
-    return ts, images, labels, gif, mp4
+def images_of(ts: dict) -> dict:
+    return {m: np.asarray(Image.new("RGB", (4, 4), (40 + 20 * i, 90, 160))) for i, m in enumerate(ts)}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("noise", ["keyed", "papers"])
-def test_the_written_films_last_frame_shows_every_caption_whole(noise, tmp_path_factory):
+def ten_lanes_captions_whole(noise: str = "keyed") -> None:
     """(c) The last frame of ten lanes: each lane's name whole (its wrapped lines joined give its label) and its
-    caption whole — "done at forward F", "X.XX× step compression" and in keyed noise the word on AR — every line no
-    wider than its box (measured with the font it is drawn in), no ellipsis; the written GIF's and MP4's last frames
-    are that frame, at the frame's size."""
-    ts, images, labels, gif, mp4 = films(noise, str(tmp_path_factory.mktemp(noise)))
-    last = video.slowest(ts)
+    caption whole — "done at forward F", "X.XX× step compression" and in keyed noise the word on AR — inside its
+    caption box, every line no wider than the box (measured with the font it is drawn in), no ellipsis."""
+    ts = ten_lanes(noise)
+    labels, last = video.lane_labels(ts, cards()), video.slowest(ts)
     boxes = video.frame_boxes(ts, labels=labels)
-    texts = drawn_texts_labelled(ts, images, last, labels)
+    texts = drawn_texts_labelled(ts, images_of(ts), last, labels)
     for box, (m, t) in zip(boxes, ts.items()):
         mine = [x for x in texts if box.tx <= x[0] < box.tx + box.tw and box.ty <= x[1] < box.ty + box.th]
         heads = fl.wrap(labels[m], box.tw, box.name_font, True)
@@ -126,8 +117,30 @@ def test_the_written_films_last_frame_shows_every_caption_whole(noise, tmp_path_
         if noise == "keyed" and m not in ("ar", "sjd"):
             assert "tokens changed vs AR" in caption or "token changed vs AR" in caption, (m, caption)
         for x, y, s, px, width in mine:
-            assert "…" not in s and x + width <= box.tx + box.tw and y + px <= video.SIZE[1], (m, s)
-    want = video.draw_frame(ts, images, last, labels)
+            assert "…" not in s and x + width <= box.tx + box.tw and y + px <= box.ty + box.th, (m, s)
+    assert len(texts) == 2 + sum(len(fl.wrap(labels[m], b.tw, b.name_font, True)) +
+                                 len(fl.wrap(video.lane_line(t, last, c), b.tw, b.font))
+                                 for b, (m, t), c in zip(boxes, ts.items(), caption_counts(ts)))  # none elsewhere
+
+
+def caption_counts(ts: dict) -> list:
+    vs = video.paired.against_ar(ts)
+    return [vs.get(m) for m in ts]
+
+
+@pytest.mark.parametrize("noise", ["keyed", "papers"])
+def test_the_last_frame_of_ten_lanes_shows_every_caption_whole(noise):
+    ten_lanes_captions_whole(noise)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("noise", ["keyed", "papers"])
+def test_the_written_films_last_frame_is_that_frame(noise, tmp_path):
+    """The written GIF's and MP4's last frames, decoded: the frame's size, and the frame checked above."""
+    ts = ten_lanes(noise)
+    images, labels = images_of(ts), video.lane_labels(ts, cards())
+    gif, mp4 = video.write_videos(ts, images, tmp_path / f"race_{noise}", labels)
+    want = video.draw_frame(ts, images, video.slowest(ts), labels)
     g, v = iio.imread(gif, index=None)[-1], iio.imread(mp4, plugin="pyav")[-1]
     assert g.shape[:2] == v.shape[:2] == (video.SIZE[1], video.SIZE[0])
     assert np.abs(g[..., :3].astype(int) - want).mean() < 2 and np.abs(v.astype(int) - want).mean() < 6
