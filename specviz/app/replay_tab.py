@@ -173,14 +173,16 @@ class Replay:
         """A click on the synchronized picture -> (inspector, focus): that lane's cell."""
         if not st or not st.traces:
             return "<i>Generate first.</i>", None
-        hit = video.locate_lane(st.traces, evt.index[0], evt.index[1], frame_size(st))
+        hit = video.locate_lane(st.traces, evt.index[0], evt.index[1], frame_size(st),
+                                video.lane_labels(st.traces, cards()))
         return inspecting(st.traces[hit[0]], hit[1]) if hit else ("<i>Click a cell of one of the lanes.</i>", None)
 
 
 def frame_size(st) -> tuple[int, int]:
     """The synchronized picture's size: the page's width, as tall as the lanes and their last captions need."""
     return frame_layout.fit_size(len(st.traces), next(iter(st.traces.values())).grid,
-                                 captions=video.final_captions(st.traces))
+                                 captions=video.final_captions(st.traces),
+                                 names=video.lane_names(st.traces, video.lane_labels(st.traces, cards())))
 
 
 def stopped() -> dict:

@@ -28,7 +28,7 @@ CHANGED_RGB = ((70, 76, 90), (230, 30, 40), (250, 170, 40))
 CHANGED_LABEL = ("same token as AR", "first departure from AR", "changed downstream of it")
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=16)
 def font(size: int = 13, bold: bool = False) -> ImageFont.FreeTypeFont:
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
     return ImageFont.truetype(os.path.join(matplotlib.get_data_path(), "fonts", "ttf", name), size)

@@ -11,8 +11,9 @@ Design (what the tests check):
   undecided cells are hatched as in the app's race. The last frame's lane images are therefore exactly the final
   images, drawn by `panels.race_frame` at the lane's size.
 - Every frame carries the settings (prompt, seed, λ, δ, τ_pos, τ_seq) and the clock; lanes sit on a regular grid
-  (no method emphasised), 16:9 at SIZE, each captioned whole — wrapped, never cut — above or beside its image
-  (render/frame_layout.py); a finished lane's caption carries its step compression.
+  (no method emphasised), 16:9 at SIZE, each captioned whole — its name and caption wrapped, never cut — above or
+  beside its image, the arrangement with the largest pictures (render/frame_layout.py); a finished lane's caption
+  carries its step compression.
 - The app's Replay tab draws its synchronized picture with the same `draw_frame`, adding each lane's drafts: at clock
   k (1 <= k <= the lane's forwards) the cells drafted at the lane's step k - 1 and still uncommitted show the drafted
   code's decoded patch faded (FADE) — proposals, not commitments — or an outline when no decoder is at hand.
@@ -30,7 +31,7 @@ from PIL import Image, ImageDraw
 from specviz.analysis import paired
 from specviz.core.cards import Cards
 from specviz.render import draw
-from specviz.render.frame_layout import GAP, NAME_H, SIZE, LaneBox, lane_boxes, wrap
+from specviz.render.frame_layout import GAP, SIZE, LaneBox, lane_boxes, wrap
 from specviz.render.panels import race_frame
 
 FPS = 8
@@ -43,10 +44,17 @@ NO_IMAGE_RGB = (200, 200, 200)      # a lane whose image was not decoded here (a
 OUTLINE = "outline"                 # lane_image(drafts=OUTLINE): drafted cells outlined only (no decoder at hand)
 
 
-def frame_boxes(traces: dict, size=SIZE) -> list[LaneBox]:
-    """Where draw_frame puts each lane: frame_layout's grid sized for the captions of the last frame (the longest:
-    every lane done, its step compression and its word on AR), so the lanes do not move during the film."""
-    return lane_boxes(len(traces), next(iter(traces.values())).grid, size, final_captions(traces))
+def frame_boxes(traces: dict, size=SIZE, labels: dict | None = None) -> list[LaneBox]:
+    """Where draw_frame puts each lane: frame_layout's grid sized for the lanes' names (`labels`, else the methods)
+    and the captions of the last frame (the longest: every lane done, its step compression and its word on AR), so
+    the lanes do not move during the film."""
+    return lane_boxes(len(traces), next(iter(traces.values())).grid, size, final_captions(traces),
+                      lane_names(traces, labels))
+
+
+def lane_names(traces: dict, labels: dict | None = None) -> tuple:
+    """Each lane's name as drawn: its label, else its method."""
+    return tuple((labels or {}).get(m, m) for m in traces)
 
 
 def final_captions(traces: dict) -> tuple:
@@ -119,11 +127,13 @@ def draw_frame(traces: dict, images: dict, k: int, labels: dict | None = None, s
     d.text((GAP, 52), f"{settings_line(traces)}   |   clock: target forward {min(k, total)} of {total}",
            font=draw.font(24), fill=SUB)
     vs = paired.against_ar(traces) if k >= total else {}            # the word on AR's image: once all are done
-    for box, (m, t) in zip(frame_boxes(traces, size), traces.items()):
-        name = (labels or {}).get(m, m)
-        d.text((box.tx, box.ty + 2), _fit(d, name, 24, box.tw, True), font=draw.font(24, True), fill=INK)
+    for box, name, (m, t) in zip(frame_boxes(traces, size, labels), lane_names(traces, labels), traces.items()):
+        names = wrap(name, box.tw, box.name_font, True)                       # the name whole, wrapped as laid out
+        for i, line in enumerate(names):
+            d.text((box.tx, box.ty + 2 + i * box.name_h), line, font=draw.font(box.name_font, True), fill=INK)
         for i, line in enumerate(wrap(lane_line(t, k, vs.get(m)), box.tw, box.font)):
-            d.text((box.tx, box.ty + NAME_H + i * box.line_h), line, font=draw.font(box.font), fill=SUB)
+            d.text((box.tx, box.ty + len(names) * box.name_h + i * box.line_h), line, font=draw.font(box.font),
+                   fill=SUB)
         canvas.paste(lane_image(t, images.get(m), k, box.px, drafts), (box.x, box.y))
     return np.asarray(canvas)
 
@@ -175,11 +185,11 @@ def draw_drafts(im: Image.Image, shown: dict, grid, patch=None) -> Image.Image:
     return im
 
 
-def locate_lane(traces: dict, x: float, y: float, size=SIZE) -> tuple[str, int] | None:
-    """A pixel (x, y) of draw_frame's picture -> (the lane's method, the raster position clicked), or None outside
-    every lane's grid."""
+def locate_lane(traces: dict, x: float, y: float, size=SIZE, labels: dict | None = None) -> tuple[str, int] | None:
+    """A pixel (x, y) of draw_frame's picture (drawn with these `labels`) -> (the lane's method, the raster position
+    clicked), or None outside every lane's grid."""
     grid = next(iter(traces.values())).grid
-    for box, m in zip(frame_boxes(traces, size), traces):
+    for box, m in zip(frame_boxes(traces, size, labels), traces):
         c = draw.cell_px(grid, box.px)
         col, row = int((x - box.x) // c), int((y - box.y) // c)
         if x >= box.x and y >= box.y and col < grid[1] and row < grid[0]:

@@ -198,7 +198,8 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     assert again["replay_step"] == 0 and again["replay_timer"].active is True  # Play at the end starts over
     assert "Nothing has happened yet" in again["replay_caption"]               # ... drawn at clock 0
     grid = t.grid
-    box = video.frame_boxes(st.traces, replay_tab.frame_size(st))[list(st.traces).index("csd")]
+    box = video.frame_boxes(st.traces, replay_tab.frame_size(st), video.lane_labels(st.traces, cards()))[
+        list(st.traces).index("csd")]
     c = draw.cell_px(grid, box.px)
     evt = gr.SelectData(None, {"index": [box.x + 3 * c + 2, box.y + 2 * c + 2], "value": None})
     assert "csd · row 2, column 3 (position 11)" in r.inspect(st, evt)

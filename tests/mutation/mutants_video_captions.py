@@ -11,7 +11,7 @@ def _compression_one_late(trace, k, changed=None):
     return _LINE(trace, k if k > len(trace.steps) else min(k, len(trace.steps) - 1), changed)
 
 
-def _one_line(text, width, size=20):
+def _one_line(text, width, size=20, bold=False):
     """the caption as one line, as wide as it comes (it runs past its lane)."""
     return (text,)
 

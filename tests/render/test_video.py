@@ -73,27 +73,33 @@ CAPTIONS = ("", "done at forward 144 · 2.25× step compression",
             "done at forward 144 · 2.25× step compression · 12 tokens changed vs AR")
 
 
+NAMES = ("AR", "SJD", "CSD (content-aware)", "GSD", "SD", "CASCADE", "LANTERN", "LANTERN++", "MC-SJD", "SJD-PAC")
+
+
 @pytest.mark.parametrize("grid", [(16, 16), (24, 24), (32, 32), (4, 6), (6, 4)])
 def test_lanes_are_a_regular_grid_inside_the_frame(grid):
     """Lanes and their captions (above or beside) inside the frame, below the header, none overlapping, each
-    caption's wrapped lines inside its box."""
-    for n, cap in itertools.product(range(1, 11), CAPTIONS):
-        boxes = frame_layout.lane_boxes(n, grid, captions=(cap,) * n)
-        assert len({(b.px, b.tw, b.font) for b in boxes}) == 1             # no method emphasised by size
+    lane's name and caption lines (at the box's fonts) inside its caption box."""
+    for n, cap, named in itertools.product(range(1, 11), CAPTIONS, (False, True)):
+        names = NAMES[:n] if named else None
+        boxes = frame_layout.lane_boxes(n, grid, captions=(cap,) * n, names=names)
+        assert len({(b.px, b.tw, b.font, b.name_font) for b in boxes}) == 1   # no method emphasised by size
         c = draw.cell_px(grid, boxes[0].px)
         w, h = c * grid[1], c * grid[0]
-        assert w == boxes[0].px and c >= 2
-        lines = frame_layout.wrap(cap, boxes[0].tw, boxes[0].font)
-        th = frame_layout.NAME_H + len(lines) * boxes[0].line_h
+        assert w == boxes[0].px and h == boxes[0].ph and c >= 2
         rects = []
-        for b in boxes:
+        for b, name in zip(boxes, names or ("",) * n):
+            heads = frame_layout.wrap(name, b.tw, b.name_font, True)
+            lines = frame_layout.wrap(cap, b.tw, b.font)
+            th = len(heads) * b.name_h + len(lines) * b.line_h
+            assert th <= b.th, (n, cap, name)
             rects += [(b.x, b.y, b.x + w, b.y + h), (b.tx, b.ty, b.tx + b.tw, b.ty + th)]
+            assert all(draw.font(b.name_font, True).getlength(s) <= b.tw for s in heads), (n, name, heads)
+            assert all(draw.font(b.font).getlength(s) <= b.tw for s in lines), (n, cap, lines)
         for x0, y0, x1, y1 in rects:
             assert x0 >= 0 and y0 >= frame_layout.HEADER and x1 <= video.SIZE[0] and y1 <= video.SIZE[1], (n, cap)
         for a, b in itertools.combinations(rects, 2):                        # nothing overlaps
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (n, cap, a, b)
-        f = draw.font(boxes[0].font)
-        assert all(f.getlength(line) <= boxes[0].tw for line in lines if " " in line), (n, cap, lines)
 
 
 def drawn_texts(traces, images, k) -> list:
