@@ -12,6 +12,7 @@ import app
 from specviz.analysis.cards import cards
 from specviz.analysis.patches import patches
 from specviz.app.configs import make_configs
+from specviz.app.follow import Cell
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, Handlers, RunState
 from specviz.app.race import race
 from specviz.engine.config import RunConfig
@@ -130,14 +131,17 @@ def test_preview_inspector_replay_and_export_handlers(state):
     x0, y0 = draw.layout(3)[1]
     c = draw.cell_px((4, 4))
     evt = gr.SelectData(None, {"index": [x0 + 2 * c + 1, y0 + c + 1], "value": None})
-    assert "csd · row 1, column 2 (position 6)" in h.inspect_map()(st, None, False, evt)
+    html, cell = h.inspect_map()(st, None, False, evt)                     # (inspector, the focus state's cell)
+    assert "csd · row 1, column 2 (position 6)" in html and cell == Cell("csd", 6)
     shown, px = panels.map_layout("groups", st.traces, cards=cards())       # the groups map: group formers only
     assert shown == ["cascade"] and px == panels.GROUP_PX
     (x0, y0), c = draw.layout(1, px)[0], draw.cell_px((4, 4), px)
     evt = gr.SelectData(None, {"index": [x0 + 3 * c + 1, y0 + 2 * c + 1], "value": None})
-    assert "cascade · row 2, column 3 (position 11)" in h.inspect_map("groups")(st, None, False, evt)
+    html, cell = h.inspect_map("groups")(st, None, False, evt)
+    assert "cascade · row 2, column 3 (position 11)" in html and cell == Cell("cascade", 11)
     evt = gr.SelectData(None, {"index": [c * 3 + 1, 1], "value": None})
-    assert "row 0, column 3" in h.inspect_slot("cascade")(st, evt)
+    html, cell = h.inspect_slot("cascade")(st, evt)
+    assert "row 0, column 3" in html and cell == Cell("cascade", 3)
     paths = h.export(st)
     names = {p.rsplit("/", 1)[-1] for p in paths}
     shared = "a-red-house_seed2_lam0.5_delta0.5_taupos0.5_tauseq0.5"
@@ -202,7 +206,8 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
         list(st.traces).index("csd")]
     c = draw.cell_px(grid, box.px)
     evt = gr.SelectData(None, {"index": [box.x + 3 * c + 2, box.y + 2 * c + 2], "value": None})
-    assert "csd · row 2, column 3 (position 11)" in r.inspect(st, evt)
+    html, cell = r.inspect(st, evt)
+    assert "csd · row 2, column 3 (position 11)" in html and cell == Cell("csd", 11)
 
 
 def _stretched(trace, n: int):
