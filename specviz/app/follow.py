@@ -36,9 +36,10 @@ def inspecting(trace, pos: int) -> tuple[str, Cell]:
 def refresh(st, cell: Cell | None, shown: str) -> tuple[str, Cell | None]:
     """(inspector, focus) for the new run `st`: the inspected cell of the new run; `shown` itself when nothing was
     inspected (a value, not gr.skip(), which would leave a copy of the component in the session: docs/gradio.md);
-    a note, and no cell, when the cell's method did not run."""
+    a note, and no cell, when the cell's method did not run. A `shown` that is not text (a raw client's junk: the
+    inspector's value comes from the browser) is not sent back: an empty inspector instead."""
     if cell is None or st is None or not getattr(st, "traces", None):
-        return shown, cell
+        return (shown if isinstance(shown, str) else ""), cell
     method, pos = cell
     if method not in st.traces:
         return (f"<i>The cell you inspected ({method}, position {pos}) is not in this run: {method} did not run. "

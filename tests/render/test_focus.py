@@ -113,4 +113,5 @@ def test_a_run_rings_the_focused_cell_and_the_inspector_follows_without_skips():
     placeholder = "<i>Token inspector: click a cell of any image or map.</i>"
     assert follow.refresh(new, None, placeholder) == (placeholder, None)
     assert follow.refresh(None, cell, shown) == (shown, cell)
+    assert follow.refresh(None, None, 10 ** 30) == ("", None)     # a raw client's junk is not echoed (JSON can't)
     assert "csd · row 2, column 1 (position 9)" in follow.refresh(new, cell, shown)[0]
