@@ -1,16 +1,18 @@
 """The README screenshots: the real app on the embedded model, after one run with the default methods.
 
     python scripts/screenshot.py [--out docs/img/screenshot.png] [--mid mid.png] [--present docs/img/present.png]
-                                 [--replay docs/img/replay.png]
+                                 [--replay docs/img/replay.png] [--present10 docs/img/present_1440x900_10.png]
 
 Starts `python app.py` on a free port (specviz.app.serving.served_app), drives Debian's Chromium with Playwright, clicks
 Generate, optionally captures a mid-run frame, waits for "All done" and saves the window (1440x1000). --present: a
 1920x1080 window in Present mode after a click on a cell of the CSD lane (the verdict, the cell ringed in every lane
-and map); --replay: the Replay tab at 1920x1080 after a few seconds of Play.
+and map); --replay: the Replay tab at 1920x1080 after a few seconds of Play; --present10: Present mode at 1440x900
+with all ten methods after a click on a cell of the CSD lane.
 """
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -28,6 +30,7 @@ def main(argv=None) -> int:
     ap.add_argument("--mid", default=None, help="also save a frame taken while the methods race")
     ap.add_argument("--present", default=None, help="also save Present mode at 1920x1080 after a click")
     ap.add_argument("--replay", default=None, help="also save the Replay tab at 1920x1080 while it plays")
+    ap.add_argument("--present10", default=None, help="also save Present mode at 1440x900 with all ten methods")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -46,9 +49,10 @@ def main(argv=None) -> int:
         time.sleep(1.0)
         page.screenshot(path=args.out, full_page=False)
         print(page.locator("#status").inner_text())
-        for out, shoot in ((args.present, present), (args.replay, replay)):
+        for out, shoot, size in ((args.present, present, (1920, 1080)), (args.replay, replay, (1920, 1080)),
+                                 (args.present10, present10, (1440, 900))):
             if out:
-                wide = browser.new_page(viewport={"width": 1920, "height": 1080})
+                wide = browser.new_page(viewport={"width": size[0], "height": size[1]})
                 wide.set_default_timeout(120_000)
                 shoot(wide, url)
                 wide.screenshot(path=out)
@@ -64,15 +68,34 @@ def _run(page, url: str) -> None:
     page.locator("#status").filter(has_text="All done").wait_for()
 
 
-def present(page, url: str) -> None:
-    """Present mode, a cell of the CSD lane clicked, its ring drawn everywhere."""
-    _run(page, url + "?present=1")
+def present(page, url: str, methods=()) -> None:
+    """Present mode (with `methods` ticked besides the defaults), a cell of the CSD lane clicked, its ring drawn
+    everywhere."""
+    page.goto(url + ("" if methods else "?present=1"))
+    for label in methods:
+        box = page.locator("#methods label").filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")).first
+        box.scroll_into_view_if_needed()
+        if not box.locator("input").is_checked():
+            box.click()
+    page.click("#generate")
+    page.locator("#status").filter(has_text="All done").wait_for()
+    if methods:
+        page.keyboard.press("p")
+        page.wait_for_function("document.body.classList.contains('sv-present')")
+        time.sleep(1.2)
     box = page.locator("#img_csd img").bounding_box()
     before = page.locator("#img_ar img").evaluate("e => e.src")
     page.mouse.click(box["x"] + box["width"] * 0.42, box["y"] + box["height"] * 0.3)
     page.locator("#sv-verdict").wait_for()
     page.wait_for_function("src => document.querySelector('#img_ar img').src !== src", arg=before)
     time.sleep(1.5)
+
+
+def present10(page, url: str) -> None:
+    """Present mode with every method ticked, a cell of the CSD lane clicked."""
+    from specviz.engine.config import METHODS  # the method list (the script's start needs no engine)
+    from specviz.engine.methods import get
+    present(page, url, [get(m).label for m in METHODS])
 
 
 def replay(page, url: str) -> None:

@@ -160,7 +160,6 @@ JS = """
 }
 """
 
-# the checkbox's own listener: runs in the browser only; Present mode starts at the top (the one screen it lays out)
 def lane_title(label: str) -> str:
     """A lane's title: the method's label, its parenthesised part (if any) in a span Present mode hides, so a title
     stays on one line at a lecture hall's size ("CSD (content-aware)" -> "CSD")."""
@@ -169,4 +168,9 @@ def lane_title(label: str) -> str:
     return f"<div class='sv-lane-title'>{escape(head)}{more}</div>"
 
 
-TOGGLE = "(on) => { document.body.classList.toggle('sv-present', !!on); if (on) window.scrollTo(0, 0); return []; }"
+# the checkbox's own listener: runs in the browser only; Present mode starts at the top (the one screen it lays out).
+# The prompt box is re-fitted to its text once the new layout has settled: Gradio sizes a textbox only on input, so
+# the narrower Present-mode column would otherwise cut the prompt's last line.
+TOGGLE = ("(on) => { document.body.classList.toggle('sv-present', !!on); if (on) window.scrollTo(0, 0);"
+          " setTimeout(() => document.querySelectorAll('#prompt textarea').forEach(t => {"
+          " t.style.height = 'auto'; t.style.height = (t.scrollHeight + 2) + 'px'; }), 300); return []; }")

@@ -66,6 +66,11 @@ def shown_map(page) -> str:
 CASES = [(v, n) for v in VIEWS for n in COUNTS]
 
 
+# the prompt box shows its whole text (Present mode's narrower column wraps it onto more lines)
+PROMPT_WHOLE = ("(() => { const t = document.querySelector('#prompt textarea');"
+                " return t.scrollHeight <= t.clientHeight + 2; })()")
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("view,count", CASES, ids=[f"{v}-{n}" for v, n in CASES])
 def test_the_lecture_hall(served, tmp_path, view, count):  # noqa: F811 (the fixture)
@@ -106,4 +111,5 @@ def test_the_lecture_hall(served, tmp_path, view, count):  # noqa: F811 (the fix
     assert covered_cells(page, shown_map(page), draw.layout(1)[0], draw.PANEL) == [], where
     assert page.evaluate(BROKEN, TEXTS) == [], where
     assert not clipped(page, NO_CLIP), where
+    assert page.evaluate(PROMPT_WHOLE), f"{where}: the prompt box cuts the prompt"
     page.close()
