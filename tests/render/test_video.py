@@ -76,7 +76,11 @@ CAPTIONS = ("", "done at forward 144 · 2.25× step compression",
 NAMES = ("AR", "SJD", "CSD (content-aware)", "GSD", "SD", "CASCADE", "LANTERN", "LANTERN++", "MC-SJD", "SJD-PAC")
 
 
-@pytest.mark.parametrize("grid", [(16, 16), (24, 24), (32, 32), (4, 6), (6, 4)])
+SLOW = pytest.mark.slow                                   # 4 to 24 s each here: the full lane
+
+
+@pytest.mark.parametrize("grid", [(16, 16), (24, 24), pytest.param((32, 32), marks=SLOW),
+                                  pytest.param((4, 6), marks=SLOW), pytest.param((6, 4), marks=SLOW)])
 def test_lanes_are_a_regular_grid_inside_the_frame(grid):
     """Lanes and their captions (above or beside) inside the frame, below the header, none overlapping, each
     lane's name and caption lines (at the box's fonts) inside its caption box."""
