@@ -1,0 +1,76 @@
+"""The Replay tab in Present mode: a lecture hall's one screen. The synchronized picture takes the race's place (the
+lanes fold away while the tab is open), the inspector's column folds until a click inspects a cell (its × folds it
+again), the tab's explanations fold, and the picture and the picked method's draft tree stand side by side, sized
+by `JS` to the screen: the tree as large as the height allows up to MAX_TEXT CSS px of text (its words are drawn
+at tree_picture.TEXT px, so its scale is text / TEXT), leaving the picture PICTURE_SHARE of the width unless that
+would take the tree's text under MIN_TEXT (the picture then keeps at least MIN_PICTURE px); the picture as large as
+what is left. The normal layout puts the tree beside the picture when the
+page is wide enough and below it otherwise (replay_tab.layout: the columns' min widths)."""
+from __future__ import annotations
+
+from specviz.app.present import _important
+from specviz.render import tree_picture
+
+MIN_TEXT, MAX_TEXT = 16, 20           # CSS px of the tree's text in Present mode (the lecture hall's floor, a cap)
+PICTURE_SHARE, MIN_PICTURE = 0.4, 240  # of the tab's width for the synchronized picture; CSS px it always keeps
+
+CSS = """
+#replay_tree_legend .sv-tree-legend {font-size: 14px; line-height: 1.35; color: #222;}
+#replay_tree_legend .sv-leg-item {display: inline-block; margin: 0 14px 2px 0;}
+"""
+
+# $ON: Present mode with the Replay tab open; $FOLDED: and no inspection shown (none yet, or closed with its ×)
+ON = 'body.sv-present #main:has(#tab_replay-button[aria-selected="true"])'
+FOLDED = ON + ':not(:has(#inspector .sv-insp:not([style*="none"])))'
+PRESENT = """
+$ON #lanes {display: none;}
+$FOLDED {grid-template-columns: minmax(0, 1fr);}
+$FOLDED > #inspector {display: none;}
+body.sv-present #replay_legend, body.sv-present #replay_heading {display: none;}
+body.sv-present #replay_body {flex-wrap: nowrap; gap: 12px; align-items: flex-start;}
+body.sv-present #replay_left {flex: 1 1 0; min-width: 0;}
+body.sv-present #replay_right {flex: 0 0 auto; width: var(--sv-tree-w, 50%); min-width: 0;}
+body.sv-present #tabs #replay_tree img {width: var(--sv-tree-w, 100%); height: auto; max-width: none;
+                                        max-height: none;}
+body.sv-present #tabs #replay_image img {width: auto; height: auto; max-width: 100%; max-height: var(--sv-pic-h, 40vh);}
+body.sv-present #replay_tree_legend .sv-tree-legend {font-size: 13px; line-height: 1.3;}
+"""
+
+CSS = CSS + _important(PRESENT.replace("$FOLDED", FOLDED).replace("$ON", ON))
+
+# sizes written as CSS variables on #replay_body, only when they change (each write is a mutation that fits again)
+JS = f"""
+() => {{
+  const q = s => document.querySelector(s);
+  const TEXT = {tree_picture.TEXT}, LO = {MIN_TEXT} / TEXT, HI = {MAX_TEXT} / TEXT, SHARE = {PICTURE_SHARE};
+  const PIC = {MIN_PICTURE};
+  const put = (el, name, v) => {{ if (el.style.getPropertyValue(name) !== v) el.style.setProperty(name, v); }};
+  const fit = () => {{
+    const b = q('#replay_body');
+    if (!b || !document.body.classList.contains('sv-present') || !b.offsetParent) return;
+    const tree = q('#replay_tree img'), pic = q('#replay_image img'), gap = 12;
+    const W = b.clientWidth, H = window.innerHeight - (b.getBoundingClientRect().top + window.scrollY) - 10;
+    if (tree && tree.naturalWidth) {{           // the tree: as tall as the column's room, the picture its share
+      const right = q('#replay_right'), nw = tree.naturalWidth;
+      const other = right.getBoundingClientRect().height - tree.getBoundingClientRect().height;
+      const wide = Math.min(Math.max(LO, (W * (1 - SHARE) - gap) / nw), (W - PIC - gap) / nw);
+      const s = Math.max(0, Math.min(HI, (H - other) / tree.naturalHeight, wide));
+      put(b, '--sv-tree-w', `${{Math.floor(tree.naturalWidth * s)}}px`);
+    }}
+    if (pic && pic.naturalWidth) {{            // the picture: the left column's height that the rest leaves
+      const left = q('#replay_left');
+      const other = left.getBoundingClientRect().height - pic.getBoundingClientRect().height;
+      put(b, '--sv-pic-h', `${{Math.max(80, Math.floor(H - other))}}px`);
+    }}
+  }};
+  let queued = false;
+  const later = () => {{
+    if (!queued) {{ queued = true; requestAnimationFrame(() => {{ queued = false; fit(); }}); }}
+  }};
+  window.addEventListener('resize', later);
+  document.addEventListener('load', e => {{ if (e.target.tagName === 'IMG') later(); }}, true);
+  new MutationObserver(later).observe(document.body, {{subtree: true, childList: true, attributes: true,
+                                                       attributeFilter: ['class', 'style', 'aria-selected']}});
+  later();
+}}
+"""

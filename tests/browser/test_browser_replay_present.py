@@ -1,0 +1,76 @@
+"""The Replay tab in Present mode, in a real browser (Debian's Chromium, Playwright) at 1920x1080, 1440x900 and
+1920x1080 at 150 % (a 1280x720 CSS viewport at device pixel ratio 1.5), with 1, 4 and 10 methods, CASCADE among
+them: after a run, with the clock at a step where CASCADE drafted a tree and CASCADE picked, the page does not scroll
+(document height <= viewport), the synchronized picture, the draft tree and Play / Pause are inside the viewport,
+the tree's text is >= 16 CSS px (tree_picture.TEXT scaled by displayed / natural width), the topmost element at the
+centre of the picture and of the tree is that picture, and the caption and the tree's legend are neither clipped
+nor broken inside a word. Screenshots: the test's tmp directory (and SPECVIZ_SCREENSHOTS, as
+tests/browser/test_browser_present.py)."""
+import time
+
+import pytest
+
+from specviz.engine.config import METHODS
+from specviz.render import tree_picture
+from tests.browser.test_browser_bench import after_run
+from tests.browser.test_browser_lecture import BROKEN
+from tests.browser.test_browser_present import VIEWS, clipped, in_view, save, served  # noqa: F401 (fixture)
+
+COUNTS = {1: ["cascade"], 4: ["ar", "sjd", "csd", "cascade"], 10: list(METHODS)}
+CLOCK = 2                      # CASCADE's step 1 (its first forward commits the first token without a tree)
+TOP = "s => { const e = document.querySelector(s), r = e.getBoundingClientRect();" \
+      " return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === e; }"
+TEXTS = "#replay_caption, #replay_tree_legend"
+
+
+def measure(page) -> dict:
+    """What the test asserts, as numbers (the report's before / after)."""
+    tree = page.locator("#replay_tree img").first
+    w, nw = tree.evaluate("e => [e.clientWidth, e.naturalWidth]")
+    return {"doc_h": page.evaluate("document.documentElement.scrollHeight"),
+            "tree": tree.bounding_box(), "picture": page.locator("#replay_image img").first.bounding_box(),
+            "tree_px": tree_picture.TEXT * w / nw}
+
+
+def open_replay(page, method: str, k: int) -> None:
+    """The Replay tab at clock k with `method`'s step details, its tree drawn."""
+    page.click("#tab_replay-button")
+    box = page.locator("#replay_step input[type=number]")
+    box.fill(str(k))
+    box.press("Enter")                                  # present.JS: Enter commits the number box
+    page.get_by_text(f"Clock: target forward {k} of").first.wait_for()
+    radio = page.locator("#replay_method label").filter(has_text=method).first
+    if not radio.locator("input").is_checked():
+        radio.click()
+    page.wait_for_function("() => { const i = document.querySelector('#replay_tree img'); "
+                           "return i && i.complete && i.naturalWidth > 0; }")
+    page.locator("#replay_tree_legend .sv-tree-legend").wait_for()
+
+
+CASES = [(v, n) for v in VIEWS for n in COUNTS]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("view,count", CASES, ids=[f"{v}-{n}" for v, n in CASES])
+def test_replay_fits_one_screen_in_present_mode(served, tmp_path, view, count):  # noqa: F811 (the fixture)
+    browser, url = served
+    h = VIEWS[view][1]
+    page = after_run(browser, url, view, COUNTS[count])
+    open_replay(page, "cascade", CLOCK)
+    page.evaluate("document.activeElement.blur()")     # `p` toggles Present mode outside a text field
+    page.keyboard.press("p")
+    page.wait_for_function("document.body.classList.contains('sv-present')")
+    time.sleep(1.2)                                     # the lanes fold, picture and tree are sized (replay_fit.JS)
+    save(page, tmp_path, f"replay_present_{view}_{count}")
+    got, where = measure(page), f"{view}, {count} methods"
+    print(where, got)
+    assert got["doc_h"] <= h, f"{where}: Present mode scrolls ({got})"
+    for sel in ("#replay_image img", "#replay_tree img", "#replay_play"):
+        assert in_view(page, sel), f"{where}: {sel} is not inside the viewport ({got})"
+    assert got["tree_px"] >= 16, where
+    for sel in ("#replay_image img", "#replay_tree img"):
+        assert page.evaluate(TOP, sel), f"{where}: something lies over the centre of {sel}"
+    assert page.evaluate(BROKEN, TEXTS) == [], where
+    assert not clipped(page, TEXTS), where
+    page.close()
