@@ -1,10 +1,10 @@
 """The Replay tab in Present mode: a lecture hall's one screen. The synchronized picture takes the race's place (the
-lanes fold away while the tab is open), the inspector's column folds until a click inspects a cell (its × folds it
-again), the tab's explanations fold, and the picture and the picked method's draft tree stand side by side, sized
-by `JS` to the screen: the tree as large as the height allows up to MAX_TEXT CSS px of text (its words are drawn
-at tree_picture.TEXT px, so its scale is text / TEXT), leaving the picture PICTURE_SHARE of the width unless that
-would take the tree's text under MIN_TEXT (the picture then keeps at least MIN_PICTURE px); the picture as large as
-what is left. The normal layout puts the tree beside the picture when the
+lanes fold away while the tab is open, and so do the setup controls), the inspector's column folds until a click
+inspects a cell (its × folds it again), the tab's explanations fold, and the picture and the picked method's draft
+tree stand side by side, sized by `JS` to the screen: the tree as large as the height allows up to MAX_TEXT CSS px
+of text (its words are drawn at tree_picture.TEXT px, so its scale is text / TEXT), leaving the picture
+PICTURE_SHARE of the width unless that would take the tree's text under MIN_TEXT (the picture then keeps at least
+MIN_PICTURE px); the picture as large as what is left. The normal layout puts the tree beside the picture when the
 page is wide enough and below it otherwise (replay_tab.layout: the columns' min widths)."""
 from __future__ import annotations
 
@@ -20,12 +20,15 @@ CSS = """
 """
 
 # $ON: Present mode with the Replay tab open; $FOLDED: and no inspection shown (none yet, or closed with its ×)
-ON = 'body.sv-present #main:has(#tab_replay-button[aria-selected="true"])'
+ON = 'body.sv-present:has(#tab_replay-button[aria-selected="true"])'
 FOLDED = ON + ':not(:has(#inspector .sv-insp:not([style*="none"])))'
 PRESENT = """
-$ON #lanes {display: none;}
-$FOLDED {grid-template-columns: minmax(0, 1fr);}
-$FOLDED > #inspector {display: none;}
+$ON #lanes, $ON #controls {display: none;}
+$FOLDED #main {grid-template-columns: minmax(0, 1fr);}
+$FOLDED #main > #inspector {display: none;}
+$ON #replay_method label {padding: 2px 8px;}
+$ON #replay_controls {align-items: center;}
+$ON #replay_play {align-self: center; height: auto; min-height: 0; padding-top: 10px; padding-bottom: 10px;}
 body.sv-present #replay_legend, body.sv-present #replay_heading {display: none;}
 body.sv-present #replay_body {flex-wrap: nowrap; gap: 12px; align-items: flex-start;}
 body.sv-present #replay_left {flex: 1 1 0; min-width: 0;}

@@ -37,7 +37,7 @@ def layout(c: dict) -> None:
     w.Markdown(LEGEND, elem_classes="sv-sub", elem_id="replay_legend")
     with gr.Row(elem_id="replay_body"):
         with gr.Column(scale=3, min_width=640, elem_id="replay_left"):
-            with gr.Row(equal_height=True):
+            with gr.Row(equal_height=True, elem_id="replay_controls"):
                 c["replay_play"] = gr.Button(PLAY, elem_id="replay_play", scale=0, min_width=120)
                 c["replay_step"] = w.Slider(0, 1, 0, step=1, label="Clock (target forwards): every lane after k of "
                                              "its own", elem_id="replay_step")
