@@ -37,6 +37,8 @@ body.sv-present #tabs #replay_tree img {width: var(--sv-tree-w, 100%); height: a
                                         max-height: none;}
 body.sv-present #tabs #replay_image img {width: auto; height: auto; max-width: 100%; max-height: var(--sv-pic-h, 40vh);}
 body.sv-present #replay_tree_legend .sv-tree-legend {font-size: 13px; line-height: 1.3;}
+body.sv-present #replay_tree_legend .sv-leg-note {display: none;}      /* what the level headers say: the lecturer */
+body.sv-present #replay_tree_legend .sv-leg-item {margin-right: 10px;}
 """
 
 CSS = CSS + _important(PRESENT.replace("$FOLDED", FOLDED).replace("$ON", ON))
@@ -52,13 +54,13 @@ JS = f"""
     const b = q('#replay_body');
     if (!b || !document.body.classList.contains('sv-present') || !b.offsetParent) return;
     const tree = q('#replay_tree img'), pic = q('#replay_image img'), gap = 12;
-    const W = b.clientWidth, H = window.innerHeight - (b.getBoundingClientRect().top + window.scrollY) - 10;
+    const W = b.clientWidth, H = window.innerHeight - (b.getBoundingClientRect().top + window.scrollY) - 6;
     if (tree && tree.naturalWidth) {{           // the tree: as tall as the column's room, the picture its share
       const right = q('#replay_right'), nw = tree.naturalWidth;
       const other = right.getBoundingClientRect().height - tree.getBoundingClientRect().height;
       const wide = Math.min(Math.max(LO, (W * (1 - SHARE) - gap) / nw), (W - PIC - gap) / nw);
       const s = Math.max(0, Math.min(HI, (H - other) / tree.naturalHeight, wide));
-      put(b, '--sv-tree-w', `${{Math.floor(tree.naturalWidth * s)}}px`);
+      put(b, '--sv-tree-w', `${{Math.ceil(tree.naturalWidth * s - 0.01)}}px`);   // ceil: 16 px is >= 16 px
     }}
     if (pic && pic.naturalWidth) {{            // the picture: the left column's height that the rest leaves
       const left = q('#replay_left');

@@ -18,10 +18,11 @@ from specviz.core.records import Groups
 from specviz.render import draw
 from specviz.render.verdict import num
 
-# px of the picture: every word on it is drawn at TEXT px, and the rows are just over one line and a thumbnail tall
-# (the picture of a 4-level tree with 19 leaves is 16 / TEXT of its natural size at 16 px text: tests/render/
-# test_tree_picture.py::test_a_tree_at_16_px_fits_a_lecture_hall_screen)
-TEXT, THUMB, COL, ROW, PAD, HEAD = 22, 32, 200, 38, 16, 62
+# px of the picture: every word on it is drawn at TEXT px, each row of leaves is one line of words tall (a thumbnail
+# with a 3 px border), so that shown with its text at 16 CSS px (16 / TEXT of its natural size) the tallest tree of
+# the app's defaults fits a 1280x720 screen beside the replay picture (tests/render/test_tree_picture.py::
+# test_a_tree_at_16_px_fits_a_lecture_hall_screen)
+TEXT, THUMB, COL, ROW, PAD, HEAD = 22, 26, 215, 32, 16, 62
 EDGE_RGB, PATH_RGB, UNJUDGED_RGB = (150, 154, 164), (26, 127, 55), (190, 193, 200)
 LINK_RGB = {"I": (0, 150, 160), "C": (240, 120, 30)}          # as the groups map: I teal, C orange
 LINK_LABEL = {"I": "interchangeable I(n): same level, cos ≥ τ_pos", "C": "convergent C(n): consecutive levels, "
@@ -196,7 +197,7 @@ def legend_html(layout: TreeLayout) -> str:
         return (f"<span class='sv-leg-item'><span class='sv-swatch' style='display: inline-block; {shape}; "
                 f"margin: 0 6px 2px 0; vertical-align: middle'></span>{escape(it.text)}</span>")
     return f"<div class='sv-tree-legend'>{' '.join(swatch(it) for it in legend(layout))} " \
-           f"<span class='sv-leg-item'>{escape(LEVEL_NOTE)}</span></div>"
+           f"<span class='sv-leg-item sv-leg-note'>{escape(LEVEL_NOTE)}</span></div>"
 
 
 def draw_tree(layout: TreeLayout, patch: Callable[[int], Image.Image] | None = None) -> Image.Image:
@@ -221,7 +222,7 @@ def draw_tree(layout: TreeLayout, patch: Callable[[int], Image.Image] | None = N
             img.paste(patch(n.token).convert("RGB").resize((THUMB, THUMB), Image.NEAREST), box[:2])
         else:
             d.rectangle(box, fill=(236, 238, 242))
-        d.rectangle(box, outline=node_rgb(n.decision), width=4)
+        d.rectangle(box, outline=node_rgb(n.decision), width=3)
         d.text((n.x + THUMB // 2 + 5, n.y - 13), _label(n), font=f, fill=(24, 26, 31))
     return img
 

@@ -1,12 +1,13 @@
 """The Replay tab in Present mode, in a real browser (Debian's Chromium, Playwright) at 1920x1080, 1440x900 and
 1920x1080 at 150 % (a 1280x720 CSS viewport at device pixel ratio 1.5), with 1, 4 and 10 methods, CASCADE among
-them: after a run, with the clock at a step where CASCADE drafted a tree and CASCADE picked, the page does not scroll
-(document height <= viewport), the synchronized picture, the draft tree and Play / Pause are inside the viewport,
-the tree's text is >= 16 CSS px (tree_picture.TEXT scaled by displayed / natural width), the topmost element at the
-centre of the picture and of the tree is that picture, and the caption and the tree's legend are neither clipped
-nor broken inside a word. Screenshots: the test's tmp directory (and SPECVIZ_SCREENSHOTS, as
+them: after a run, with the clock at the step where CASCADE drafted its tallest tree and CASCADE picked, the page
+does not scroll (document height <= viewport), the synchronized picture, the draft tree and Play / Pause are inside
+the viewport, the tree's text is >= 16 CSS px (tree_picture.TEXT scaled by displayed / natural width), the topmost
+element at the centre of the picture and of the tree is that picture, and the caption and the tree's legend are
+neither clipped nor broken inside a word. Screenshots: the test's tmp directory (and SPECVIZ_SCREENSHOTS, as
 tests/browser/test_browser_present.py)."""
 import time
+from functools import lru_cache
 
 import pytest
 
@@ -15,9 +16,22 @@ from specviz.render import tree_picture
 from tests.browser.test_browser_bench import after_run
 from tests.browser.test_browser_lecture import BROKEN
 from tests.browser.test_browser_present import VIEWS, clipped, in_view, save, served  # noqa: F401 (fixture)
+from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
 
 COUNTS = {1: ["cascade"], 4: ["ar", "sjd", "csd", "cascade"], 10: list(METHODS)}
-CLOCK = 2                      # CASCADE's step 1 (its first forward commits the first token without a tree)
+
+
+@lru_cache(maxsize=1)
+def tallest_clock() -> int:
+    """The clock at which the served page's CASCADE run shows its tallest tree (its step k - 1): the run the page makes
+    with the app's defaults on tiny_backend(codes=16, grid=12), repeated here (the engine is deterministic)."""
+    from specviz.engine.config import RunConfig  # here, not at import: collecting the module runs nothing
+    from specviz.engine.decode import decode, drain
+    from tests.support.toy import toy
+    model, factory = toy(codes=16, grid=12)
+    t = drain(decode(model, RunConfig(method="cascade"), factory)).trace
+    tall = max((tree_picture.size(lay)[1], s) for s in range(len(t.steps)) if (lay := tree_picture.tree_layout(t, s)))
+    return tall[1] + 1
 TOP = "s => { const e = document.querySelector(s), r = e.getBoundingClientRect();" \
       " return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === e; }"
 TEXTS = "#replay_caption, #replay_tree_legend"
@@ -57,7 +71,7 @@ def test_replay_fits_one_screen_in_present_mode(served, tmp_path, view, count): 
     browser, url = served
     h = VIEWS[view][1]
     page = after_run(browser, url, view, COUNTS[count])
-    open_replay(page, "cascade", CLOCK)
+    open_replay(page, "cascade", tallest_clock())
     page.evaluate("document.activeElement.blur()")     # `p` toggles Present mode outside a text field
     page.keyboard.press("p")
     page.wait_for_function("document.body.classList.contains('sv-present')")
