@@ -41,7 +41,11 @@ def measure(page) -> dict:
     """What the test asserts, as numbers (the report's before / after)."""
     tree = page.locator("#replay_tree img").first
     w, nw = tree.evaluate("e => [e.clientWidth, e.naturalWidth]")
-    return {"doc_h": page.evaluate("document.documentElement.scrollHeight"),
+    room = page.evaluate("() => { const b = document.querySelector('#replay_body').getBoundingClientRect(), "
+                         "r = document.querySelector('#replay_right').getBoundingClientRect(), "
+                         "t = document.querySelector('#replay_tree img').getBoundingClientRect(); "
+                         "return [b.width - 240 - 12, innerHeight - 6 - b.top - (r.height - t.height)]; }")
+    return {"doc_h": page.evaluate("document.documentElement.scrollHeight"), "room": room,
             "tree": tree.bounding_box(), "picture": page.locator("#replay_image img").first.bounding_box(),
             "tree_px": tree_picture.TEXT * w / nw}
 

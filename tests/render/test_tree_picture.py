@@ -148,21 +148,23 @@ def test_the_legend_names_every_box_colour_and_both_links_the_picture_draws():
     assert {"root", "exact", "rejected", ""} <= kinds                          # the toy shows the common kinds
 
 
-# the tree's box in Present mode at the smallest lecture-hall screen, 1920x1080 at 150 % (a 1280x720 CSS viewport):
-# measured in Chromium (tests/browser/test_browser_replay_present.py), the tab leaves the tree 613 px of height
-# under the tab bar and 1248 - 240 - 12 px of width beside the picture's least (app/replay_fit.MIN_PICTURE)
-LECTURE_BOX = (996, 613)
+# the room for the tree in Present mode at the smallest lecture-hall screen, 1920x1080 at 150 % (a 1280x720 CSS
+# viewport): measured in Chromium on 2026-12-05 (tests/browser/test_browser_replay_present.py, measure(): "room"),
+# the tab's width less the picture's least (app/replay_fit.MIN_PICTURE) and a gap, and the height under the tab bar
+# less the legend's three lines
+LECTURE_BOX = (964, 527)
+
+
+@lru_cache(maxsize=1)
+def page_traces() -> tuple:
+    """CASCADE and SD with the app's defaults on the browser tests' served model (tiny_backend(codes=16, grid=12))."""
+    model, factory = toy(codes=16, grid=12)
+    return tuple(drain(decode(model, RunConfig(method=m), factory)).trace for m in ("cascade", "sd"))
 
 
 def page_tree_layouts() -> list:
-    """Every tree step's layout of CASCADE and SD with the app's defaults on the browser tests' served model
-    (tiny_backend(codes=16, grid=12))."""
-    model, factory = toy(codes=16, grid=12)
-    out = []
-    for m in ("cascade", "sd"):
-        t = drain(decode(model, RunConfig(method=m), factory)).trace
-        out += [lay for s in range(len(t.steps)) if (lay := tp.tree_layout(t, s)) is not None]
-    return out
+    """Every tree step's layout of page_traces (laid out now: the geometry is read when a layout is made)."""
+    return [lay for t in page_traces() for s in range(len(t.steps)) if (lay := tp.tree_layout(t, s)) is not None]
 
 
 def test_a_tree_at_16_px_fits_a_lecture_hall_screen():
