@@ -1,11 +1,12 @@
 """The Replay tab in Present mode: a lecture hall's one screen. The synchronized picture takes the race's place (the
 lanes fold away while the tab is open, and so do the setup controls), the inspector's column folds until a click
-inspects a cell (its × folds it again), the tab's explanations fold, and the picture and the picked method's draft
-tree stand side by side, sized by `JS` to the screen: the tree as large as the height allows up to MAX_TEXT CSS px
-of text (its words are drawn at tree_picture.TEXT px, so its scale is text / TEXT), leaving the picture
-PICTURE_SHARE of the width unless that would take the tree's text under MIN_TEXT (the picture then keeps at least
-MIN_PICTURE px); the picture as large as what is left. The normal layout puts the tree beside the picture when the
-page is wide enough and below it otherwise (replay_tab.layout: the columns' min widths)."""
+inspects a cell on the tab (its × folds it again; opening the tab closes an inspection made elsewhere), the tab's
+explanations fold, and the picture and the picked method's draft tree stand side by side, sized by `JS` to the
+screen: the tree as large as the height allows up to MAX_TEXT CSS px of text (its words are drawn at
+tree_picture.TEXT px, so its scale is text / TEXT), leaving the picture PICTURE_SHARE of the width unless that would
+take the tree's text under MIN_TEXT (the picture then keeps at least MIN_PICTURE px); the picture as large as what
+is left. The normal layout puts the tree beside the picture when the page is wide enough and below it otherwise
+(replay_tab.layout: the columns' min widths)."""
 from __future__ import annotations
 
 from specviz.app.present import _important
@@ -13,6 +14,7 @@ from specviz.render import tree_picture
 
 MIN_TEXT, MAX_TEXT = 16, 20           # CSS px of the tree's text in Present mode (the lecture hall's floor, a cap)
 PICTURE_SHARE, MIN_PICTURE = 0.4, 240  # of the tab's width for the synchronized picture; CSS px it always keeps
+MIN_PICTURE_H = 100                   # CSS px of height the picture keeps (else the tree gives the left column width)
 
 CSS = """
 #replay_tree_legend .sv-tree-legend {font-size: 14px; line-height: 1.35; color: #222;}
@@ -48,34 +50,52 @@ JS = f"""
 () => {{
   const q = s => document.querySelector(s);
   const TEXT = {tree_picture.TEXT}, LO = {MIN_TEXT} / TEXT, HI = {MAX_TEXT} / TEXT, SHARE = {PICTURE_SHARE};
-  const PIC = {MIN_PICTURE};
+  const PIC = {MIN_PICTURE}, PIC_H = {MIN_PICTURE_H};
   const put = (el, name, v) => {{ if (el.style.getPropertyValue(name) !== v) el.style.setProperty(name, v); }};
   const fit = () => {{
     const b = q('#replay_body');
     if (!b || !document.body.classList.contains('sv-present') || !b.offsetParent) return;
     const tree = q('#replay_tree img'), pic = q('#replay_image img'), gap = 12;
-    const W = b.clientWidth, H = window.innerHeight - (b.getBoundingClientRect().top + window.scrollY) - 6;
-    if (tree && tree.naturalWidth) {{           // the tree: as tall as the column's room, the picture its share
-      const right = q('#replay_right'), nw = tree.naturalWidth;
-      const other = right.getBoundingClientRect().height - tree.getBoundingClientRect().height;
-      const wide = Math.min(Math.max(LO, (W * (1 - SHARE) - gap) / nw), (W - PIC - gap) / nw);
-      const s = Math.max(0, Math.min(HI, (H - other) / tree.naturalHeight, wide));
-      put(b, '--sv-tree-w', `${{Math.ceil(tree.naturalWidth * s - 0.01)}}px`);   // ceil: 16 px is >= 16 px
+    const left = q('#replay_left'), right = q('#replay_right');
+    const box = b.getBoundingClientRect(), below = q('#main').getBoundingClientRect().bottom - box.bottom;
+    // the room: the window under the tab bar, less what #main keeps below the tab (the docked column's grid rows)
+    const W = b.clientWidth, H = window.innerHeight - (box.top + window.scrollY) - Math.max(0, below) - 2;
+    const rest = (col, img) => col.getBoundingClientRect().height - (img ? img.getBoundingClientRect().height : 0);
+    if (tree && tree.naturalWidth) {{    // the tree: as tall as its column's room, the picture its share of the width;
+      const nw = tree.naturalWidth;      // when the left column's words leave the picture under PIC_H px of height
+      for (let least = PIC; ; least += 40) {{      // (a docked inspector's narrow tab), the tree gives up width
+        const wide = Math.min(Math.max(LO, (W * (1 - SHARE) - gap) / nw), (W - least - gap) / nw);
+        const s = Math.max(0, Math.min(HI, (H - rest(right, tree)) / tree.naturalHeight, wide));
+        put(b, '--sv-tree-w', `${{Math.ceil(nw * s - 0.01)}}px`);   // ceil: 16 px is >= 16 px
+        if (rest(left, pic) + PIC_H <= H || least > W * (1 - SHARE)) break;
+      }}
     }}
-    if (pic && pic.naturalWidth) {{            // the picture: the left column's height that the rest leaves
-      const left = q('#replay_left');
-      const other = left.getBoundingClientRect().height - pic.getBoundingClientRect().height;
-      put(b, '--sv-pic-h', `${{Math.max(80, Math.floor(H - other))}}px`);
-    }}
+    if (pic && pic.naturalWidth)         // the picture: the left column's height that the rest leaves
+      put(b, '--sv-pic-h', `${{Math.max(PIC_H, Math.floor(H - rest(left, pic)))}}px`);
   }};
+  // opening the tab in Present mode closes an inspection made elsewhere: the column folds until a click here
+  document.addEventListener('click', e => {{
+    if (!document.body.classList.contains('sv-present') || !e.target.closest || !e.target.closest('#tab_replay-button'))
+      return;
+    document.querySelectorAll('#inspector .sv-insp').forEach(x => {{ x.style.display = 'none'; }});
+  }}, true);
+  // a fit's own trial widths are not changes to fit again: the observer is off while it measures
   let queued = false;
+  const seen = new MutationObserver(() => later());
+  const watch = () => seen.observe(document.body, {{subtree: true, childList: true, attributes: true,
+                                                   attributeFilter: ['class', 'style', 'aria-selected']}});
   const later = () => {{
-    if (!queued) {{ queued = true; requestAnimationFrame(() => {{ queued = false; fit(); }}); }}
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {{
+      queued = false;
+      seen.disconnect();
+      try {{ fit(); }} finally {{ seen.takeRecords(); watch(); }}
+    }});
   }};
   window.addEventListener('resize', later);
   document.addEventListener('load', e => {{ if (e.target.tagName === 'IMG') later(); }}, true);
-  new MutationObserver(later).observe(document.body, {{subtree: true, childList: true, attributes: true,
-                                                       attributeFilter: ['class', 'style', 'aria-selected']}});
+  watch();
   later();
 }}
 """

@@ -10,11 +10,12 @@ import time
 from functools import lru_cache
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from specviz.engine.config import METHODS
 from specviz.render import tree_picture
 from tests.browser.test_browser_bench import after_run
-from tests.browser.test_browser_lecture import BROKEN
+from tests.browser.test_browser_lecture import BROKEN, overlaps
 from tests.browser.test_browser_present import VIEWS, clipped, in_view, save, served  # noqa: F401 (fixture)
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
 
@@ -91,4 +92,26 @@ def test_replay_fits_one_screen_in_present_mode(served, tmp_path, view, count): 
         assert page.evaluate(TOP, sel), f"{where}: something lies over the centre of {sel}"
     assert page.evaluate(BROKEN, TEXTS) == [], where
     assert not clipped(page, TEXTS), where
+    inspect_a_cell(page)                                # the inspector docks beside the tab, covering neither picture
+    save(page, tmp_path, f"replay_present_inspected_{view}_{count}")
+    docked, got = page.locator("#inspector").bounding_box(), measure(page)
+    print(where, "inspected", got)
+    assert in_view(page, "#sv-verdict") and got["doc_h"] <= h, f"{where}, inspected ({got})"
+    for sel in ("#replay_image img", "#replay_tree img", "#replay_play"):
+        assert in_view(page, sel) and not overlaps(docked, page.locator(sel).bounding_box()), f"{where}: {sel}"
     page.close()
+
+
+def inspect_a_cell(page) -> None:
+    """Click the replay picture until a lane's cell is inspected (its lanes' places depend on the method count)."""
+    pic = page.locator("#replay_image img").first
+    for fy, fx in ((0.7, 0.12), (0.7, 0.5), (0.4, 0.08), (0.85, 0.5), (0.55, 0.3)):
+        box = pic.bounding_box()
+        page.mouse.click(box["x"] + box["width"] * fx, box["y"] + box["height"] * fy)
+        try:
+            page.locator("#sv-verdict").wait_for(timeout=3000)
+            break
+        except PlaywrightTimeout:
+            continue
+    page.locator("#sv-verdict").wait_for()
+    time.sleep(1.0)                                     # the column docks, picture and tree are sized again
