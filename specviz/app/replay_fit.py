@@ -63,11 +63,15 @@ JS = f"""
     const rest = (col, img) => col.getBoundingClientRect().height - (img ? img.getBoundingClientRect().height : 0);
     if (tree && tree.naturalWidth) {{    // the tree: as tall as its column's room, the picture its share of the width;
       const nw = tree.naturalWidth;      // when the left column's words leave the picture under PIC_H px of height
-      for (let least = PIC; ; least += 40) {{      // (a docked inspector's narrow tab), the tree gives up width
-        const wide = Math.min(Math.max(LO, (W * (1 - SHARE) - gap) / nw), (W - least - gap) / nw);
-        const s = Math.max(0, Math.min(HI, (H - rest(right, tree)) / tree.naturalHeight, wide));
-        put(b, '--sv-tree-w', `${{Math.ceil(nw * s - 0.01)}}px`);   // ceil: 16 px is >= 16 px
-        if (rest(left, pic) + PIC_H <= H || least > W * (1 - SHARE)) break;
+      for (let settled = 0; settled < 4; settled++) {{   // again while the legend's wrapping changes the room
+        const was = b.style.getPropertyValue('--sv-tree-w');
+        for (let least = PIC; ; least += 40) {{    // (a docked inspector's narrow tab), the tree gives up width
+          const wide = Math.min(Math.max(LO, (W * (1 - SHARE) - gap) / nw), (W - least - gap) / nw);
+          const s = Math.max(0, Math.min(HI, (H - rest(right, tree)) / tree.naturalHeight, wide));
+          put(b, '--sv-tree-w', `${{Math.ceil(nw * s - 0.01)}}px`);   // ceil: 16 px is >= 16 px
+          if (rest(left, pic) + PIC_H <= H || least > W * (1 - SHARE)) break;
+        }}
+        if (b.style.getPropertyValue('--sv-tree-w') === was) break;
       }}
     }}
     if (pic && pic.naturalWidth)         // the picture: the left column's height that the rest leaves

@@ -4,8 +4,10 @@ them: after a run, with the clock at the step where CASCADE drafted its tallest 
 does not scroll (document height <= viewport), the synchronized picture, the draft tree and Play / Pause are inside
 the viewport, the tree's text is >= 16 CSS px (tree_picture.TEXT scaled by displayed / natural width), the topmost
 element at the centre of the picture and of the tree is that picture, and the caption and the tree's legend are
-neither clipped nor broken inside a word. Screenshots: the test's tmp directory (and SPECVIZ_SCREENSHOTS, as
-tests/browser/test_browser_present.py)."""
+neither clipped nor broken inside a word. Then a click on a lane's cell docks the inspector: its verdict is in view,
+the page still does not scroll, and the picture, the tree and Play stay in view, none under the column (the tree is
+not held to 16 px then); its × folds the column and the tree is back at >= 16 px. Screenshots: the test's tmp
+directory (and SPECVIZ_SCREENSHOTS, as tests/browser/test_browser_present.py)."""
 import time
 from functools import lru_cache
 
@@ -99,6 +101,10 @@ def test_replay_fits_one_screen_in_present_mode(served, tmp_path, view, count): 
     assert in_view(page, "#sv-verdict") and got["doc_h"] <= h, f"{where}, inspected ({got})"
     for sel in ("#replay_image img", "#replay_tree img", "#replay_play"):
         assert in_view(page, sel) and not overlaps(docked, page.locator(sel).bounding_box()), f"{where}: {sel}"
+    page.click("#inspector .sv-close")                  # the column folds: the tree is back at >= 16 px
+    time.sleep(1.0)
+    again = measure(page)
+    assert again["tree_px"] >= 16 and again["doc_h"] <= h and in_view(page, "#replay_tree img"), f"{where}: {again}"
     page.close()
 
 
