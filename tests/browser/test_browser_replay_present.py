@@ -19,6 +19,7 @@ from specviz.render import tree_picture
 from tests.browser.test_browser_bench import after_run
 from tests.browser.test_browser_lecture import BROKEN, overlaps
 from tests.browser.test_browser_present import VIEWS, clipped, in_view, save, served  # noqa: F401 (fixture)
+from tests.render.test_tree_picture import page_traces
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
 
 COUNTS = {1: ["cascade"], 4: ["ar", "sjd", "csd", "cascade"], 10: list(METHODS)}
@@ -27,14 +28,12 @@ COUNTS = {1: ["cascade"], 4: ["ar", "sjd", "csd", "cascade"], 10: list(METHODS)}
 @lru_cache(maxsize=1)
 def tallest_clock() -> int:
     """The clock at which the served page's CASCADE run shows its tallest tree (its step k - 1): the run the page makes
-    with the app's defaults on tiny_backend(codes=16, grid=12), repeated here (the engine is deterministic)."""
-    from specviz.engine.config import RunConfig  # here, not at import: collecting the module runs nothing
-    from specviz.engine.decode import decode, drain
-    from tests.support.toy import toy
-    model, factory = toy(codes=16, grid=12)
-    t = drain(decode(model, RunConfig(method="cascade"), factory)).trace
+    with the app's defaults on tiny_backend(codes=16, grid=12), repeated (the engine is deterministic)."""
+    t = page_traces()[0]
     tall = max((tree_picture.size(lay)[1], s) for s in range(len(t.steps)) if (lay := tree_picture.tree_layout(t, s)))
     return tall[1] + 1
+
+
 TOP = "s => { const e = document.querySelector(s), r = e.getBoundingClientRect();" \
       " return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === e; }"
 TEXTS = "#replay_caption, #replay_tree_legend"
