@@ -12,7 +12,7 @@ import gradio as gr
 import torch
 
 from specviz.analysis import front, views
-from specviz.app import atlas_tab, bench, follow, history_tab, present, replay_tab, serving, sweep_tab
+from specviz.app import atlas_tab, bench, follow, history_tab, present, replay_fit, replay_tab, serving, sweep_tab
 from specviz.app import widgets as w
 from specviz.app.catalogue import Backend, default_backend
 from specviz.app.edge import wire
@@ -35,8 +35,8 @@ INTRO = ("## specviz — speculative decoding, made visible\n"
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
          "Click any cell of an image or map to inspect it. What am I looking at? The *Primer* tab walks through one "
          "step of your run.")
-STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS + bench.CSS + atlas_tab.CSS,
-             js=f"() => {{ ({present.JS})(); ({bench.JS})(); }}")
+STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS + bench.CSS + atlas_tab.CSS + replay_fit.CSS,
+             js=f"() => {{ ({present.JS})(); ({bench.JS})(); ({replay_fit.JS})(); }}")
 # show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
 # message instead of "the app raised an exception"; every handler error is already one line (errors.friendly)
 # state_session_capacity: one session's finished run holds ~2 MB with all seven scenes traces (~7 MB on Janus-Pro);

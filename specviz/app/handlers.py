@@ -38,7 +38,7 @@ PREVIEWED = Live(lambda: tuple(k.name for k in ui_knobs("main")))     # the slid
 GEN_OUTPUTS = Live(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m in METHODS),
                             *map_outputs(), "summary", "hist", "status", "state",
                             "replay_method", "replay_step", "replay_image", "replay_caption", "preview_image",
-                            "preview_table", "replay_tree"))
+                            "preview_table", "replay_tree", "replay_tree_legend"))
 PREVIEW_OUTPUTS = ("preview_image", "preview_table")
 # heatmaps during a run: the map on screen every SHOWN_MAP_EVERY_S, all of them every MAPS_EVERY_S and whenever a lane
 # finishes (so a finished lane's maps are complete in the update that shows its final image). Cost, scenes, four
@@ -142,7 +142,7 @@ class Handlers:
         docs/gradio.md)."""
         upd = {f"img_{m}": None for m in METHODS} | {f"stats_{m}": "" for m in METHODS}
         return upd | {"summary": [], "hist": None, "replay_image": None, "replay_caption": html.REPLAY_PENDING,
-                      "replay_tree": None, "preview_image": None, "preview_table": ""}
+                      "replay_tree": None, "replay_tree_legend": "", "preview_image": None, "preview_table": ""}
 
     @on_gpu(BASE_S)
     @friendly

@@ -32,24 +32,27 @@ START = "Nothing has happened yet: every lane is hatched. Press Play or drag the
 
 
 def layout(c: dict) -> None:
-    w.Markdown(LEGEND, elem_classes="sv-sub")
-    with gr.Row(equal_height=True):
-        c["replay_play"] = gr.Button(PLAY, elem_id="replay_play", scale=0, min_width=120)
-        c["replay_step"] = w.Slider(0, 1, 0, step=1, label="Clock (target forwards): every lane after k of its own",
-                                     elem_id="replay_step")
-    c["replay_timer"] = gr.Timer(TICK_S, active=False)
-    c["replay_playing"] = gr.State(False)
-    c["replay_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
-                                 buttons=["download", "fullscreen"], elem_id="replay_image")
-    with gr.Row():
-        with gr.Column(scale=2, min_width=280):
+    """The clock's controls, the picture, the Run radio and its caption on the left; the step's tree and its legend
+    on the right (below the left when the page is narrow; Present mode sizes both to one screen: app/replay_fit.py)."""
+    w.Markdown(LEGEND, elem_classes="sv-sub", elem_id="replay_legend")
+    with gr.Row(elem_id="replay_body"):
+        with gr.Column(scale=3, min_width=640, elem_id="replay_left"):
+            with gr.Row(equal_height=True, elem_id="replay_controls"):
+                c["replay_play"] = gr.Button(PLAY, elem_id="replay_play", scale=0, min_width=120)
+                c["replay_step"] = w.Slider(0, 1, 0, step=1, label="Clock (target forwards): every lane after k of "
+                                             "its own", elem_id="replay_step")
+            c["replay_timer"] = gr.Timer(TICK_S, active=False)
+            c["replay_playing"] = gr.State(False)
+            c["replay_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
+                                         buttons=["download", "fullscreen"], elem_id="replay_image")
             c["replay_method"] = w.Radio([], label="Step details of", elem_id="replay_method")
             c["replay_caption"] = w.Markdown(elem_id="replay_caption")
-        with gr.Column(scale=3, min_width=320):
+        with gr.Column(scale=2, min_width=480, elem_id="replay_right"):
             # a heading of our own, not Gradio's label: that one floats over the tree's level-1 header
-            w.Markdown("**This step: draft tree or decisions**", elem_classes="sv-sub")
+            w.Markdown("**This step: draft tree or decisions**", elem_classes="sv-sub", elem_id="replay_heading")
             c["replay_tree"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
                                         buttons=["download", "fullscreen"], elem_id="replay_tree")
+            c["replay_tree_legend"] = w.HTML(elem_id="replay_tree_legend")
 
 
 def wire(r: "Replay", c: dict):
@@ -57,11 +60,12 @@ def wire(r: "Replay", c: dict):
     def pick(*names) -> dict:
         return {n: c[n] for n in names}
     quick = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
-    shown = pick("replay_image", "replay_caption", "replay_tree")
+    shown = pick("replay_image", "replay_caption", "replay_tree", "replay_tree_legend")
     clock = pick("state", "replay_method", "replay_step")
     bind(c["replay_step"].change, r.scrub, clock | pick("replay_playing"), shown, trigger_mode="always_last",
          **quick)                                                  # a drag or a typed value; while playing the tick
-    bind(c["replay_method"].change, r.pick, clock, pick("replay_caption", "replay_tree"), **quick)   # draws
+    bind(c["replay_method"].change, r.pick, clock, pick("replay_caption", "replay_tree", "replay_tree_legend"),
+         **quick)                                                  # draws
     controls = pick("replay_timer", "replay_playing", "replay_play", "replay_step") | shown
     bind(c["replay_play"].click, r.play, clock | pick("replay_playing"), controls, **quick)
     bind(c["replay_timer"].tick, r.tick, clock, controls, **quick)
@@ -137,19 +141,22 @@ class Replay:
         t, total = st.traces[method], video.slowest(st.traces)
         head = f"**Clock: target forward {min(k, total)} of {total}.** "
         if k <= 0:
-            return {"replay_caption": head + START, "replay_tree": draw.message("No step yet (clock 0)", 360)}
+            return {"replay_caption": head + START, "replay_tree": draw.message("No step yet (clock 0)", 360),
+                    "replay_tree_legend": ""}
         step = min(k, len(t.steps)) - 1
         done = f"{method} is done at forward {len(t.steps)}; its last forward: " if k > len(t.steps) else ""
-        return {"replay_caption": head + done + views.step_caption(t, views.step_view(t, step)),
-                "replay_tree": self.step_picture(st, method, step)}
+        return {"replay_caption": head + done + views.step_caption(t, views.step_view(t, step))} | \
+            self.step_picture(st, method, step)
 
-    def step_picture(self, st, method: str, step: int):
-        """The step's draft tree (thumbnails decoded by the run's model), or for a chain the step on the grid."""
+    def step_picture(self, st, method: str, step: int) -> dict:
+        """The step's draft tree (thumbnails decoded by the run's model) and its legend, or for a chain the step on
+        the grid (its legend drawn inside)."""
         t = st.traces[method]
         layout = tree_picture.tree_layout(t, step)
         if layout is None:
-            return panels.replay_image(t, st.images.get(method), step)[0]
-        return tree_picture.draw_tree(layout, self.patch(st))
+            return {"replay_tree": panels.replay_image(t, st.images.get(method), step)[0], "replay_tree_legend": ""}
+        return {"replay_tree": tree_picture.draw_tree(layout, self.patch(st)),
+                "replay_tree_legend": tree_picture.legend_html(layout)}
 
     def drafts(self, st):
         """What draw_frame draws the drafts with: the run's decoded patches, else outlines (video.OUTLINE)."""

@@ -1,12 +1,15 @@
 """The draft tree of one verification step, drawn: every proposed node as a thumbnail of its code's decoded patch,
 edges parent -> child, the accepted path, the rejected and never-judged siblings, CASCADE's interchangeable (I, same
 level) and convergent (C, consecutive levels) links in two colours (links within one level as nested arcs, one per
-member), each level's TV cost with its share of the step's budget, and a legend of every box colour drawn and both
-links. `tree_layout` reads the trace into a named record; `draw_tree` draws exactly that record (and `legend`).
+member), each level's TV cost with its share of the step's budget. The legend of every box colour drawn and both
+links is HTML beside the picture (`legend_html`), so the picture is only the tree and its text is large for its size (a
+lecture hall reads it at 16 CSS px when the picture is shown at 16 / TEXT of its natural width: `shown_size`).
+`tree_layout` reads the trace into a named record; `draw_tree` draws exactly that record, `legend` what it shows.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 from typing import Callable
 
 from PIL import Image, ImageDraw
@@ -15,7 +18,11 @@ from specviz.core.records import Groups
 from specviz.render import draw
 from specviz.render.verdict import num
 
-THUMB, COL, ROW, PAD, HEAD = 40, 200, 52, 24, 64      # px
+# px of the picture: every word on it is drawn at TEXT px, each row of leaves is one line of words tall (a thumbnail
+# with a 3 px border), so that shown with its text at 16 CSS px (16 / TEXT of its natural size) the tallest tree of
+# the app's defaults fits a 1280x720 screen beside the replay picture (tests/render/test_tree_picture.py::
+# test_a_tree_at_16_px_fits_a_lecture_hall_screen)
+TEXT, THUMB, COL, ROW, PAD, HEAD = 22, 26, 215, 32, 16, 62
 EDGE_RGB, PATH_RGB, UNJUDGED_RGB = (150, 154, 164), (26, 127, 55), (190, 193, 200)
 LINK_RGB = {"I": (0, 150, 160), "C": (240, 120, 30)}          # as the groups map: I teal, C orange
 LINK_LABEL = {"I": "interchangeable I(n): same level, cos ≥ τ_pos", "C": "convergent C(n): consecutive levels, "
@@ -23,7 +30,6 @@ LINK_LABEL = {"I": "interchangeable I(n): same level, cos ≥ τ_pos", "C": "con
 BOX_ORDER = ("root", "exact", "relaxed", "rejected", "resampled", "bonus", "")     # legend order of box colours
 BOX_LABEL = {"root": "root: the last committed token", "": "never judged (the walk ended first)",
              "resampled": "resampled from the residual", "bonus": "bonus token (every draft accepted)"}
-LEG_ROW, SWATCH = 24, 18            # px: a legend row, a box swatch
 I_BEND, I_STEP = 18, 14             # px: a same-level link's arc, and how much further out per row it spans
 
 
@@ -128,8 +134,32 @@ def _place(nodes: list) -> tuple:
 
 
 def size(layout: TreeLayout) -> tuple[int, int]:
-    width = max(max(n.x for n in layout.nodes) + THUMB // 2 + PAD + 90, 640)
-    return width, _tree_bottom(layout) + LEG_ROW * (1 + max(it.row for it in legend(layout, width)))
+    """Wide enough for every node's words and every level's header, as tall as the tree."""
+    f, fb = draw.font(TEXT), draw.font(TEXT, True)
+    right = [n.x + THUMB // 2 + 5 + f.getlength(_label(n)) for n in layout.nodes]
+    right += [PAD + lv * COL - 4 + max(fb.getlength(h), f.getlength(t)) for lv, h, t in _headers(layout)]
+    return max(round(max(right)) + PAD, 420), _tree_bottom(layout)
+
+
+def _label(n: TreeNode) -> str:
+    return f"#{n.node} · {n.token}" if n.node > 0 else str(n.token)
+
+
+def _headers(layout: TreeLayout) -> list[tuple[int, str, str]]:
+    """(level, header, its TV line) per level: its position, then its TV cost with the share of the budget."""
+    cost, out = {lc.level: lc for lc in layout.levels}, []
+    for lv in sorted({n.level for n in layout.nodes}):
+        pos = min(n.pos for n in layout.nodes if n.level == lv)
+        lc = cost.get(lv)
+        tv = "" if lc is None else f"TV {num(lc.tv_cost, 3)}" + ("" if lc.share is None else f" · {lc.share:.0%}")
+        out.append((lv, f"level {lv} · pos {pos}" if lv else f"root · pos {pos}", tv))
+    return out
+
+
+def shown_size(layout: TreeLayout, text_px: float = 16) -> tuple[float, float]:
+    """The CSS px the picture takes when shown so that its text is `text_px` high."""
+    w, h = size(layout)
+    return w * text_px / TEXT, h * text_px / TEXT
 
 
 def _tree_bottom(layout: TreeLayout) -> int:
@@ -141,44 +171,43 @@ class LegendItem:
     kind: str                   # "box": a node's border colour; "line": a link or the accepted path
     rgb: tuple
     text: str
-    row: int                    # legend row (LEG_ROW px each, below the tree)
-    x: int                      # the swatch's left edge
 
 
-def legend(layout: TreeLayout, width: int) -> list[LegendItem]:
+def legend(layout: TreeLayout) -> list[LegendItem]:
     """What the picture's legend says, in order: the box colour of every kind of node drawn (root, each decision,
-    never judged), wrapped into rows of `width`, then one row each for the I links, the C links and the accepted
-    path (with whose groups the links are)."""
-    f, out, row, x = draw.font(15), [], 0, PAD
+    never judged), then the I links, the C links and the accepted path (with whose groups the links are)."""
     drawn = {n.decision for n in layout.nodes}
-    for key in (k for k in BOX_ORDER if k in drawn):
-        text = BOX_LABEL.get(key) or draw.DECISION_LABEL[key]
-        step = SWATCH + 6 + round(f.getlength(text)) + 22
-        if x > PAD and x + step > width - PAD:
-            row, x = row + 1, PAD
-        out.append(LegendItem("box", node_rgb(key), text, row, x))
-        x += step
+    out = [LegendItem("box", node_rgb(k), BOX_LABEL.get(k) or draw.DECISION_LABEL[k]) for k in BOX_ORDER if k in drawn]
     whose = f"node{'s' if len(layout.focus) > 1 else ''} {', '.join(map(str, layout.focus))}" if layout.focus \
         else "no judged node"
-    for i, (kind, text) in enumerate(LINK_LABEL.items(), start=1):
-        out.append(LegendItem("line", LINK_RGB[kind], text, row + i, PAD))
-    out.append(LegendItem("line", PATH_RGB, f"accepted path; links: the groups of {whose}", row + 3, PAD))
-    return out
+    out += [LegendItem("line", LINK_RGB[kind], text) for kind, text in LINK_LABEL.items()]
+    return out + [LegendItem("line", PATH_RGB, f"accepted path; links: the groups of {whose}")]
+
+
+LEVEL_NOTE = "Above each level: its position and TV, the cost of its sibling walk (and its share of the step's budget)."
+
+
+def legend_html(layout: TreeLayout) -> str:
+    """The legend as HTML (it wraps to its column): one swatch and its words per item, then what the level headers
+    say."""
+    def swatch(it: LegendItem) -> str:
+        rgb = "rgb({}, {}, {})".format(*it.rgb)
+        shape = f"border: 4px solid {rgb}; background: #eceef2; width: 10px; height: 10px" if it.kind == "box" \
+            else f"border-top: {5 if it.rgb == PATH_RGB else 3}px solid {rgb}; width: 26px; height: 0"
+        return (f"<span class='sv-leg-item'><span class='sv-swatch' style='display: inline-block; {shape}; "
+                f"margin: 0 6px 2px 0; vertical-align: middle'></span>{escape(it.text)}</span>")
+    return f"<div class='sv-tree-legend'>{' '.join(swatch(it) for it in legend(layout))} " \
+           f"<span class='sv-leg-item sv-leg-note'>{escape(LEVEL_NOTE)}</span></div>"
 
 
 def draw_tree(layout: TreeLayout, patch: Callable[[int], Image.Image] | None = None) -> Image.Image:
     """The picture of `layout`; `patch(token)` gives a code's decoded patch (None: a numbered grey box)."""
     img = Image.new("RGB", size(layout), (255, 255, 255))
     d = ImageDraw.Draw(img)
-    f, fb = draw.font(15), draw.font(16, True)
-    cost = {lc.level: lc for lc in layout.levels}
-    for lv in sorted({n.level for n in layout.nodes}):
-        x, pos = PAD + lv * COL, min(n.pos for n in layout.nodes if n.level == lv)
-        d.text((x - 4, 6), f"level {lv} · pos {pos}" if lv else f"root · pos {pos}", font=fb, fill=(24, 26, 31))
-        if lv in cost:
-            lc = cost[lv]
-            share = "" if lc.share is None else f" ({lc.share:.0%} of budget)"
-            d.text((x - 4, 28), f"TV {num(lc.tv_cost, 3)}{share}", font=f, fill=(88, 92, 102))
+    f, fb = draw.font(TEXT), draw.font(TEXT, True)
+    for lv, head, tv in _headers(layout):
+        d.text((PAD + lv * COL - 4, 4), head, font=fb, fill=(24, 26, 31))
+        d.text((PAD + lv * COL - 4, 31), tv, font=f, fill=(88, 92, 102))
     on_path = set(zip(layout.path, layout.path[1:]))
     for a, b in sorted(layout.edges):
         na, nb = layout.node(a), layout.node(b)
@@ -193,18 +222,8 @@ def draw_tree(layout: TreeLayout, patch: Callable[[int], Image.Image] | None = N
             img.paste(patch(n.token).convert("RGB").resize((THUMB, THUMB), Image.NEAREST), box[:2])
         else:
             d.rectangle(box, fill=(236, 238, 242))
-        d.rectangle(box, outline=node_rgb(n.decision), width=4)
-        d.text((n.x + THUMB // 2 + 5, n.y - 9), f"#{n.node} · {n.token}" if n.node > 0 else str(n.token), font=f,
-               fill=(24, 26, 31))
-    top = _tree_bottom(layout)
-    for it in legend(layout, img.size[0]):
-        y = top + LEG_ROW * it.row
-        if it.kind == "box":
-            d.rectangle((it.x, y + 3, it.x + SWATCH - 1, y + 2 + SWATCH), fill=(236, 238, 242), outline=it.rgb, width=4)
-            d.text((it.x + SWATCH + 6, y + 3), it.text, font=f, fill=(24, 26, 31))
-        else:
-            d.line((it.x, y + 12, it.x + 30, y + 12), fill=it.rgb, width=5 if it.rgb == PATH_RGB else 3)
-            d.text((it.x + 38, y + 3), it.text, font=f, fill=(24, 26, 31))
+        d.rectangle(box, outline=node_rgb(n.decision), width=3)
+        d.text((n.x + THUMB // 2 + 5, n.y - 13), _label(n), font=f, fill=(24, 26, 31))
     return img
 
 

@@ -2,6 +2,7 @@
 import dataclasses
 
 from specviz.render import tree_picture as tp
+from tests.render.test_tree_picture import test_a_tree_at_16_px_fits_a_lecture_hall_screen as fits_lecture
 from tests.render.test_tree_picture import test_links_within_one_level_are_drawn_apart as links_apart
 from tests.render.test_tree_picture import (
     test_the_legend_names_every_box_colour_and_both_links_the_picture_draws as legend_complete,
@@ -36,14 +37,20 @@ def _share_of_what_was_left(trace, step):
 _LEGEND = tp.legend
 
 
-def _no_grey_in_legend(layout, width):
+def _no_grey_in_legend(layout):
     """the legend of the old picture: decisions only, the never-judged grey box left out."""
-    return [it for it in _LEGEND(layout, width) if it.rgb != tp.UNJUDGED_RGB]
+    return [it for it in _LEGEND(layout) if it.rgb != tp.UNJUDGED_RGB]
 
 
-def _decision_words_shifted(layout, width):
+def _old_rows(mp):
+    """the old picture's geometry: 52 px rows of 40 px thumbnails (a lecture hall's 16 px text no longer fits)."""
+    mp.setattr(tp, "ROW", 52)
+    mp.setattr(tp, "THUMB", 40)
+
+
+def _decision_words_shifted(layout):
     """the box colours' words one decision off (relaxed called exact, rejected called relaxed, ...)."""
-    items = _LEGEND(layout, width)
+    items = _LEGEND(layout)
     boxes = [it for it in items if it.kind == "box"]
     texts = [it.text for it in boxes[1:]] + [boxes[0].text] if len(boxes) > 1 else [it.text for it in boxes]
     return [dataclasses.replace(it, text=t) for it, t in zip(boxes, texts)] + [it for it in items if it.kind != "box"]
@@ -63,4 +70,6 @@ VARIANTS = [
                                                                         _decision_words_shifted), (legend_complete,)),
     Mutant("tree picture: same-level links all at one bend (merged)", lambda mp: mp.setattr(tp, "I_STEP", 0),
            (links_apart,)),
+    Mutant("tree picture: the old rows (52 px, 40 px thumbnails)", _old_rows, (fits_lecture,)),
+    Mutant("tree picture: words drawn at the old 15 px", lambda mp: mp.setattr(tp, "TEXT", 15), (fits_lecture,)),
 ]

@@ -4,6 +4,7 @@ the toy target, on the embedded scenes model and on the tiny Janus target with a
 each node in its decision's colour and each kind of link in its own colour."""
 from __future__ import annotations
 
+import html
 import itertools
 from functools import lru_cache
 
@@ -86,8 +87,7 @@ def test_the_picture_draws_decisions_and_both_link_kinds_in_their_colours():
     lay_sd = next(lay for s in range(len(sd.steps)) if (lay := tp.tree_layout(sd, s)))
     b = np.asarray(tp.draw_tree(lay_sd))
     assert not lay_sd.links["I"] and not lay_sd.links["C"] and lay_sd.budget is None
-    legend_rows = b[-24 * (len(tp.LINK_LABEL) + 2):]
-    assert (b == tp.LINK_RGB["I"]).all(-1).sum() == (legend_rows == tp.LINK_RGB["I"]).all(-1).sum()   # legend only
+    assert (b == tp.LINK_RGB["I"]).all(-1).sum() == 0                 # no links, and the legend is HTML, not here
 
 
 @pytest.mark.slow
@@ -131,7 +131,7 @@ def tree_pictures():
 def test_the_legend_names_every_box_colour_and_both_links_the_picture_draws():
     kinds = set()
     for lay, a in tree_pictures():
-        items = tp.legend(lay, a.shape[1])
+        items = tp.legend(lay)
         boxes = {it.rgb: it.text for it in items if it.kind == "box"}
         drawn = {n.decision for n in lay.nodes}
         assert set(boxes) == {tp.node_rgb(d) for d in drawn}                   # every colour drawn, no other
@@ -140,14 +140,41 @@ def test_the_legend_names_every_box_colour_and_both_links_the_picture_draws():
         lines = [it for it in items if it.kind == "line"]
         assert [it.rgb for it in lines] == [tp.LINK_RGB["I"], tp.LINK_RGB["C"], tp.PATH_RGB]
         assert "same level" in lines[0].text and "consecutive levels" in lines[1].text
-        top = a.shape[0] - tp.LEG_ROW * (1 + max(it.row for it in items))
-        assert top >= max(n.y for n in lay.nodes) + tp.THUMB // 2                # below the tree, inside the picture
-        for it in items:                                                         # each swatch drawn in its colour
-            y = top + tp.LEG_ROW * it.row
-            at = (y + 10, it.x + 1) if it.kind == "box" else (y + 12, it.x + 15)
-            assert tuple(a[at]) == it.rgb, it
+        page = tp.legend_html(lay)                                               # each swatch in its colour, in order
+        at = [page.index("rgb({}, {}, {})".format(*it.rgb)) for it in items]
+        assert at == sorted(at) and all(html.escape(it.text) in page for it in items)
+        assert a.shape[0] == max(n.y for n in lay.nodes) + tp.THUMB // 2 + tp.PAD   # the picture is the tree only
         kinds |= drawn
     assert {"root", "exact", "rejected", ""} <= kinds                          # the toy shows the common kinds
+
+
+# the room for the tree in Present mode at the smallest lecture-hall screen, 1920x1080 at 150 % (a 1280x720 CSS
+# viewport): measured in Chromium on 2026-12-05 (tests/browser/test_browser_replay_present.py, measure(): "room"),
+# the tab's width less the picture's least (app/replay_fit.MIN_PICTURE) and a gap, and the height under the tab bar
+# less the legend's three lines
+LECTURE_BOX = (964, 527)
+
+
+@lru_cache(maxsize=1)
+def page_traces() -> tuple:
+    """CASCADE and SD with the app's defaults on the browser tests' served model (tiny_backend(codes=16, grid=12))."""
+    model, factory = toy(codes=16, grid=12)
+    return tuple(drain(decode(model, RunConfig(method=m), factory)).trace for m in ("cascade", "sd"))
+
+
+def page_tree_layouts() -> list:
+    """Every tree step's layout of page_traces (laid out now: the geometry is read when a layout is made)."""
+    return [lay for t in page_traces() for s in range(len(t.steps)) if (lay := tp.tree_layout(t, s)) is not None]
+
+
+def test_a_tree_at_16_px_fits_a_lecture_hall_screen():
+    """Shown with its text at 16 CSS px, every tree of the page's runs fits the tree's box at 1280x720."""
+    lays = page_tree_layouts()
+    assert len(lays) > 100
+    for lay in lays:
+        w, h = tp.shown_size(lay, 16)
+        assert w <= LECTURE_BOX[0] and h <= LECTURE_BOX[1], (lay.step, w, h)
+    assert tp.shown_size(lays[0], 32) == tuple(2 * x for x in tp.shown_size(lays[0], 16))
 
 
 def test_links_within_one_level_are_drawn_apart():
