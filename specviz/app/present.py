@@ -107,12 +107,12 @@ body.sv-present #inspector .sv-t td, body.sv-present #inspector .sv-t th {overfl
 """
 
 
-def _important(css: str) -> str:
+def important(css: str) -> str:
     """Every declaration of `css` marked !important (those already marked stay as they are)."""
     return re.sub(r"([^;{}\s][^;{}]*?)(?<!!important)\s*;", r"\1 !important;", css)
 
 
-CSS = CSS + _important(PRESENT)
+CSS = CSS + important(PRESENT)
 
 # on load: ?present=1 switches Present mode on; the `p` key (outside text fields) toggles it; keyboard commits
 JS = """

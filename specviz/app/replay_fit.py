@@ -9,7 +9,7 @@ is left. The normal layout puts the tree beside the picture when the page is wid
 (replay_tab.layout: the columns' min widths)."""
 from __future__ import annotations
 
-from specviz.app.present import _important
+from specviz.app.present import important
 from specviz.render import tree_picture
 
 MIN_TEXT, MAX_TEXT = 16, 20           # CSS px of the tree's text in Present mode (the lecture hall's floor, a cap)
@@ -43,7 +43,7 @@ body.sv-present #replay_tree_legend .sv-leg-note {display: none;}      /* what t
 body.sv-present #replay_tree_legend .sv-leg-item {margin-right: 10px;}
 """
 
-CSS = CSS + _important(PRESENT.replace("$FOLDED", FOLDED).replace("$ON", ON))
+CSS = CSS + important(PRESENT.replace("$FOLDED", FOLDED).replace("$ON", ON))
 
 # sizes written as CSS variables on #replay_body, only when they change (each write is a mutation that fits again)
 JS = f"""
