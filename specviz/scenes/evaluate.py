@@ -12,6 +12,7 @@ import time
 import numpy as np
 import torch
 
+from specviz.core.detail import DETAIL_CLASSES
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
 from specviz.models.scenes import ScenesModel
@@ -81,7 +82,7 @@ def ambiguity_lines(a: dict) -> list[str]:
         f"position's decoded patch: low < {lo}, mid {lo}-{mid}, high >= {mid} (uint8 levels).", "",
         "| positions | share | mean entropy | mean top-1 prob | neighbour mass |", "|---|---|---|---|---|",
         f"| all | 1.00 | {a['entropy']:.2f} | {a['top1']:.3f} | {a['nbr_mass']:.3f} |",
-        *(row(name, per[name]) for name in ambiguity.CLASSES), "",
+        *(row(name, per[name]) for name in DETAIL_CLASSES), "",
         f"Low-detail over high-detail mean entropy: {a['low_over_high_entropy']}.", ""]
 
 
