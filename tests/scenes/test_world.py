@@ -1,4 +1,4 @@
-"""The scenes world (issue 13): determinism and texture, captions and held-out rule, region layers, VQ shapes,
+"""The scenes world: determinism and texture, captions and held-out rule, region layers, VQ shapes,
 ambiguity measures, and the shipped tokenizer's codebook use and PSNR."""
 import numpy as np
 import pytest
