@@ -5,8 +5,9 @@ detail = the pixel standard deviation of the patch, per RGB channel over the pat
 channels, in uint8 levels (a flat coloured patch scores 0). Classes: low < DETAIL_EDGES[0] <= mid < DETAIL_EDGES[1]
 <= high. The edges are the terciles, rounded to half a level, of the detail of VQ round-trips of real `scenes`
 images (the tokenizer's view of the training world, as every report measures decoded images): on 600 training
-scenes through the shipped v2 tokenizer the terciles are 2.55 and 4.43 (`python scripts/detail_edges.py`), so a
-third of what the tokenizer can draw falls in each class.
+scenes through the shipped v2 tokenizer the terciles are 2.56 and 4.48 (`python scripts/detail_edges.py`; 2.52 and
+4.43 with --seed 1), so a third of what the tokenizer can draw falls in each class. Generated images are a little
+more detailed (AR's images on `scenes`: 28 / 35 / 37 %, docs/atlas.md).
 """
 from __future__ import annotations
 
