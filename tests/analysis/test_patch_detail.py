@@ -14,6 +14,7 @@ from PIL import Image
 from specviz.analysis import atlas, quality
 from specviz.core import detail
 from specviz.scenes import ambiguity
+from tests.analysis.test_atlas import Textured
 from tests.support.toy import run, toy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,14 +63,8 @@ def test_edges_are_the_terciles_of_vq_round_trips_of_real_scenes():
     assert all(0.27 < s < 0.40 for s in shares), shares
 
 
-class TexturedToy:
-    """The toy target (8x8 grid) decoding every token sequence to the textured image."""
-
-    def __init__(self, model):
-        self.inner = model
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
+class TexturedToy(Textured):
+    """The toy target (8x8 grid) decoding every token sequence to the one textured image."""
 
     def decode_image(self, tokens):
         return Image.fromarray(textured())
