@@ -5,8 +5,10 @@ it is probed or asked for, never at start-up."""
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Callable
 
 ALLOWED_HUB = ("deepseek-community/Janus-Pro-1B", "deepseek-community/Janus-Pro-7B")
@@ -52,9 +54,6 @@ def backend_for(name: str) -> Backend:
 def converted_models() -> tuple:
     """Checkpoint directories (converted LlamaGen, Lumina-mGPT with its converted VQGAN) under $SPECVIZ_MODELS or
     MODELS_DIR: allow-listed like hub ids."""
-    # os and pathlib only when the model list is built (nothing but the table at start-up)
-    import os
-    from pathlib import Path
     root = Path(os.environ.get("SPECVIZ_MODELS") or MODELS_DIR).expanduser()
     return tuple(str(p) for p in sorted(root.iterdir()) if any(b.probe(str(p)) for b in BACKENDS if b.directory)) \
         if root.is_dir() else ()
