@@ -8,8 +8,8 @@ needs, not the trace); `aggregate` turns rows into the atlas:
   resampled token, and the mean relaxation TV cost TV(o, q);
 - binned: per method, acceptance (share of positions committed by an accepted draft, exact or relaxed), relaxation
   (share committed by a relaxed draft) and mean TV cost, binned by the target's entropy at commit (deciles of H(q)
-  in nats pooled over all positions of all methods' runs), by patch detail (mean over RGB of the pixel standard
-  deviation of the position's decoded patch of the final image, uint8 units: low < 3 <= mid < 6 <= high) and, when
+  in nats pooled over all positions of all methods' runs), by patch detail (core/detail.py's classes of the position's
+  decoded patch of the final image: the one definition the bench and the model card bin by too) and, when
   the rows have regions, by region class (sky / ground / object, from the region head);
 - headline: per method, the shares that say where relaxation, rejection and CASCADE groups fall, next to their
   base rates.
@@ -20,23 +20,14 @@ import numpy as np
 
 from specviz.analysis import atlas_paired, views
 from specviz.analysis.atlas_keys import MAP_KEYS, METRICS
+from specviz.core.detail import DETAIL_CLASSES, DETAIL_EDGES, detail_class, patch_detail
 from specviz.core.trace import DECISIONS, Trace
 from specviz.engine import methods
 from specviz.scenes.regions import OBJECT, REGIONS
 
-DETAIL_EDGES = (3.0, 6.0)               # fixed; the terciles of VQ round-trips of 150 real scenes, rounded
-DETAIL_BINS = ("low", "mid", "high")
 _EXACT, _RELAXED, _RESAMPLED = (DECISIONS.index(d) for d in ("exact", "relaxed", "resampled"))
 TV_FLOOR = 1e-6                         # a mean TV cost per token below this is float32 noise (lossless rules)
 FIELDS = ("finalize", "decision", "entropy", "tv_cost", "rejections", "group", "detail")
-
-
-def patch_detail(image: np.ndarray, grid) -> np.ndarray:
-    """(H*W,) mean over channels of each grid cell's pixel standard deviation (image (h*ph, w*pw, 3) uint8)."""
-    gh, gw = grid
-    ih, iw, c = image.shape
-    cells = image.astype(np.float64).reshape(gh, ih // gh, gw, iw // gw, c)
-    return cells.std(axis=(1, 3)).mean(-1).reshape(-1)
 
 
 def record(trace: Trace, image: np.ndarray, regions=None, vs_ar=None, **meta) -> dict:
@@ -57,7 +48,7 @@ def record(trace: Trace, image: np.ndarray, regions=None, vs_ar=None, **meta) ->
                                                                   for p in range(n)],
            "entropy": [com[p][1].entropy for p in range(n)], "tv_cost": [com[p][1].tv_cost for p in range(n)],
            "rejections": rejections.tolist(), "group": np.nan_to_num(groups, nan=-1).astype(int).tolist(),
-           "detail": patch_detail(image, trace.grid).tolist(),
+           "detail": patch_detail(image, trace.grid).reshape(-1).tolist(),
            "region": None if regions is None else np.asarray(regions).reshape(-1).astype(int).tolist()}
     return row | atlas_paired.row_fields(vs_ar) | meta
 
@@ -70,10 +61,6 @@ def spec(row: dict) -> str:
 def key(row: dict) -> str:
     """What makes a row unique in a JSONL file: method spec, prompt, seed (and the noise, when keyed)."""
     return f"{spec(row)}|{row['prompt']}|{row['seed']}" + ("|keyed" if row.get("noise") == "keyed" else "")
-
-
-def detail_bin(detail) -> np.ndarray:
-    return np.searchsorted(DETAIL_EDGES, np.asarray(detail, float), side="right")
 
 
 def entropy_edges(rows: list[dict]) -> np.ndarray:
@@ -115,7 +102,7 @@ def _maps(rows: list[dict]) -> dict:
 def _headline(rows: list[dict], edges: np.ndarray) -> dict:
     dec, cost = _cat(rows, "decision"), _cat(rows, "tv_cost")
     rel = dec == _RELAXED
-    low = detail_bin(_cat(rows, "detail")) == 0
+    low = detail_class(_cat(rows, "detail")) == 0
     upper = entropy_bin(_cat(rows, "entropy"), edges) >= 5
     grouped = _cat(rows, "group") > 0
     rej = _cat(rows, "rejections")
@@ -154,13 +141,13 @@ def aggregate(rows: list[dict]) -> dict:
         dec, cost = _cat(rs, "decision"), _cat(rs, "tv_cost")
         acc, rel = ((dec == _EXACT) | (dec == _RELAXED)).astype(float), (dec == _RELAXED).astype(float)
         binned[m] = {"entropy": _binned(entropy_bin(_cat(rs, "entropy"), edges), 10, acc, rel, cost),
-                     "detail": _binned(detail_bin(_cat(rs, "detail")), 3, acc, rel, cost)}
+                     "detail": _binned(detail_class(_cat(rs, "detail")), 3, acc, rel, cost)}
         if has_regions:
             binned[m]["region"] = _binned(_cat(rs, "region").astype(int), len(REGIONS), acc, rel, cost)
     out = {"methods": list(groups), "images": {m: len(rs) for m, rs in groups.items()},
            "model": rows[0]["model"], "grid": rows[0]["grid"],
            "entropy_edges": edges.tolist(), "detail_edges": list(DETAIL_EDGES),
-           "bins": {"entropy": [f"D{i + 1}" for i in range(10)], "detail": list(DETAIL_BINS),
+           "bins": {"entropy": [f"D{i + 1}" for i in range(10)], "detail": list(DETAIL_CLASSES),
                     **({"region": list(REGIONS)} if has_regions else {})},
            "maps": {m: _maps(rs) for m, rs in groups.items()}, "binned": binned,
            "headline": {m: _headline(rs, edges) for m, rs in groups.items()}}

@@ -19,7 +19,8 @@ import numpy as np
 import torch
 from PIL import Image
 
-from specviz.scenes import ambiguity, data, world
+from specviz.core.detail import image_classes
+from specviz.scenes import data, world
 from specviz.scenes.scorer import fidelity, frechet_distance, load_scorer
 
 CLIP_PAPERS = "openai/clip-vit-large-patch14"
@@ -116,13 +117,13 @@ def fill_unspecified(tokens: list[int], rng: np.random.Generator) -> list[int]:
 
 
 def relaxed_low_mid(images: np.ndarray, runs: list, grid) -> float | None:
-    """Share of the relaxed committed tokens whose decoded patch is low- or mid-detail (pixel std below
-    ambiguity.DETAIL_EDGES[1] in the image the run produced); None when nothing was relaxed."""
+    """Share of the relaxed committed tokens whose decoded patch is low- or mid-detail (core/detail.py's class below
+    high in the image the run produced); None when nothing was relaxed."""
     hits = total = 0
     for img, x in zip(images, runs):
         pos = x.get("relaxed_positions", [])
         if pos:
-            cls = ambiguity.detail_class(ambiguity.patch_std(img, tuple(grid))).reshape(-1)
+            cls = image_classes(img, tuple(grid))
             hits += int((cls[pos] < 2).sum())
             total += len(pos)
     return round(hits / total, 4) if total else None
@@ -130,5 +131,5 @@ def relaxed_low_mid(images: np.ndarray, runs: list, grid) -> float | None:
 
 def low_mid(images: np.ndarray, grid) -> float:
     """Share of all positions whose decoded patch is low- or mid-detail: the base rate relaxed_low_mid compares with."""
-    cls = np.concatenate([ambiguity.detail_class(ambiguity.patch_std(img, tuple(grid))).reshape(-1) for img in images])
+    cls = np.concatenate([image_classes(img, tuple(grid)) for img in images])
     return round(float((cls < 2).mean()), 4)

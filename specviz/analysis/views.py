@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from specviz.analysis import paired
-from specviz.core.trace import COMMITTING, JUDGED, Groups, TokenEvent, Trace
+from specviz.core.trace import COMMITTING, DECISIONS, JUDGED, Groups, TokenEvent, Trace
 
 NO_GROUPS = Groups()            # what an event without the `groups` extension reads as
 
@@ -235,7 +235,7 @@ def step_view(trace: Trace, step: int) -> StepView:
     step = max(0, min(step, len(trace.steps) - 1))
     before = int(decided_mask(trace, step - 1).sum()) if step > 0 else 0
     st = trace.steps[step]
-    counts = {d: 0 for d in ("exact", "relaxed", "rejected", "resampled", "bonus", "ar")}
+    counts = {d: 0 for d in DECISIONS}
     for ev in st.events:
         counts[ev.decision] += 1
     poss = [ev.pos for ev in st.events]

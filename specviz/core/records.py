@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 DECISIONS = ("exact", "relaxed", "rejected", "resampled", "bonus", "ar")
 COMMITTING = frozenset({"exact", "relaxed", "resampled", "bonus", "ar"})
 JUDGED = frozenset({"exact", "relaxed", "rejected"})    # decisions on a draft the rule judged
+ACCEPTED = frozenset({"exact", "relaxed"})              # a judged draft that passed (exactly or relaxed)
+TARGET_SAMPLED = COMMITTING - ACCEPTED                  # committed tokens the target drew itself: no draft passed
 
 
 @dataclass(frozen=True)

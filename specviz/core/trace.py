@@ -15,10 +15,12 @@ import numpy as np
 
 from specviz.core import checks
 from specviz.core.records import (  # noqa: F401  (re-exported: the records of a trace)
+    ACCEPTED,
     COMMITTING,
     DECISIONS,
     GROUP_FIELDS,
     JUDGED,
+    TARGET_SAMPLED,
     Drafted,
     Groups,
     Sibling,

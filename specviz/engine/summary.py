@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from specviz.core.trace import Trace
+from specviz.core.trace import ACCEPTED, JUDGED, Trace
 from specviz.engine import methods
 from specviz.engine.registry import KnobValues
 
@@ -17,7 +17,7 @@ def summarize(trace: Trace, seconds: float) -> dict:
     forwards = len(trace.steps)
     decisions = [ev.decision for _, ev in trace.events()]
     per_step = [sum(ev.commits for ev in st.events) for st in trace.steps]
-    accepted = [sum(ev.decision in ("exact", "relaxed") for ev in st.events) for st in trace.steps[1:]]
+    accepted = [sum(ev.decision in ACCEPTED for ev in st.events) for st in trace.steps[1:]]
     com = trace.committing()
     judged = judged_at_commit(trace.steps)
     total = sum(ev.tv_cost for _, ev in com.values())
@@ -40,7 +40,7 @@ def judged_at_commit(steps) -> dict:
     for st in steps:
         done = {ev.pos for ev in st.events if ev.commits and ev.decision != "bonus" and ev.decision != "ar"}
         for ev in st.events:
-            if ev.pos in done and ev.decision in ("exact", "relaxed", "rejected"):
+            if ev.pos in done and ev.decision in JUDGED:
                 out.setdefault(ev.pos, []).append(ev)
     return out
 

@@ -1,39 +1,67 @@
-"""Model loading: `scenes` (embedded, offline), a converted LlamaGen directory, a Lumina-mGPT directory (config.json
-model_type 'chameleon', models/lumina_load.py) or a Janus-Pro checkpoint (hub id or local directory)."""
+"""Model loading through one backend table (BACKENDS: probe -> loader): `scenes` (embedded, offline), a converted
+LlamaGen directory, a Lumina-mGPT directory (config.json model_type 'chameleon', models/lumina_load.py) or a
+Janus-Pro checkpoint (hub id or local directory). A backend's module, weights and deps (transformers) load only when
+it is probed or asked for, never at start-up."""
 from __future__ import annotations
 
+import importlib
+import os
+from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
+from typing import Callable
 
 ALLOWED_HUB = ("deepseek-community/Janus-Pro-1B", "deepseek-community/Janus-Pro-7B")
 MODELS_DIR = "~/.cache/specviz/models"            # where `specviz convert` output is found (env SPECVIZ_MODELS)
 
 
+def _lazy(module: str, attr: str) -> Callable:
+    """`module.attr` (dotted), resolved at each call, not at import (so a monkeypatched attribute is the one called)."""
+    def call(*args, **kw):
+        obj = importlib.import_module(module)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        return obj(*args, **kw)
+    return call
+
+
+@dataclass(frozen=True, kw_only=True)
+class Backend:
+    """One row of the backend table: probe(name) says whether `name` is this backend's; load(name, device=...)."""
+    name: str
+    probe: Callable[[str], bool]
+    load: Callable[..., object]
+    directory: bool = False                        # a local checkpoint directory: listed by converted_models
+
+
+BACKENDS = (                                       # probed in this order; the first that says yes loads the name
+    Backend(name="scenes", probe=lambda name: name == "scenes",
+            load=lambda name, device: _lazy("specviz.models.scenes", "ScenesModel.load")()),
+    Backend(name="llamagen", probe=_lazy("specviz.models.llamagen", "is_llamagen_dir"),    # config.json family
+            load=_lazy("specviz.models.llamagen", "load_llamagen"), directory=True),
+    Backend(name="lumina", probe=_lazy("specviz.models.lumina_load", "is_lumina"),         # model_type chameleon
+            load=_lazy("specviz.models.lumina_load", "load_lumina"), directory=True),
+    Backend(name="janus", probe=lambda name: True,                                         # the rest: hub id or dir
+            load=_lazy("specviz.models.janus", "load_janus")),
+)
+
+
+def backend_for(name: str) -> Backend:
+    """The table's first backend whose probe claims `name` (Janus claims whatever the others do not)."""
+    return next(b for b in BACKENDS if b.probe(name))
+
+
 def converted_models() -> tuple:
     """Checkpoint directories (converted LlamaGen, Lumina-mGPT with its converted VQGAN) under $SPECVIZ_MODELS or
     MODELS_DIR: allow-listed like hub ids."""
-    # the backends' probes load only when the model list is built (no import cost at start-up)
-    import os
-    from pathlib import Path
-
-    from specviz.models.llamagen import is_llamagen_dir
-    from specviz.models.lumina_load import is_lumina
     root = Path(os.environ.get("SPECVIZ_MODELS") or MODELS_DIR).expanduser()
-    return tuple(str(p) for p in sorted(root.iterdir()) if is_llamagen_dir(p) or is_lumina(str(p))) \
+    return tuple(str(p) for p in sorted(root.iterdir()) if any(b.probe(str(p)) for b in BACKENDS if b.directory)) \
         if root.is_dir() else ()
 
 
 @lru_cache(maxsize=4)
 def load_model(name: str = "scenes", device: str = "auto"):
-    """'scenes' -> the embedded model from assets/; anything else -> a Janus checkpoint (hub id or directory).
-    Loaded models are cached per (name, device) and never mutated by a run."""
-    if name == "scenes":
-        from specviz.models.scenes import ScenesModel  # a backend loads when asked for (its weights, its deps)
-        return ScenesModel.load()
-    from specviz.models.llamagen import is_llamagen_dir, load_llamagen  # each backend loads when asked for
-    if is_llamagen_dir(name):                      # a converted LlamaGen directory (config.json family "llamagen")
-        return load_llamagen(name, device=device)
-    from specviz.models.lumina_load import is_lumina, load_lumina  # (its weights, its deps: transformers)
-    if is_lumina(name):
-        return load_lumina(name, device=device)
-    from specviz.models.janus import load_janus  # a backend loads when asked for (janus: transformers)
-    return load_janus(name, device=device)
+    """'scenes' -> the embedded model from assets/; a converted LlamaGen or Lumina-mGPT directory -> that backend;
+    anything else -> a Janus checkpoint (hub id or directory). Loaded models are cached per (name, device) and never
+    mutated by a run."""
+    return backend_for(name).load(name, device=device)

@@ -46,3 +46,23 @@ def guide(logits: torch.Tensor, rows: int, scale: float) -> torch.Tensor:
     """Classifier-free guidance, the one definition every backend uses: logits (rows, N, V) with row 0 conditional
     and row 1 unconditional -> u + scale * (c - u) (N, V); with one row (no guidance) row 0 as it is."""
     return logits[1] + scale * (logits[0] - logits[1]) if rows == 2 else logits[0]
+
+
+def no_pending(pending: int) -> None:
+    """The pending-commit guard every backend's `forward` starts with: the last forward's scratch rows (`pending`)
+    must have been committed (or dropped by an empty commit) first."""
+    if pending:
+        raise RuntimeError("commit() must follow every forward() before the next forward()")
+
+
+def pick_device(device: str | torch.device, dtype) -> tuple[torch.device, torch.dtype]:
+    """device 'auto' -> CUDA if available else CPU; dtype None -> bf16 on CUDA, float32 on CPU."""
+    if str(device) == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {str(device)!r} was asked for, but this torch build sees no CUDA device "
+                         f"(torch {torch.__version__}); use --device cpu or auto, or install a CUDA build of torch")
+    if isinstance(dtype, str):
+        dtype = getattr(torch, dtype)
+    return dev, dtype or (torch.bfloat16 if dev.type == "cuda" else torch.float32)

@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from specviz.models.base import Prefilled, compact_path, guide, kept_rows
+from specviz.models.base import Prefilled, compact_path, guide, kept_rows, no_pending, pick_device
 
 _TRUE = {"1", "ON", "YES", "TRUE"}
 
@@ -106,8 +106,7 @@ class JanusModel:
                 tree_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """tokens (N,) at image positions (N,), optional tree_mask (N, N) bool (row i sees column j)
         -> guided logits (N, V) float32, conditional hidden (N, h) float32. Appends N scratch rows."""
-        if state.pending:
-            raise RuntimeError("commit() must follow every forward() before the next forward()")
+        no_pending(state.pending)
         tokens = torch.as_tensor(tokens, device=self.device).long().view(-1)
         n = tokens.numel()
         emb = self.model.prepare_embeddings_for_image_generation(tokens.expand(state.rows, n))    # (rows, N, h)
@@ -175,19 +174,6 @@ def _offline() -> bool:
     return any(os.environ.get(k, "").upper() in _TRUE for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
-def _pick(device: str | torch.device, dtype) -> tuple[torch.device, torch.dtype]:
-    """device 'auto' -> CUDA if available else CPU; dtype None -> bf16 on CUDA, float32 on CPU."""
-    if str(device) == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    dev = torch.device(device)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {str(device)!r} was asked for, but this torch build sees no CUDA device "
-                         f"(torch {torch.__version__}); use --device cpu or auto, or install a CUDA build of torch")
-    if isinstance(dtype, str):
-        dtype = getattr(torch, dtype)
-    return dev, dtype or (torch.bfloat16 if dev.type == "cuda" else torch.float32)
-
-
 def _missing(model: str, why: str, cause: Exception | None = None) -> FileNotFoundError:
     """One clear error naming the three ways out."""
     detail = f" ({type(cause).__name__}: {str(cause).splitlines()[0][:200]})" if cause else ""
@@ -209,7 +195,7 @@ def load_janus(model: str, device: str | torch.device = "auto", dtype=None) -> J
     Never trusts remote code and reads safetensors only. Original `deepseek-ai/Janus*` repos (remote code) are not
     loadable; use their `deepseek-community/*` conversions."""
     from transformers import AutoProcessor, JanusForConditionalGeneration  # needed only by this backend
-    dev, dt = _pick(device, dtype)
+    dev, dt = pick_device(device, dtype)
     offline = _offline()
     local = _looks_local(model)
     src = str(Path(model).expanduser()) if local else model

@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 from PIL import Image
 
-from specviz.models.base import Prefilled, compact_path, guide, kept_rows
+from specviz.models.base import Prefilled, compact_path, guide, kept_rows, no_pending, pick_device
 from specviz.models.llamagen_net import FAMILY, T5_HUB, GPTConfig, LlamaGenGPT
 from specviz.models.llamagen_vq import VQConfig, VQDecoder
 
@@ -104,8 +104,7 @@ class LlamaGenModel:
     @torch.inference_mode()
     def forward(self, state: LlamaGenState, tokens: torch.Tensor, positions: torch.Tensor,
                 tree_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        if state.pending:
-            raise RuntimeError("commit() must follow every forward() before the next forward()")
+        no_pending(state.pending)
         tokens = torch.as_tensor(tokens, device=self.device).long().view(-1)
         positions = torch.as_tensor(positions, device=self.device).long().view(-1)
         n, t = tokens.numel(), state.length
@@ -223,7 +222,6 @@ def load_llamagen(path, device="auto", dtype=None) -> LlamaGenModel:
     from safetensors.torch import load_file
 
     from specviz.models.convert import CheckpointError, check_state  # convert imports this module's family
-    from specviz.models.janus import _pick  # janus loads transformers
     root = Path(str(path)).expanduser()
     if not (root / "config.json").is_file():
         raise FileNotFoundError(f"LlamaGen checkpoint {str(path)!r} is not available: there is no {root}/config.json "
@@ -232,7 +230,7 @@ def load_llamagen(path, device="auto", dtype=None) -> LlamaGenModel:
     if conf.get("family") != FAMILY:
         raise CheckpointError(f"{root} holds a {conf.get('family') or conf.get('model_type') or 'unknown'!r} "
                               f"checkpoint, not a converted LlamaGen one (config.json family must be {FAMILY!r})")
-    dev, dt = _pick(device, dtype)
+    dev, dt = pick_device(device, dtype)
     with torch.device("meta"):                    # no weights allocated twice: the loaded tensors are taken over
         gpt = LlamaGenGPT(GPTConfig(**conf["gpt"]))
         vq = VQDecoder(VQConfig(**conf["vq"])) if (root / "vq.safetensors").is_file() else None

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import torch
 from PIL import Image
 
-from specviz.models.base import Prefilled, compact_path, guide
+from specviz.models.base import Prefilled, compact_path, guide, kept_rows, no_pending
 
 TEMPLATE = "Generate an image of {w}x{h} according to the following prompt:\n{prompt}"
 PX_PER_GRID = 32          # one resolution-token unit: 32 px = 2 x 2 codes of the 16x VQGAN
@@ -107,8 +107,7 @@ class LuminaModel:
                 tree_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """tokens (N,) codes at image positions (N,), optional tree_mask (N, N) bool -> guided logits (N, V) float32,
         conditional hidden (N, h) float32. Appends the scratch rows (tokens plus inserted EOLs)."""
-        if state.pending:
-            raise RuntimeError("commit() must follow every forward() before the next forward()")
+        no_pending(state.pending)
         tokens = torch.as_tensor(tokens).long().view(-1).cpu()
         positions = torch.as_tensor(positions).long().view(-1).cpu()
         n = tokens.numel()
@@ -144,10 +143,8 @@ class LuminaModel:
     @torch.inference_mode()
     def commit(self, state: LuminaState, kept: torch.Tensor) -> None:
         """Keep the scratch rows of the fed tokens `kept` (a path, in order) and their EOLs; drop the rest."""
-        kept = torch.as_tensor(kept, dtype=torch.long).view(-1).cpu().tolist()
+        kept = kept_rows(kept, len(state.expanded)).tolist()                    # indices into the fed tokens
         n, t = state.pending, state.length
-        if any(k < 0 or k >= len(state.expanded) for k in kept):
-            raise IndexError(f"kept rows {kept} out of range for a forward of {len(state.expanded)} tokens")
         rows = [r for k in kept for r in state.expanded[k]]
         k = len(rows)
         compact_path(((layer.keys, layer.values) for layer in state.cache.layers), t,

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import torch
 
+from specviz.models.base import pick_device
+
 IGNORED = ("model.vqmodel.",)
 HUB_PREFIX = "Alpha-VLLM/Lumina-mGPT"
 SPECIAL = {"bos": "<s>", "boi": "<racm3:break>", "eoi": "<eoss>", "eol": "<reserved08799>",
@@ -127,9 +129,8 @@ def load_lumina(model: str, device="auto", dtype=None):
     from transformers.models.chameleon.modeling_chameleon import ChameleonRotaryEmbedding
 
     from specviz.models.chameleon_vq import load_vqgan
-    from specviz.models.janus import _pick
     from specviz.models.lumina import LuminaModel
-    dev, dt = _pick(device, dtype)
+    dev, dt = pick_device(device, dtype)
     folder = Path(model).expanduser()
     if not folder.is_dir():
         how = (f"download it (hf download {model} --local-dir DIR), convert Meta's VQGAN into DIR "

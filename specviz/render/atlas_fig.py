@@ -16,8 +16,8 @@ from specviz.analysis.atlas_paired import WITH_SE
 from specviz.render import draw, figures
 
 METRIC_LABEL = {"acceptance": "accepted share", "relaxation": "relaxed share", "tv_cost": "mean TV cost"}
-BIN_LABEL = {"entropy": "H(q) at commit, pooled deciles", "detail": "patch detail (pixel std: <3, 3-6, ≥6)",
-             "region": "region (region head)"}
+BIN_LABEL = {"entropy": "H(q) at commit, pooled deciles",          # detail: formatted with the atlas's own edges
+             "detail": "patch detail (pixel std: <{0:g}, {0:g}-{1:g}, ≥{1:g})", "region": "region (region head)"}
 MAP_LABEL = {"finalize": "finalize step / forwards", "exact": "accepted exactly", "relaxed": "relaxed",
              "resampled": "resampled", "tv_cost": "TV cost", "changed": "changed vs AR"}
 PAIRED_LABEL = {"changed": "tokens changed vs AR", "first_changed": "first changed position\n(changed images)",
@@ -55,7 +55,7 @@ def binned_figure(atlas: dict, dpi: int = 110) -> Figure:
             if c == 0:
                 ax.set_ylabel(METRIC_LABEL[metric], fontsize=9)
             if r == len(METRICS) - 1:
-                ax.set_xlabel(BIN_LABEL[kind], fontsize=8)
+                ax.set_xlabel(BIN_LABEL[kind].format(*atlas.get("detail_edges", ())), fontsize=8)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8, frameon=False)
     n = sum(atlas["images"].values()) // max(1, len(atlas["methods"]))

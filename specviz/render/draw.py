@@ -11,6 +11,8 @@ import matplotlib
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from specviz.core.trace import TARGET_SAMPLED
+
 PANEL = 240                                   # px of one upscaled grid image
 MARGIN, TITLE, GAP, COLS = 12, 60, 14, 4      # composite layout (TITLE: two lines above each panel)
 TEXT, HEAD = 22, 24                           # px of labels / panel titles in pictures: >= 16 CSS px when a map is
@@ -145,7 +147,7 @@ def draw_replay(img: Image.Image, events, drafted, grid) -> Image.Image:
             d.line((x0 + w, y0 + c - w, x0 + c - w, y0 + w), fill=rgb, width=w)
         else:
             d.rectangle((x0 + w // 2, y0 + w // 2, x0 + c - 1 - w // 2, y0 + c - 1 - w // 2), outline=rgb, width=w)
-        if ev.decision in ("resampled", "bonus", "ar"):
+        if ev.decision in TARGET_SAMPLED:
             d.polygon([(x0, y0), (x0 + c // 2, y0), (x0, y0 + c // 2)], fill=rgb)
     return img
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from specviz.core.trace import Trace
+from specviz.core.trace import JUDGED, Trace
 from specviz.render.verdict import num, verdict
-
-JUDGED = ("exact", "relaxed", "rejected")        # the decisions where a draft met the acceptance test
 
 GLOSSARY = (
     ("AR (autoregressive)", "the image is made one token (one cell of the grid) at a time, each token sampled from "

@@ -30,6 +30,7 @@ from PIL import Image, ImageDraw
 
 from specviz.analysis import paired
 from specviz.core.cards import Cards
+from specviz.core.trace import ACCEPTED
 from specviz.render import draw
 from specviz.render.frame_layout import GAP, SIZE, LaneBox, lane_boxes, wrap
 from specviz.render.panels import race_frame
@@ -108,7 +109,7 @@ def proposals(trace, step: int) -> dict[int, int]:
     several alternatives for one position: the one on the accepted path (judged exact or relaxed) if any, else the
     first drafted node there (in the step's drafted order)."""
     st, n = trace.steps[step], trace.grid[0] * trace.grid[1]
-    accepted = {e.node for e in st.events if e.decision in ("exact", "relaxed")}
+    accepted = {e.node for e in st.events if e.decision in ACCEPTED}
     out: dict[int, int] = {}
     for d in st.drafted:
         if d.pos < n and (d.pos not in out or d.node in accepted):

@@ -5,8 +5,8 @@ law q_t used at every image position t and measure
 - entropy H(q_t) in nats and the top-1 probability max q_t;
 - neighbour mass: the share of q_t held by the 8 codes nearest (codebook distance, as LANTERN) to q_t's top-1 code,
   the top-1 itself excluded — how much of the law sits on near-identical codes;
-- the detail class of position t: the pixel standard deviation of its decoded patch (all pixels and channels of
-  the patch, per channel, averaged; uint8 levels), binned low / mid / high by DETAIL_EDGES.
+- the detail class of position t: core/detail.py's patch detail of its decoded patch, binned low / mid / high by
+  core/detail.DETAIL_EDGES (the one definition the atlas and the bench bin by too).
 
 python -m specviz.scenes.ambiguity [--assets assets] [--n 12]
 """
@@ -18,6 +18,7 @@ import json
 import numpy as np
 import torch
 
+from specviz.core.detail import DETAIL_CLASSES, DETAIL_EDGES, image_classes
 from specviz.core.paths import assets_dir
 from specviz.core.sampling import entropy, sample, target_probs
 from specviz.engine.codebook import neighbour_table
@@ -25,9 +26,6 @@ from specviz.engine.config import RunConfig
 from specviz.models.scenes import ScenesModel
 from specviz.scenes import data
 from specviz.scenes.vq import to_tensor
-
-DETAIL_EDGES = (4.0, 10.0)            # uint8 levels: std < 4 low (skies, snow), 4-10 mid (textured ground), >= 10 high
-CLASSES = ("low", "mid", "high")
 
 
 @torch.inference_mode()
@@ -50,20 +48,6 @@ def ar_laws(model, caption: list[int], cfg: RunConfig) -> tuple[torch.Tensor, to
     return torch.tensor(tokens), torch.stack(laws)
 
 
-def patch_std(image: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
-    """uint8 image (H, W, 3) -> (gh, gw) pixel standard deviation of each patch: the std over the patch's pixels
-    of each colour channel, averaged over the channels (a flat coloured patch scores 0)."""
-    gh, gw = grid
-    h, w, c = image.shape
-    p = image.astype(np.float32).reshape(gh, h // gh, gw, w // gw, c).transpose(0, 2, 1, 3, 4)
-    return p.reshape(gh, gw, -1, c).std(2).mean(-1)
-
-
-def detail_class(std: np.ndarray, edges=DETAIL_EDGES) -> np.ndarray:
-    """Patch std -> 0 (low), 1 (mid), 2 (high)."""
-    return np.digitize(std, edges)
-
-
 def neighbour_mass(laws: torch.Tensor, nbrs: torch.Tensor) -> torch.Tensor:
     """(N, V) laws, (V, k) neighbour table -> (N,) mass on the top-1 code's k nearest other codes."""
     top = laws.argmax(-1)
@@ -80,7 +64,7 @@ def summarise(stats: dict[str, np.ndarray], classes: np.ndarray) -> dict:
     """Means overall and per detail class, plus the low/high entropy ratio."""
     out = {k: round(float(v.mean()), 4) for k, v in stats.items()}
     per = {}
-    for i, name in enumerate(CLASSES):
+    for i, name in enumerate(DETAIL_CLASSES):
         m = classes == i
         per[name] = {"share": round(float(m.mean()), 4),
                      **{k: round(float(v[m].mean()), 4) if m.any() else None for k, v in stats.items()}}
@@ -101,7 +85,7 @@ def measure(model, n: int = 12, seed: int = 0, cfg: RunConfig | None = None, k: 
         tokens, laws = ar_laws(model, scene.tokens(), RunConfig(**{**cfg.to_dict(), "seed": seed + i}))
         image = np.asarray(model.decode_image(tokens))
         stats.append(position_stats(laws, nbrs))
-        classes.append(detail_class(patch_std(image, model.grid)).reshape(-1))
+        classes.append(image_classes(image, model.grid))
     cat = {key: np.concatenate([s[key] for s in stats]) for key in stats[0]}
     return {"samples": n, "positions": int(len(cat["entropy"])), "neighbours": k, "log_vocab": round(
         float(np.log(model.codebook_size)), 3), "detail_edges": list(DETAIL_EDGES),
@@ -126,7 +110,9 @@ def texture_entropy(vq, render, n: int = 8, k: int = 96, seed: int = 5) -> dict:
     the same layout under k fresh textures (render(scene, layout_rng, texture_rng) -> uint8 image), encode them,
     and estimate each position's code entropy (Miller-Madow). A target that knew the caption and the layout
     could not do better than this on texture; its own entropy adds layout and model uncertainty.
-    Returned per detail class of the first drawing, as `summarise` does."""
+    Returned per detail class of the first drawing, as `summarise` does (core/detail.py's classes, here of the drawn
+    image itself: there is no decoder in this measure, so a position's class is its raw texture's, which runs a
+    little higher than a VQ round-trip's)."""
     rng = np.random.default_rng(seed)
     ents, classes = [], []
     for _ in range(n):
@@ -135,7 +121,7 @@ def texture_entropy(vq, render, n: int = 8, k: int = 96, seed: int = 5) -> dict:
                          for j in range(k)])
         codes = vq.encode(to_tensor(imgs))[0]
         ents.append(plugin_entropy(codes.flatten(1).numpy()))
-        classes.append(detail_class(patch_std(imgs[0], tuple(codes.shape[1:]))).reshape(-1))
+        classes.append(image_classes(imgs[0], tuple(codes.shape[1:])))
     return {"scenes": n, "textures": k, **summarise({"entropy": np.concatenate(ents)}, np.concatenate(classes))}
 
 

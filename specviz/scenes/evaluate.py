@@ -12,6 +12,7 @@ import time
 import numpy as np
 import torch
 
+from specviz.core.detail import DETAIL_CLASSES
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
 from specviz.models.scenes import ScenesModel
@@ -78,10 +79,12 @@ def ambiguity_lines(a: dict) -> list[str]:
         f"{a['temperature']}, top-k {a['top_k']}, top-p {a['top_p']}, CFG {a['cfg']}; `specviz.scenes.ambiguity`). "
         f"Entropy in nats (ln V = {a['log_vocab']}); neighbour mass = the law's mass on the {a['neighbours']} codes "
         "nearest the top-1 code (codebook distance), the top-1 itself excluded. Detail class = pixel std of the "
-        f"position's decoded patch: low < {lo}, mid {lo}-{mid}, high >= {mid} (uint8 levels).", "",
+        f"position's decoded patch (specviz/core/detail.py, the atlas's and the bench's too): low < {lo}, mid "
+        f"{lo}-{mid}, high >= {mid} (uint8 levels; the terciles of VQ round-trips of real scenes)."
+        + (f" Re-measured {a['measured']}." if a.get("measured") else ""), "",
         "| positions | share | mean entropy | mean top-1 prob | neighbour mass |", "|---|---|---|---|---|",
         f"| all | 1.00 | {a['entropy']:.2f} | {a['top1']:.3f} | {a['nbr_mass']:.3f} |",
-        *(row(name, per[name]) for name in ambiguity.CLASSES), "",
+        *(row(name, per[name]) for name in DETAIL_CLASSES), "",
         f"Low-detail over high-detail mean entropy: {a['low_over_high_entropy']}.", ""]
 
 

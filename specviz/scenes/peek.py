@@ -13,6 +13,7 @@ import torch
 from PIL import Image
 
 from specviz.core import ckpt
+from specviz.core.detail import image_classes
 from specviz.engine.codebook import neighbour_table
 from specviz.engine.config import RunConfig
 from specviz.models.scenes import ScenesModel
@@ -39,7 +40,7 @@ def peek(model: ScenesModel, n: int, seed: int = 3) -> tuple[np.ndarray, dict]:
         img = np.asarray(model.decode_image(tokens))
         tiles += [img, world.render(s, np.random.default_rng(i))]
         stats.append(ambiguity.position_stats(laws, nbrs))
-        classes.append(ambiguity.detail_class(ambiguity.patch_std(img, model.grid)).ravel())
+        classes.append(image_classes(img, model.grid))
         print(i, s.caption(), f"mean entropy {stats[-1]['entropy'].mean():.2f}", flush=True)
     cols = 4
     rows = -(-len(tiles) // cols)

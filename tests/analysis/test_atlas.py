@@ -10,6 +10,7 @@ import torch
 from PIL import Image
 
 from specviz.analysis import atlas, atlas_run
+from specviz.core.detail import DETAIL_EDGES
 from specviz.core.trace import Trace
 from specviz.render import atlas_fig
 from tests.support.toy import grp, toy
@@ -64,7 +65,7 @@ def expected_atlas(runs: dict) -> dict:
     pooled = [p["h"] for rs in runs.values() for r, _, _ in rs for p in r]
     edges = list(np.percentile(pooled, [10, 20, 30, 40, 50, 60, 70, 80, 90]))
     dec_bin = lambda p: sum(p["h"] >= e for e in edges)                              # noqa: E731
-    det_bin = lambda p: 0 if p["detail"] < 3 else (1 if p["detail"] < 6 else 2)      # noqa: E731
+    det_bin = lambda p: sum(p["detail"] >= e for e in DETAIL_EDGES)                  # noqa: E731
     with_regions = all(p["region"] is not None for rs in runs.values() for r, _, _ in rs for p in r)
     out = {"entropy_edges": edges, "maps": {}, "binned": {}, "headline": {}}
     for m, rs in runs.items():

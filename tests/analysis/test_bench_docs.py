@@ -1,5 +1,5 @@
 """docs/gpu.md's bench commands parse with the bench's own arguments and knobs, and its hours figure is computed
-from the per-image times docs/algorithms.md states (issue 35)."""
+from the per-image times docs/algorithms.md states."""
 import argparse
 import re
 import shlex

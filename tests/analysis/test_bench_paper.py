@@ -1,4 +1,4 @@
-"""`specviz bench --table paper` (issue 35): the papers' columns from the rows, a 64-token step, and the command
+"""`specviz bench --table paper`: the papers' columns from the rows, a 64-token step, and the command
 end to end on a tiny LlamaGen with a tiny CLIP and FID on a tiny feature extractor."""
 import json
 import statistics

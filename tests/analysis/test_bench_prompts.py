@@ -1,4 +1,4 @@
-"""The bench's prompt sets (issue 35): the shipped files load the counts their sources state, carry their source
+"""The bench's prompt sets: the shipped files load the counts their sources state, carry their source
 and licence, --limit / --shuffle are deterministic, a user's file in each format, and the scenes refusal line."""
 import csv
 import hashlib

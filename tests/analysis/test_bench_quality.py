@@ -1,4 +1,4 @@
-"""CLIP score and FID through libraries (issue 35): a tiny random CLIP in the released layout
+"""CLIP score and FID through libraries: a tiny random CLIP in the released layout
 (tests/support/clip_tiny.py)
 and a tiny feature extractor for torchmetrics' FID, each against a direct computation on the same images."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""The bench on Ray (issue 35), local mode on CPU with 2 workers and the tiny LlamaGen: the same rows as one
+"""The bench on Ray, local mode on CPU with 2 workers and the tiny LlamaGen: the same rows as one
 process for the same prompts and seeds; a worker killed mid-run loses only its image; a re-run after a crash skips
 the rows already written."""
 import json

@@ -1,5 +1,5 @@
 """The paired comparison against AR under the same keyed noise (analysis/paired.py) and the "changed vs AR" map
-(render/panels.py), tested against the two traces they compare (issue 32)."""
+(render/panels.py), tested against the two traces they compare."""
 from __future__ import annotations
 
 import math

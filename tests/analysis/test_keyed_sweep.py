@@ -1,4 +1,4 @@
-"""The keyed sweep's paired measure (issue 32): every bench row under keyed noise carries its changed-token count
+"""The keyed sweep's paired measure: every bench row under keyed noise carries its changed-token count
 against AR's tokens for the same image, the aggregate its mean and paired standard error, and the trade-off plot
 draws ±1 SE bars (analysis/bench.py, analysis/sweep.py, render/pareto.py)."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """After a slider re-run the Live preview tab shows, per method, the previous run, the preview's estimate for the new
-knobs and what the re-run achieved (issue 26, item 2) — each number checked against the traces it describes."""
+knobs and what the re-run achieved — each number checked against the traces it describes."""
 from functools import lru_cache
 
 from specviz.analysis.preview import KnobValues, outcomes, rescore

@@ -1,4 +1,4 @@
-"""What the app draws from a CASCADE trace (issue 12, points 2, 7): group cells at the members' own positions, both
+"""What the app draws from a CASCADE trace: group cells at the members' own positions, both
 TVs and the budget in the inspector, the active reading of CASCADE's sets."""
 import re
 from html import escape

@@ -1,4 +1,4 @@
-"""Every method on a Janus backend from the served app (issue 17): tiny random Janus target + draft checkpoints,
+"""Every method on a Janus backend from the served app: tiny random Janus target + draft checkpoints,
 loaded through the app's own path rules (--allow-paths, a Drafter), driven through gradio_client by parameter
 name; CASCADE's hidden-state groups on Janus."""
 from __future__ import annotations
@@ -63,7 +63,7 @@ def test_lambda_by_name_matches_the_engine(served, paths):
 
 
 def test_the_one_offered_draft_model_is_the_default_drafter(served, paths):
-    """Served with one --draft-model, a Janus target runs sd and cascade without naming draft_model (issue 26), and
+    """Served with one --draft-model, a Janus target runs sd and cascade without naming draft_model, and
     each trace's config names the drafter that ran (none for a method that drafts no tree)."""
     result = served.predict(prompt="a red house", model=paths[0], methods=["sd", "cascade"], api_name="/generate",
                             **SMALL)

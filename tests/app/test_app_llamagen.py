@@ -1,4 +1,4 @@
-"""Every method on a converted LlamaGen directory from the served app (issue 27): the tiny target and draft GPT are
+"""Every method on a converted LlamaGen directory from the served app: the tiny target and draft GPT are
 found under $SPECVIZ_MODELS (so they are allow-listed without --allow-paths), offered as model and Drafter, and driven
 through gradio_client by parameter name."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every method on a Lumina-mGPT backend from the served app (issue 27): a tiny random checkpoint in the released
+"""Every method on a Lumina-mGPT backend from the served app: a tiny random checkpoint in the released
 layout (tests/support/lumina_tiny.py) typed in under --allow-paths, a draft model of the same family as the Drafter,
 driven
 through gradio_client by parameter name; the 4x6 raster comes back as images and maps."""

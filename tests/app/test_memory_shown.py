@@ -1,4 +1,4 @@
-"""Memory shown (issue 35): each lane header carries the peak measured for its run, the status line the device's
+"""Memory shown: each lane header carries the peak measured for its run, the status line the device's
 memory in use and the race's peak, worded by what is measured (CPU: the process's peak RSS; CUDA: the run's peak),
 and an opened trace, which has no measurement, shows none."""
 import re

@@ -1,4 +1,4 @@
-"""The served app stays quiet when nobody uses it (issue 14): `python app.py` as a real process, CPU from /proc."""
+"""The served app stays quiet when nobody uses it: `python app.py` as a real process, CPU from /proc."""
 import time
 
 import gradio as gr

@@ -1,4 +1,4 @@
-"""A short soak of the served app (issue 26): ~20 consecutive runs through gradio_client (mixed methods and knobs,
+"""A short soak of the served app: ~20 consecutive runs through gradio_client (mixed methods and knobs,
 slider previews, re-runs, exports, opened traces, a cancelled run) with no error, flat open file descriptors and the
 temp dir bounded by the pruning rule. scripts/soak.py --runs 200 is the long version (README)."""
 import importlib.util

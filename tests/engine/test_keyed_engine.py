@@ -1,4 +1,4 @@
-"""Keyed noise through the engine on the toy (issue 32, docs/methods.md §9): every lossless method commits AR's keyed
+"""Keyed noise through the engine on the toy (docs/methods.md §9): every lossless method commits AR's keyed
 tokens, every relaxed method at zero relaxation paints AR's image, a relaxed method changes a token only at a relaxed
 decision, and the trace records the mode without changing the papers' mode traces."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Keyed noise samples the target's law (issue 32): χ² on the flat toy against the exact enumerated joint law, for AR
+"""Keyed noise samples the target's law: χ² on the flat toy against the exact enumerated joint law, for AR
 under keyed noise and for every lossless method under keyed noise (docs/methods.md §9)."""
 import pytest
 

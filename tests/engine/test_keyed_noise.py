@@ -1,4 +1,4 @@
-"""Keyed noise (issue 32, docs/methods.md §9): the primitives (the race, the coupled acceptance J_v, the change
+"""Keyed noise (docs/methods.md §9): the primitives (the race, the coupled acceptance J_v, the change
 probability) against Monte Carlo and against an independent exact joint law of two races, and the relaxed keyed rule's
 output law against its recorded cost."""
 from __future__ import annotations

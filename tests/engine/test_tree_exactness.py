@@ -1,4 +1,4 @@
-"""sd stays lossless end to end with sampled siblings and a pruned dynamic tree (issue 12, point 4): chi-square of
+"""sd stays lossless end to end with sampled siblings and a pruned dynamic tree: chi-square of
 the joint law of all 4 tokens against the exact enumerated AR law on a flat toy (4 codes, 2x2 grid, temperature 8,
 no CFG: the largest outcome holds < 3 % of the mass, ~190 of 256 cells expect >= 5 draws)."""
 import pytest

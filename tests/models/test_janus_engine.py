@@ -1,4 +1,4 @@
-"""The decoding engine and the CLI on Janus (issue 5): tiny random Janus checkpoints saved to a tmp directory and
+"""The decoding engine and the CLI on Janus: tiny random Janus checkpoints saved to a tmp directory and
 loaded through the same `--model PATH` path a user takes (specviz.models.load_model -> load_janus).
 
 Target: tests/support/janus_tiny.py seed 0 (4x4 grid, 64 codes); draft model for the tree methods: the same shapes,

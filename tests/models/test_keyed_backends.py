@@ -1,4 +1,4 @@
-"""Keyed noise on the real backends' tiny fixtures (issue 32): tiny Janus (with a draft model), tiny LlamaGen (with a
+"""Keyed noise on the real backends' tiny fixtures: tiny Janus (with a draft model), tiny LlamaGen (with a
 smaller draft GPT) and tiny Lumina-mGPT (with a second checkpoint drafting): for several prompt/seed pairs every
 lossless method commits AR's keyed tokens and the decoded images are equal pixel for pixel; CSD at λ = 0 too. Four
 pairs in the fast lane, the 24 of docs/methods.md §9 marked slow."""

@@ -1,4 +1,4 @@
-"""LlamaGen backend (specviz/models/llamagen*.py, issue 27).
+"""LlamaGen backend (specviz/models/llamagen*.py).
 
 - Pinned: tests/fixtures/llamagen_ref.safetensors holds the reference implementation's numbers on seeded random
   weights (scripts/pin_llamagen.py; no reference code here). We rebuild the same weights from the recorded seeds and

@@ -1,4 +1,4 @@
-"""Lumina-mGPT (issue 27): our backend against the reference numbers of scripts/pin_lumina.py (fixture), a tiny random
+"""Lumina-mGPT: our backend against the reference numbers of scripts/pin_lumina.py (fixture), a tiny random
 checkpoint in the released layout (tests/support/lumina_tiny.py: safetensors + Meta's VQGAN pickle, converted) through
 the
 CLI's `--model DIR` path for every registered method, CASCADE groups from its hidden states, the EOL-token raster in

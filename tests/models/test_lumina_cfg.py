@@ -1,4 +1,4 @@
-"""Lumina-mGPT's guidance below 1 as its reference does it (issue 35): Lumina-mGPT's CFG processor
+"""Lumina-mGPT's guidance below 1 as its reference does it: Lumina-mGPT's CFG processor
 (inference_solver.py) mixes u + s (c - u) for every scale except exactly 1.0, the unconditional context being the
 image header alone. Pinned at cfg 0.5 against a direct computation: each row run on its own, from scratch, with
 the model's plain causal attention (no shared cache, no padding, no masks of ours)."""

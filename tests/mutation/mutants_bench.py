@@ -1,4 +1,4 @@
-"""Wrong variants of the bench's papers' columns, prompt selection, CLIP score and Lumina-mGPT's guidance (issue 35)."""
+"""Wrong variants of the bench's papers' columns, prompt selection, CLIP score and Lumina-mGPT's guidance."""
 import functools
 import statistics as st
 import tempfile
@@ -89,7 +89,7 @@ def _stretched(folder, size):                         # reference images resized
         if Path(folder).is_dir() else _REF(folder, size)
 
 
-def _cond_only_below_one(self, prompt, cfg_scale):    # the port before issue 35: s <= 1 drops the unconditional row
+def _cond_only_below_one(self, prompt, cfg_scale):    # the earlier port: s <= 1 drops the unconditional row
     pf = _PREFILL(self, prompt, cfg_scale if cfg_scale > 1 else 1.0)
     pf.state.cfg_scale = float(cfg_scale)
     return pf

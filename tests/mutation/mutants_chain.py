@@ -50,7 +50,7 @@ def _drawn_residual_only(real):
 
 
 def _clamped_gsd(real):
-    """The window before issue 12: rank offsets clamped one by one, so the top token is counted repeatedly."""
+    """The window before it was fixed: rank offsets clamped one by one, so the top token is counted repeatedly."""
     def gsd(q, p, vectors, group, gap, dist, mode="ours"):
         if mode != "ours":
             return real(q, p, vectors, group, gap, dist, mode)

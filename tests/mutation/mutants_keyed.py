@@ -1,4 +1,4 @@
-"""Mutation-check variants for keyed noise (issue 32, docs/methods.md §9; protocol: tests/support/mutants.py)."""
+"""Mutation-check variants for keyed noise (docs/methods.md §9; protocol: tests/support/mutants.py)."""
 from __future__ import annotations
 
 import torch

@@ -1,4 +1,4 @@
-"""Mutation-check variants for the memory shown in the app (issue 35; protocol: tests/support/mutants.py)."""
+"""Mutation-check variants for the memory shown in the app (protocol: tests/support/mutants.py)."""
 from __future__ import annotations
 
 from specviz.app import race as race_mod

@@ -1,4 +1,4 @@
-"""Plausible wrong variants of the tree side (issue 12, points 1-4, 7), each with the fast enumeration tests of
+"""Plausible wrong variants of the tree side, each with the fast enumeration tests of
 tests/engine/test_tree_level_laws.py that must catch it (protocol: tests/support/mutants.py). Every variant wraps the
 real function, so
 it stays what the code would be with one line wrong."""

@@ -1,6 +1,7 @@
 """The package's architecture (docs/architecture.md): no import cycle among specviz modules nor among its packages,
 the layer and gradio contracts of pyproject.toml hold (`lint-imports`, also run by .ci/run), and reading a trace file
-through the library loads neither torch nor gradio."""
+through the library loads neither torch nor gradio, every function-level import says why, and no module is over
+300 lines."""
 import ast
 import json
 import subprocess
@@ -209,3 +210,26 @@ def test_an_unexplained_function_level_import_is_found(tmp_path):
     f.write_text("def a():\n    # torch only here\n    import torch\n    import os\n\n\ndef b():\n    import json\n"
                  "    return json\n\n\ndef c():\n    import re  # why\n")
     assert unexplained_imports([f]) == (4, [f"{f}:8"])
+
+
+MAX_LINES = 300                                   # a module a reader takes in at one sitting
+
+
+def long_modules(paths) -> list[str]:
+    """`path: N lines` for every file over MAX_LINES."""
+    out = []
+    for p in paths:
+        n = len(Path(p).read_text().splitlines())
+        if n > MAX_LINES:
+            out.append(f"{p}: {n} lines")
+    return out
+
+
+def test_every_module_is_at_most_300_lines():
+    assert not long_modules(sorted((ROOT / "specviz").rglob("*.py")) + [ROOT / "app.py"])
+
+
+def test_a_long_module_is_found(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("x = 1\n" * (MAX_LINES + 1))
+    assert long_modules([f]) == [f"{f}: {MAX_LINES + 1} lines"]

@@ -86,7 +86,7 @@ def test_the_readme_links_only_to_files_that_exist():
             assert (ROOT / target).exists(), target
 
 
-@pytest.mark.parametrize("folder", ["specviz", "scripts", "app.py"])
+@pytest.mark.parametrize("folder", ["specviz", "scripts", "tests", "app.py"])
 def test_no_code_points_at_an_issue_number(folder):
     paths = [ROOT / folder] if folder.endswith(".py") else sorted((ROOT / folder).rglob("*.py"))
     hits = [f"{p.relative_to(ROOT)}:{n}" for p in paths for n, line in enumerate(p.read_text().splitlines(), 1)

@@ -1,4 +1,4 @@
-"""specviz as an installable library (issue 16): `pip install .` into a fresh venv outside the repository, then the
+"""specviz as an installable library: `pip install .` into a fresh venv outside the repository, then the
 README's library example and the `specviz` entry point from an empty directory; plus the Spaces front matter."""
 import importlib.util
 import os

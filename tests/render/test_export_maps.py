@@ -1,5 +1,5 @@
 """An export writes the groups map only when a method of the run forms groups (its record's `groups` hook): without
-one that map is only a note (issue 34)."""
+one that map is only a note."""
 import pytest
 import torch
 

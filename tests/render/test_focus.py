@@ -1,4 +1,4 @@
-"""The inspected cell, ringed in every lane's image and every map (issue 25, item 3): checked against the position the
+"""The inspected cell, ringed in every lane's image and every map: checked against the position the
 inspector describes, panel by panel, pixel by pixel — the ring sits exactly on that cell and nothing else changed."""
 from functools import lru_cache
 

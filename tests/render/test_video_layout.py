@@ -1,4 +1,4 @@
-"""The race video's frame uses its area (issue 34, item 5): for 1..10 lanes, plain and keyed captions, the lanes'
+"""The race video's frame uses its area: for 1..10 lanes, plain and keyed captions, the lanes'
 pictures are as large as any regular grid of the 16:9 frame allows with every caption whole, the frame is as full as
 any such grid of those pictures makes it, and the written films' last frame shows every lane's name and step
 compression whole.
