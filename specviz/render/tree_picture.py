@@ -14,7 +14,7 @@ from typing import Callable
 
 from PIL import Image, ImageDraw
 
-from specviz.core.records import Groups
+from specviz.core.records import JUDGED, TARGET_SAMPLED, Groups
 from specviz.render import draw
 from specviz.render.verdict import num
 
@@ -77,9 +77,9 @@ def tree_layout(trace, step: int) -> TreeLayout | None:
     drafted = list(st.drafted)
     if not drafted or not any(e.parent >= 0 for e in st.events):        # tree events know their parent node
         return None
-    judged = {e.node: e for e in st.events if e.decision in ("exact", "relaxed", "rejected") and e.node >= 0}
+    judged = {e.node: e for e in st.events if e.decision in JUDGED and e.node >= 0}
     root_pos = min(d.pos for d in drafted) - 1
-    sampled = next((e for e in st.events if e.decision in ("resampled", "bonus")), None)
+    sampled = next((e for e in st.events if e.decision in TARGET_SAMPLED), None)
     path = [0] + [n for n, e in sorted(judged.items(), key=lambda kv: kv[1].level) if e.decision != "rejected"]
     raw = [TreeNode(0, -1, 0, root_pos, trace.tokens[root_pos] if 0 <= root_pos < len(trace.tokens) else -1,
                     "root")]

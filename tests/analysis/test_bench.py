@@ -91,6 +91,7 @@ def test_method_specs():
     assert bench.parse_spec("ar") == ("ar", {})
 
 
+@pytest.mark.slow                      # ~25 s here: transformers' CLIP import and its offline look-ups
 def test_a_clip_that_cannot_be_loaded_is_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(FileNotFoundError, match="--clip nobody/no-such-clip"):
