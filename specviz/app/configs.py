@@ -5,13 +5,15 @@ from specviz.app.catalogue import Backend
 from specviz.core.knobs import ConfigError
 from specviz.engine import methods
 from specviz.engine.config import METHODS, RunConfig
+from specviz.models import offers_own_drafter
 
 
 def default_draft(backend: Backend, model: str, draft: str, chosen) -> str:
     """The draft model a run uses: the caller's choice (`draft`, checked); else, when tree methods run on a model
-    without a drafter of its own (anything but scenes) and the app offers exactly one draft model, that one."""
+    without a drafter of its own (its backend's row says: models.offers_own_drafter) and the app offers exactly one
+    draft model, that one."""
     needs = any(m in methods.REGISTRY and methods.get(m).family.needs_drafter for m in (chosen or []))
-    if draft or model == "scenes" or not needs or len(backend.drafters) != 1:
+    if draft or not needs or len(backend.drafters) != 1 or offers_own_drafter(model):
         return draft
     return backend.drafters[0]
 

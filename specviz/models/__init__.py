@@ -32,11 +32,12 @@ class Backend:
     probe: Callable[[str], bool]
     load: Callable[..., object]
     directory: bool = False                        # a local checkpoint directory: listed by converted_models
+    own_drafter: bool = False                      # its models draft trees themselves (an EAGLE head): no draft model
 
 
 BACKENDS = (                                       # probed in this order; the first that says yes loads the name
     Backend(name="scenes", probe=lambda name: name == "scenes",
-            load=lambda name, device: _lazy("specviz.models.scenes", "ScenesModel.load")()),
+            load=lambda name, device: _lazy("specviz.models.scenes", "ScenesModel.load")(), own_drafter=True),
     Backend(name="llamagen", probe=_lazy("specviz.models.llamagen", "is_llamagen_dir"),    # config.json family
             load=_lazy("specviz.models.llamagen", "load_llamagen"), directory=True),
     Backend(name="lumina", probe=_lazy("specviz.models.lumina_load", "is_lumina"),         # model_type chameleon
@@ -49,6 +50,11 @@ BACKENDS = (                                       # probed in this order; the f
 def backend_for(name: str) -> Backend:
     """The table's first backend whose probe claims `name` (Janus claims whatever the others do not)."""
     return next(b for b in BACKENDS if b.probe(name))
+
+
+def offers_own_drafter(name: str) -> bool:
+    """Whether `name`'s backend drafts trees for itself (its row says so; nothing is loaded to ask)."""
+    return backend_for(name).own_drafter
 
 
 def converted_models() -> tuple:

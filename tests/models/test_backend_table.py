@@ -50,3 +50,15 @@ def test_no_backend_loads_before_it_is_asked_for(code):
                           " 'specviz.models.janus', 'specviz.models.llamagen') if m in sys.modules))"],
                          capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[2])
     assert out.stdout.strip() == "[]"
+
+
+def test_a_backend_says_whether_its_models_draft_for_themselves(tmp_path):
+    """The app's default draft model asks the row (models.offers_own_drafter), not the name: only scenes drafts its
+    own trees — and the loaded scenes model does offer its EAGLE head (the engine's capability)."""
+    from specviz.engine.drafters.protocols import OffersEagleHead  # the capability the row declares
+    assert [b.name for b in models.BACKENDS if b.own_drafter] == ["scenes"]
+    assert models.offers_own_drafter("scenes")
+    assert not models.offers_own_drafter("deepseek-community/Janus-Pro-1B")
+    assert not models.offers_own_drafter(_dir(tmp_path, "lg", {"family": "llamagen"}))
+    scenes = models.load_model("scenes", "cpu")
+    assert isinstance(scenes, OffersEagleHead) and scenes.eagle_head() is not None
