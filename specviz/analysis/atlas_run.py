@@ -17,7 +17,7 @@ from specviz.core.paths import slug
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
 from specviz.engine.drafters import drafter_factory
-from specviz.models import load_model
+from specviz.models import is_embedded, load_model
 from specviz.scenes import regions as regions_mod
 
 
@@ -40,7 +40,7 @@ def by_image(todo: list[dict]) -> list[list[dict]]:
 
 def region_head_for(model):
     """The region head when `model` is the shipped scenes model (48x48 images from a VQ), else None."""
-    if getattr(model, "name", "") != "scenes" or getattr(model, "vq", None) is None:
+    if not is_embedded(getattr(model, "name", "")) or getattr(model, "vq", None) is None:
         return None
     return regions_mod.load_head() if regions_mod.HEAD_PATH.exists() else None
 

@@ -24,7 +24,7 @@ from specviz.core.numbers import standard_error
 from specviz.engine.config import RunConfig
 from specviz.engine.methods import all_knobs
 from specviz.engine.runner import run
-from specviz.models import load_model
+from specviz.models import is_embedded, load_model
 from specviz.scenes import data
 
 IMPLAUSIBLE_Q = trace_mod.IMPLAUSIBLE_Q      # a committed code with target q below this: AR draws it rarely
@@ -163,7 +163,7 @@ def measure(model, methods: list[str], prompts, seeds: int, base: dict, quality:
     rows, _ = collect(model, jobs(methods, prompts, seeds), base, progress=progress, **collect_kw)
     by = {m: [r for r in rows if r["spec"] == m] for m in methods}
     out = {m: aggregate(r, by.get("ar")) | {"config": parse_spec(m)[1]} for m, r in by.items()}
-    if quality and getattr(model, "name", "") == "scenes" and all(r["caption_tokens"] for r in rows):
+    if quality and is_embedded(getattr(model, "name", "")) and all(r["caption_tokens"] for r in rows):
         from specviz.analysis import quality as q  # scorer weights: only a quality pass reads them
         q.add_embedded(model, by, out, decode_all(model, by))
     return {"methods": out, "runs": by}

@@ -15,7 +15,7 @@ from specviz.analysis import bench, paper, prompts, quality
 from specviz.core.memory import gib
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.decode import decode
-from specviz.models import load_model
+from specviz.models import is_embedded, load_model
 
 
 def add_arguments(be) -> None:
@@ -44,7 +44,7 @@ def resolve_prompts(spec: str, model_name: str, limit=None, shuffle=None) -> tup
     if spec.isdigit():
         return prompts.select(bench.prompt_set(int(spec)), limit, shuffle), []
     texts = prompts.load(spec, limit, shuffle)
-    if model_name != "scenes":
+    if not is_embedded(model_name):
         return [(t, None) for t in texts], []
     kept, refused = prompts.for_scenes(texts)
     if refused:
@@ -87,7 +87,7 @@ def main(args) -> int:
         name, over = bench.parse_spec(m)
         RunConfig(**(base | over | {"method": name}))
     todo, refused = resolve_prompts(args.prompts, args.model, args.limit, args.shuffle)
-    need_model = not args.ray or args.clip or args.fid_ref or args.model == "scenes" or args.overhead
+    need_model = not args.ray or args.clip or args.fid_ref or is_embedded(args.model) or args.overhead
     model = load_model(args.model) if need_model else None
     res = bench.measure(model, args.methods, todo, args.seeds, base, out=args.out, ray=args.ray,
                         workers=args.workers)

@@ -33,11 +33,15 @@ class Backend:
     load: Callable[..., object]
     directory: bool = False                        # a local checkpoint directory: listed by converted_models
     own_drafter: bool = False                      # its models draft trees themselves (an EAGLE head): no draft model
+    embedded: bool = False                         # the embedded scenes world: its caption grammar parses prompts, and
+    #                                                its scorer and region head give the bench's quality columns and
+    #                                                the atlas's regions
 
 
 BACKENDS = (                                       # probed in this order; the first that says yes loads the name
     Backend(name="scenes", probe=lambda name: name == "scenes",
-            load=lambda name, device: _lazy("specviz.models.scenes", "ScenesModel.load")(), own_drafter=True),
+            load=lambda name, device: _lazy("specviz.models.scenes", "ScenesModel.load")(), own_drafter=True,
+            embedded=True),
     Backend(name="llamagen", probe=_lazy("specviz.models.llamagen", "is_llamagen_dir"),    # config.json family
             load=_lazy("specviz.models.llamagen", "load_llamagen"), directory=True),
     Backend(name="lumina", probe=_lazy("specviz.models.lumina_load", "is_lumina"),         # model_type chameleon
@@ -55,6 +59,11 @@ def backend_for(name: str) -> Backend:
 def offers_own_drafter(name: str) -> bool:
     """Whether `name`'s backend drafts trees for itself (its row says so; nothing is loaded to ask)."""
     return backend_for(name).own_drafter
+
+
+def is_embedded(name: str) -> bool:
+    """Whether `name` is the embedded scenes world (its backend's row says so; nothing is loaded to ask)."""
+    return backend_for(name).embedded
 
 
 def converted_models() -> tuple:

@@ -57,6 +57,8 @@ def test_a_backend_says_whether_its_models_draft_for_themselves(tmp_path):
     own trees — and the loaded scenes model does offer its EAGLE head (the engine's capability)."""
     from specviz.engine.drafters.protocols import OffersEagleHead  # the capability the row declares
     assert [b.name for b in models.BACKENDS if b.own_drafter] == ["scenes"]
+    assert [b.name for b in models.BACKENDS if b.embedded] == ["scenes"] and models.is_embedded("scenes")
+    assert not models.is_embedded("deepseek-community/Janus-Pro-1B") and not models.is_embedded("")
     assert models.offers_own_drafter("scenes")
     assert not models.offers_own_drafter("deepseek-community/Janus-Pro-1B")
     assert not models.offers_own_drafter(_dir(tmp_path, "lg", {"family": "llamagen"}))
