@@ -35,7 +35,8 @@ INTRO = ("## specviz — speculative decoding, made visible\n"
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
          "Click any cell of an image or map to inspect it. What am I looking at? The *Primer* tab walks through one "
          "step of your run.")
-STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS + bench.CSS + atlas_tab.CSS + replay_fit.CSS,
+STYLE = dict(theme=gr.themes.Soft(),
+             css=html.CSS + present.CSS + bench.CSS + atlas_tab.CSS + history_tab.CSS + replay_fit.CSS,
              js=f"() => {{ ({present.JS})(); ({bench.JS})(); ({replay_fit.JS})(); }}")
 # show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
 # message instead of "the app raised an exception"; every handler error is already one line (errors.friendly)

@@ -15,6 +15,11 @@ from specviz.render import draw
 from specviz.render.exports import export_dir
 
 DIFF_RGB = ((46, 160, 67), (215, 48, 39))          # same decision, different decision
+# the table's words kept whole (Gradio's wrap breaks a narrow column's header inside a word: "forwa/rds"); a
+# header wraps only between words, and the table scrolls sideways when its columns need more than the page
+# (app.py adds it to the page's CSS)
+CSS = ("#hist_table th, #hist_table td, #hist_table th *, #hist_table td * {overflow-wrap: normal !important;"
+       " word-break: keep-all !important; hyphens: none !important;}")
 
 
 def layout(c: dict) -> None:
