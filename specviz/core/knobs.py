@@ -104,7 +104,8 @@ COMMON = (
     Knob("prompt", str, "a red house on the left, a sunset sky over snow", help="the caption"),
     Knob("seed", int, 0, 0, 2 ** 63 - 1, help="one seed for drafts, uniforms and sampling"),
     Knob("noise", str, "papers", choices=("papers", "keyed"), quiet=True, ui="setup",
-         label="Noise (keyed: every method shares AR's random numbers, so lossless lanes paint AR's image)",
+         label="Noise — papers: each method draws its own; keyed: all share AR's draws, so lossless lanes paint AR's "
+               "image",
          help="papers = each method's own sampling (default); keyed = every random number keyed by (seed, position, "
               "purpose), so lossless methods paint AR's exact image and relaxed ones change it only where they relax "
               "(docs/methods.md §9)"),

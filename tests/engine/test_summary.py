@@ -89,3 +89,15 @@ def test_inspector_says_which_reading_ran():
     assert "--gsd-mode released" in text and "GSD" in text
     assert "--lantern-residual llamagen" in html.reading("lanternpp", {"lantern_residual": "llamagen"}, cards())
     assert html.reading("sjd", {}, cards()) == "" and html.reading("nope", {}, cards()) == ""
+
+
+def test_summary_and_history_show_the_same_step_compression():
+    """256 tokens in 124 forwards is 2.0645...: both tables say 2.065 (rounding the summary's 4-place 2.0645 again
+    said 2.064 in the Summary tab while History said 2.065)."""
+    from specviz.analysis import history
+    model, factory = toy()
+    t = run(model, factory, method="csd", window=3)
+    t.summary.update(tokens=256, target_forwards=124, step_compression=round(256 / 124, 4))
+    shown = html.summary_rows({"csd": t})[0][2]
+    col = history.Row.HEADERS.index("step compression")
+    assert shown == history.row_of(t, 1, "generate").cells()[col] == 2.065
