@@ -118,7 +118,10 @@ JS = r"""
   // when no full-text grid fits the screen at all, e.g. ten lanes beside the docked inspector); every column is wide
   // enough for the widest title at its full size
   const MAP_SCALE = 16 / 22, COMPACT_BELOW = 150;   // 16 CSS px of draw.TEXT's 22
-  const shownMap = () => [...document.querySelectorAll('#tabs img')].find(i => i.offsetParent && i.naturalHeight);
+  // the map on screen: a Heatmaps or Live preview picture (another tab's picture — Summary's chart, History's
+  // comparison — is no map: sizing the lanes to it left one column of the smallest pictures)
+  const shownMap = () => [...document.querySelectorAll('#tab_maps img, #preview_image img')]
+    .find(i => i.offsetParent && i.naturalHeight);
   const fit = () => {
     const l = q('#lanes'), st = q('#status');
     if (!l || !st) return;
@@ -174,9 +177,10 @@ JS = r"""
       }
       const s = Math.max(least, Math.floor(best[1] / 4) * 4);
       place(l, best[0], s, best[2]);
-      // the text wrapped again at the final width, or (Present mode) the page is still taller than the screen
+      // the text wrapped again at the final width, or (Present mode with a map) the page is still taller than the
+      // screen; a tab without a map may be taller than the screen whatever the lanes do: they keep their grid
       const excess = () => Math.max(l.getBoundingClientRect().height - H,
-                                    present ? document.documentElement.scrollHeight - vh : 0);
+                                    map ? document.documentElement.scrollHeight - vh : 0);
       if (excess() > 2) {
         const rows = Math.ceil(n / best[0]);
         place(l, best[0], Math.max(least, Math.floor((s - excess() / rows) / 4) * 4), best[2]);

@@ -71,6 +71,11 @@ PROMPT_WHOLE = ("(() => { const t = document.querySelector('#prompt textarea');"
                 " return t.scrollHeight <= t.clientHeight + 2; })()")
 
 
+# the lane grid's columns and picture size (app/bench.py's fit writes both)
+LANE_GRID = ("() => { const l = document.querySelector('#lanes');"
+             " return [l.style.gridTemplateColumns, parseFloat(l.style.getPropertyValue('--sv-img'))]; }")
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("view,count", CASES, ids=[f"{v}-{n}" for v, n in CASES])
 def test_the_lecture_hall(served, tmp_path, view, count):  # noqa: F811 (the fixture)
@@ -112,4 +117,10 @@ def test_the_lecture_hall(served, tmp_path, view, count):  # noqa: F811 (the fix
     assert page.evaluate(BROKEN, TEXTS) == [], where
     assert not clipped(page, NO_CLIP), where
     assert page.evaluate(PROMPT_WHOLE), f"{where}: the prompt box cuts the prompt"
+    cols, size = page.evaluate(LANE_GRID)
+    for tab in ("summary", "history"):                                # tabs whose pictures are no map
+        page.click(f"#tab_{tab}-button")
+        time.sleep(0.8)
+        now = page.evaluate(LANE_GRID)
+        assert now[0] == cols and now[1] >= size, f"{where}, {tab} tab: lanes {now} (Heatmaps: {cols}, {size} px)"
     page.close()
