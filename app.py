@@ -138,7 +138,8 @@ def _tabs(c: dict) -> None:
         with gr.Tab("Sweep", id="sweep", elem_id="tab_sweep"):
             w.Markdown("A small grid over one rule parameter on the embedded model (same captions and seed for "
                         "every point; AR and lossless SJD as references): step compression against a quality cost "
-                        "that moves with relaxation, the Pareto front as a red line. A measure that does not move "
+                        "that moves with relaxation, the Pareto front as a red line where neighbouring points "
+                        "differ by more than their standard errors. A measure that does not move "
                         "is stated in the plot's title instead.")
             with gr.Row():
                 c["sw_method"] = w.Radio(list(sweep_tab.params()), value="csd", label="Method", elem_id="sw_method")
@@ -150,7 +151,7 @@ def _tabs(c: dict) -> None:
                 c["sw_measure"] = w.Dropdown([(v.split(" (")[0], k) for k, v in front.MEASURES.items()],
                                              value="implausible", label="Quality cost (y)", elem_id="sw_measure")
             c["sw_go"] = gr.Button("Run sweep", elem_id="sw_go")
-            c["sw_plot"] = w.Plot(label="Pareto", elem_id="sw_plot")
+            c["sw_plot"] = w.Plot(label="Pareto", show_label=False, elem_id="sw_plot")   # its title says it
             w.Markdown("Click a row to open that point in the race: its method and knob values go to the controls "
                         "and the race runs with this page's prompt and seed (the History tab marks it *sweep*).",
                         elem_classes="sv-sub")

@@ -100,8 +100,9 @@ def plot(rows: list[dict], measure: str = "implausible", lossless: frozenset | N
                  for r in rows if f"{measure}_se" in r["result"])
     runs = tuple(tuple(r) for r in front_runs(front(pts) if not still else []) if len(r) > 1)
     if (close := unranked(pts)) and not still:
-        notes.append(f"{len(close)} of {len([p for p in pts if not p.reference]) - 1} neighbouring points lie within "
-                     "their standard errors and cannot be ranked (more prompts or seeds)")
+        pairs = len([p for p in pts if not p.reference]) - 1
+        notes.append(f"{len(close)} of {pairs} neighbouring pairs of points lie within their standard errors "
+                     "and cannot be ranked (more prompts or seeds)")
     return Plot(points=tuple(pts), ylabel="" if still else MEASURES[measure] + ", lower is better", bars=bars,
                 runs=runs, notes=tuple(notes))
 

@@ -5,6 +5,8 @@ pieces, the standard errors, the notes); a measure that does not move is stated 
 app's Sweep tab and `python -m specviz sweep`."""
 from __future__ import annotations
 
+import textwrap
+
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -22,7 +24,7 @@ def figure(plot, size=(8, 5)) -> Figure:
         ax.set_yticks([])
         ax.set_ylabel("(flat)")
     else:
-        ax.set_ylabel(plot.ylabel)
+        ax.set_ylabel("\n".join(textwrap.wrap(plot.ylabel, 48)))     # a long measure in lines: never cut
     sweep = [p for p in pts if not p.reference]
     ax.scatter([p.x for p in sweep], [p.y for p in sweep], c="tab:blue", s=36, zorder=3, label="swept points")
     for p in pts:
@@ -38,7 +40,7 @@ def figure(plot, size=(8, 5)) -> Figure:
     ax.margins(0.18)
     ax.legend(loc="best", fontsize=9)
     if plot.notes:
-        ax.set_title("; ".join(plot.notes), fontsize=9, loc="left")
+        ax.set_title("\n".join(textwrap.wrap("; ".join(plot.notes), 110)), fontsize=9, loc="left")   # never cut
     place_labels(fig, ax, pts)
     return fig
 

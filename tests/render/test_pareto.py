@@ -131,5 +131,16 @@ def test_the_front_is_cut_where_points_lie_within_their_errors_and_a_note_says_s
     blurred = pareto.figure(front.plot(with_se(pts, 0.5), "implausible", frozenset({"sjd"}))).axes[0]
     fronts = [ln for ln in blurred.get_lines() if ln.get_color() == "tab:red"]
     assert [list(ln.get_xdata()) for ln in fronts] == [[2.4, 2.2]]          # 2.2 -> 2.0 is not drawn
-    assert "1 of 2 neighbouring points lie within their standard errors and cannot be ranked" in \
-        blurred.get_title(loc="left")
+    assert "1 of 2 neighbouring pairs of points lie within their standard errors and cannot be ranked" in \
+        blurred.get_title(loc="left").replace("\n", " ")                 # wrapped to the figure's width
+
+
+def test_the_axis_words_and_the_notes_lie_inside_the_figure():
+    """The long measure label and a long title of notes are wrapped, never cut by the figure's edge."""
+    pts = {0.5: (2.0, 4.0), 1.0: (2.2, 4.6), 2.0: (2.4, 9.0)}
+    fig = pareto.figure(front.plot(with_se(pts, 0.5), "implausible", frozenset({"sjd"})))
+    ax, r = fig.axes[0], fig.canvas.get_renderer()
+    assert "\n" in ax.get_title(loc="left") and "\n" in ax.yaxis.label.get_text()
+    for text in (ax._left_title, ax.yaxis.label, ax.xaxis.label):      # the notes are the left-hand title
+        box = text.get_window_extent(r)
+        assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= fig.bbox.x1 + 0.5 and box.y1 <= fig.bbox.y1 + 0.5, text
