@@ -45,6 +45,24 @@ def test_rerun_table_states_prediction_and_result():
     rerun_table_states_prediction_and_result()
 
 
+def untuned_methods_are_predicted_at_their_previous_run() -> None:
+    """A method the moved knobs do not tune (ar, sjd): predicted = before, as the status line says; a tuned one
+    (csd, cascade): the estimate."""
+    first, final = two_runs()
+    rows = {o.method: o for o in outcomes(first.traces, final["state"].traces, PREVIEWED)}
+    assert sorted(rows) == sorted(METHODS)
+    for m, o in rows.items():
+        if not tunable(m):
+            assert o.predicted == o.before, m
+        else:
+            assert o.predicted == rescore(first.traces[m], KnobValues.from_config(
+                first.traces[m].config, **NEW)).expected_compression, m
+
+
+def test_untuned_methods_are_predicted_at_their_previous_run():
+    untuned_methods_are_predicted_at_their_previous_run()
+
+
 def test_no_prediction_for_another_prompt_or_a_first_run():
     first, final = two_runs()
     other = {m: t for m, t in final["state"].traces.items()}

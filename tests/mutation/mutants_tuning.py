@@ -1,8 +1,12 @@
-"""Wrong variants of the tuning bench's words (specviz/render/bench.py)."""
+"""Wrong variants of the tuning bench's words (specviz/render/bench.py), of the re-run's predictions
+(analysis/preview.outcomes) and of the Summary tab's step compression (render/html.summary_rows)."""
+from specviz.analysis import preview
 from specviz.engine import methods
-from specviz.render import bench
+from specviz.render import bench, html
+from tests.analysis.test_rerun_outcome import untuned_methods_are_predicted_at_their_previous_run as untuned
 from tests.app.test_app_bench import lane_headers_carry_the_knobs_of_their_run as headers
 from tests.app.test_app_bench import outcome_line_states_before_predicted_achieved as outcome
+from tests.engine.test_summary import test_summary_and_history_show_the_same_step_compression as same_compression
 from tests.support.mutants import Mutant
 
 _LINE = bench.outcome_line
@@ -31,4 +35,8 @@ VARIANTS = [
            (outcome,)),
     Mutant("bench: lane headers show the defaults", lambda mp: mp.setattr(bench, "knob_values", _default_knobs),
            (headers,)),
+    Mutant("preview: an untuned method predicted from its estimate",
+           lambda mp: mp.setattr(preview, "tunable", lambda method: True), (untuned,)),
+    Mutant("summary: step compression rounded from the summary's 4-place figure",
+           lambda mp: mp.setattr(html, "_compression", lambda s: s["step_compression"]), (same_compression,)),
 ]
