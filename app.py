@@ -4,6 +4,10 @@
 """
 from __future__ import annotations
 
+from specviz.core import heap  # isort: skip
+
+if __name__ == "__main__":      # served (python app.py): before torch and gradio fill the C heap, so that its
+    heap.map_big_blocks()       # memory stays flat run after run (specviz/core/heap.py; importers keep theirs)
 import argparse
 import os
 from dataclasses import asdict

@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 from specviz.app.handlers import GEN_INPUTS as KNOBS  # noqa: E402
 from specviz.app.handlers import GEN_OUTPUTS, PREVIEWED  # noqa: E402
 from specviz.app.serving import served_app  # noqa: E402
+from specviz.core import owned  # noqa: E402
 from specviz.engine.config import METHODS, RunConfig  # noqa: E402
 
 FAST = ("ar", "sjd", "mcsjd", "csd")                    # --fast: the chain methods that take about a second each
@@ -69,7 +70,24 @@ def open_fds(pid: int) -> int:
 
 
 def temp_files(root: Path) -> list[Path]:
-    return [p for p in root.rglob("*") if p.is_file() and not p.name.startswith("soak-")]
+    """The app's files in its temp dir: not the soak's own (soak-*), nor the marks of the app's own folders
+    (core/owned.MARK: each goes with its folder at the first export after the pruning age; the root's at exit)."""
+    return [p for p in root.rglob("*") if p.is_file() and not p.name.startswith("soak-") and p.name != owned.MARK]
+
+
+THEIRS = "a,b\n1,2\n"
+
+
+def bystander(base: Path) -> Path:
+    """A folder the app did not make, named like the app's, two hours old, with a file: it must survive the soak
+    (its file's name starts with soak-, so it is not counted as one of the app's temp files). Returns the file."""
+    f = base / "specviz-my-experiments" / "soak-results.csv"
+    f.parent.mkdir(parents=True)
+    f.write_text(THEIRS)
+    old = time.time() - 7200
+    os.utime(f, (old, old))
+    os.utime(f.parent, (old, old))
+    return f
 
 
 def stale_files(files: list[Path], after: float, slack: float = 10.0) -> int:
@@ -228,6 +246,7 @@ def soak(runs: int, threads: int = 1, seed: int = 0, cache_age: int = 60, pool=t
     os.environ.update(env)                                  # the child inherits them
     rows, snaps, state = [], {}, {"dir": tmp / "soak-downloads"}
     state["dir"].mkdir()
+    theirs = bystander(tmp / "gradio")                       # somebody else's folder, named like ours, 2 h old
     stale_after = cache_age + cache_age / 4
     try:
         with served_app("--threads", str(threads), log_path=log_path) as (proc, url):
@@ -259,7 +278,8 @@ def soak(runs: int, threads: int = 1, seed: int = 0, cache_age: int = 60, pool=t
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    result = {"rows": rows, "summary": summarize(rows, cache_age), "temp_dir": str(tmp)}
+    result = {"rows": rows, "summary": summarize(rows, cache_age) | {"bystander_kept": theirs.read_text() == THEIRS},
+              "temp_dir": str(tmp)}
     if len(snaps) == 2 and all(snaps.values()):
         a, b = (snaps[k] for k in sorted(snaps))
         result["memory"] = memory_growth(a, b)
@@ -274,11 +294,23 @@ def summarize(rows: list, cache_age: int) -> dict:
             "rss_first_mb": rows[0]["rss_mb"], "rss_base_mb": base[0]["rss_mb"], "rss_last_mb": rows[-1]["rss_mb"],
             "rss_last_over_base": round(rows[-1]["rss_mb"] / base[0]["rss_mb"], 4),
             "rss_max_mb": max(r["rss_mb"] for r in rows),
+            **window_growth(rows),
             "fds_min_max": [min(r["fds"] for r in rows), max(r["fds"] for r in rows)],
             "fds_base_last": [base[0]["fds"], rows[-1]["fds"]],
             "temp_files_max": max(r["temp_files"] for r in rows), "temp_files_last": rows[-1]["temp_files"],
             "stale_files_max": max(r["stale_files"] for r in rows), "cache_age_s": cache_age,
             "seconds_total": rows[-1]["elapsed_s"], "seconds_median": statistics.median(r["seconds"] for r in rows)}
+
+
+def window_growth(rows: list, first=(10, 30), last=20) -> dict:
+    """Mean RSS over runs 10..30 and over the last `last` runs, and the growth between them in percent."""
+    a = [r["rss_mb"] for r in rows if first[0] <= r["run"] <= first[1]]
+    b = [r["rss_mb"] for r in rows[-last:]]
+    if len(rows) < first[1] + last or not a:
+        return {}
+    ma, mb = statistics.fmean(a), statistics.fmean(b)
+    return {"rss_mean_10_30_mb": round(ma, 1), f"rss_mean_last{last}_mb": round(mb, 1),
+            "rss_growth_pct": round(100 * (mb / ma - 1), 2)}
 
 
 def table(rows: list) -> str:
@@ -313,7 +345,11 @@ def main(argv=None) -> int:
           f"(x{sm['rss_last_over_base']}; slope over runs {BASE}..{sm['runs']}: {sm['rss_slope_mb_per_run']} "
           "MB/run); "
           f"fds {sm['fds_min_max'][0]}-{sm['fds_min_max'][1]}; temp files max {sm['temp_files_max']}, last "
-          f"{sm['temp_files_last']}, stale max {sm['stale_files_max']} (age {sm['cache_age_s']} s)")
+          f"{sm['temp_files_last']}, stale max {sm['stale_files_max']} (age {sm['cache_age_s']} s); "
+          f"somebody else's folder in the temp dir {'kept' if sm['bystander_kept'] else 'DELETED'}")
+    if "rss_growth_pct" in sm:
+        print(f"RSS mean over runs 10-30 {sm['rss_mean_10_30_mb']} MB, over the last 20 {sm['rss_mean_last20_mb']} MB: "
+              f"{sm['rss_growth_pct']:+.2f} %")
     if "memory" in res:
         print(res["memory"])
     line = json.dumps({"meta": meta, **res})

@@ -13,6 +13,8 @@ import urllib.request
 from pathlib import Path
 from typing import Iterator
 
+from specviz.core import owned
+
 log = logging.getLogger("specviz.app")
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,9 +114,9 @@ def served_app(*args: str, timeout: float = 180.0, log_path: str | os.PathLike |
 # -- long-running use (scripts/soak.py) -------------------------------------------------------------------------------
 def cache_rule() -> tuple[int, int]:
     """Gradio's delete_cache for the app: every `age / 4` seconds, the app's temp files older than `age` are deleted;
-    age 3600 s, or SPECVIZ_CACHE_AGE_S (the soak shortens it so that pruning happens within the soak; exports.py
-    prunes its export folders by the same age)."""
-    age = int(os.environ.get("SPECVIZ_CACHE_AGE_S") or 3600)
+    age 3600 s, or SPECVIZ_CACHE_AGE_S (the soak shortens it so that pruning happens within the soak; core/owned.py
+    prunes the app's own export folders by the same age)."""
+    age = int(owned.max_age_s())
     return max(1, age // 4), age
 
 

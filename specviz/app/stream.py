@@ -7,9 +7,9 @@ result). And the server's memory: `trimmed_heap` hands freed C-heap pages back a
 from __future__ import annotations
 
 import contextlib
-import ctypes
 
 from specviz.analysis.views import map_outputs
+from specviz.core import heap
 
 API_FPS = 2.0
 API_PICTURES_EVERY_S = 2.0
@@ -39,22 +39,10 @@ def only_changed(upd: dict, sent: dict) -> dict:
 
 @contextlib.contextmanager
 def trimmed_heap():
-    """Run a block, then hand the C heap's free pages back to the system (glibc's malloc_trim; elsewhere nothing).
+    """Run a block, then hand the C heap's free pages back to the system (core/heap.trim: glibc's malloc_trim).
     A run or an export frees its big buffers (an export's video frames: ~300 MB) but glibc keeps the pages: the
     server's resident memory climbed to each new high-water mark and stayed (scripts/soak.py). Costs a few ms."""
     try:
         yield
     finally:
-        if _LIBC is not None:
-            _LIBC.malloc_trim(0)
-
-
-def _libc():
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        return libc if hasattr(libc, "malloc_trim") else None
-    except OSError:
-        return None
-
-
-_LIBC = _libc()
+        heap.trim()

@@ -4,42 +4,29 @@ uniquely named folder under the app's temp dir. File names carry the prompt, the
 the knobs its rule reads (shared files: the four live knobs)."""
 from __future__ import annotations
 
-import os
-import shutil
 import tempfile
-import time
-import uuid
 import zipfile
 from pathlib import Path
 
 from specviz.analysis import views
+from specviz.core import owned
 from specviz.core.cards import Cards
 from specviz.core.paths import slug
 from specviz.render import draw, figures, panels, video
 
 LIVE = ("lam", "delta", "tau_pos", "tau_seq")   # the sliders every shared file name carries
-# export folders older than this are deleted when a new one is made (serving.cache_age_s: 3600 unless a soak says)
-MAX_AGE_S = int(os.environ.get("SPECVIZ_CACHE_AGE_S") or 3600)
 
 
 def export_dir(root: str | Path | None = None) -> Path:
-    """A new folder specviz-<uuid> under `root` (default: $GRADIO_TEMP_DIR, else the system temp dir); older export
-    folders there are deleted first (the browser already holds its own copies)."""
-    base = Path(root or os.environ.get("GRADIO_TEMP_DIR") or tempfile.gettempdir())
-    prune(base)
-    out = base / f"specviz-{uuid.uuid4().hex[:12]}"
-    out.mkdir(parents=True, exist_ok=False)
-    return out
-
-
-def prune(base: Path, max_age: float = MAX_AGE_S) -> None:
-    now = time.time()
-    for old in base.glob("specviz-*"):
-        try:
-            if old.is_dir() and now - old.stat().st_mtime > max_age:
-                shutil.rmtree(old, ignore_errors=True)
-        except OSError:                                 # another worker removed it first
-            pass
+    """A fresh folder for one export. Without `root`: under this process's own root folder (core/owned.py), recorded,
+    and pruned with the process's other recorded folders once older than the cache age (3600 s, SPECVIZ_CACHE_AGE_S);
+    nothing else in the temp dir is looked at. With `root` (a folder the caller chose): a new specviz-<random> folder
+    there, left to the caller — never pruned, and nothing else in `root` is touched."""
+    if root is None:
+        return owned.new_folder()
+    base = Path(root)
+    base.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="specviz-", dir=base))
 
 
 def knob_tag(config: dict, names) -> str:

@@ -255,20 +255,6 @@ def test_cli_refuses_models_off_the_allow_list():
         app.main(["--model", "/some/checkpoint"])
 
 
-def test_old_export_folders_are_pruned(tmp_path):
-    import os
-
-    from specviz.render.exports import MAX_AGE_S, export_dir
-    old, fresh, other = export_dir(tmp_path), export_dir(tmp_path), tmp_path / "keep-me"
-    other.mkdir()
-    (old / "a.png").write_bytes(b"x")
-    stale = time.time() - MAX_AGE_S - 10
-    os.utime(old, (stale, stale))
-    os.utime(other, (stale, stale))
-    new = export_dir(tmp_path)
-    assert not old.exists() and fresh.exists() and new.exists() and other.exists()
-
-
 def test_readme_api_example_runs_as_written(served):
     """The README's gradio_client example, against this server (only the URL differs)."""
     import re

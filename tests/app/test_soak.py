@@ -31,6 +31,7 @@ def test_short_soak(soak, tmp_path):
     # at one run under load), but a leak of one descriptor a run lifts the floor of the last runs by ~10
     assert min(fds[-5:]) - min(fds[:5]) <= 2, f"open file descriptors grew: {fds}"
     assert sm["stale_files_max"] == 0, "files older than the pruning rule allows were left in the temp dir"
+    assert sm["bystander_kept"], "a folder the app did not make (named specviz-..., 2 h old) was deleted"
     # bounded: the last runs hold no more files than a few runs' worth, not everything ever written
     made = sum(max(0, b["temp_files"] - a["temp_files"]) for a, b in zip(rows, rows[1:]))
     assert rows[-1]["temp_files"] < made / 2
