@@ -16,7 +16,7 @@ import gradio as gr
 import torch
 
 from specviz.analysis import front, views
-from specviz.app import atlas_tab, bench, follow, history_tab, present, replay_fit, replay_tab, serving, sweep_tab
+from specviz.app import atlas_tab, bench, follow, history_tab, link, present, replay_fit, replay_tab, serving, sweep_tab
 from specviz.app import widgets as w
 from specviz.app.catalogue import Backend, default_backend
 from specviz.app.edge import wire
@@ -171,10 +171,11 @@ def _tabs(c: dict) -> None:
             c["open_files"] = w.File(label="Trace JSON files", file_count="multiple", file_types=[".json"],
                                       elem_id="open_files")
             c["open"] = gr.Button("Open traces", elem_id="open")
+            link.layout(c)
     c["inspector"] = w.HTML("<i>Token inspector: click a cell of any image or map.</i>", elem_id="inspector")
 
 
-def _wire(h: Handlers, c: dict, cols: list) -> None:
+def _wire(h: Handlers, c: dict, cols: list, demo: gr.Blocks) -> None:
     def pick(*names) -> dict:
         return {n: c[n] for n in names}
     gen_in = pick(*GEN_INPUTS, "opacity", "map_kind", "focus") | {"present": c["present_on"]}
@@ -216,9 +217,10 @@ def _wire(h: Handlers, c: dict, cols: list) -> None:
     chosen = wire(c["sw_table"].select, sweep_tab.picked, opening, pick("methods", *sweep_tab.OPENED), select=True,
                   queue=False, api_visibility="private")
     swept = wire(chosen.success, h.generate, gen_in, outs, request=True, api_visibility="private", **model)
-    history_tab.wire(c, {"generate": runs[:2], "rerun": runs[2:], "opened": [opened], "sweep": [swept]},
+    linked = link.wire_link(demo, h, c, gen_in, outs, model)       # a link's settings run once on load
+    history_tab.wire(c, {"generate": [*runs[:2], linked], "rerun": runs[2:], "opened": [opened], "sweep": [swept]},
                      h.export_root)
-    follow.wire(c, [*runs, opened, swept], clicks)
+    follow.wire(c, [*runs, opened, swept, linked], clicks)
     c["methods"].change(slot_visibility, [c["methods"]], cols, queue=False, api_visibility="private")
     atlas_tab.wire(h, c)
 
@@ -249,7 +251,7 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
                                                container=False, scale=0, min_width=260)
                 cols = _race_row(c)
                 _tabs(c)
-        _wire(h, c, cols)
+        _wire(h, c, cols, demo)
     h.demo = demo                           # runs drop their session's component copies (serving.drop_copies)
     w.safe_pruning(demo)                    # Gradio's cache sweep must survive files added while it runs
     return demo
