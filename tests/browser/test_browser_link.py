@@ -37,7 +37,7 @@ def shown(page) -> dict:
     """The controls as the page shows them."""
     return {"prompt": page.locator("#prompt textarea").input_value(),
             "seed": int(page.locator("#seed input").input_value()),
-            "methods": [m for m in app.METHODS if page.locator(f"#methods input[type=checkbox]").nth(
+            "methods": [m for m in app.METHODS if page.locator("#methods input[type=checkbox]").nth(
                 app.METHODS.index(m)).is_checked()],
             "noise": next(v for v in ("papers", "keyed") if page.locator("#noise input[value=%s]" % v).is_checked()),
             "lam": float(page.locator("#lam input[type=number]").input_value()),
