@@ -1,6 +1,6 @@
 """The Sweep tab under the page's keyed noise in a real browser (Chromium via Playwright, same setup as
 test_browser.py; the sweep's model is the tiny toy): the page's Noise = keyed shows in the tab's Noise control, the
-"tokens changed vs AR" sweep runs and its table shows mean ± SE per point. Screenshot: <tmp>/sweep_keyed.png."""
+"tokens changed vs AR" sweep runs and its table shows mean ± SE per point. Screenshots: <tmp>/sweep_keyed.png, <tmp>/sweep_keyed_plot.png."""
 import pytest
 
 from tests.browser.test_browser import page_and_model, shot  # noqa: F401 (the fixture is used by name)
@@ -23,10 +23,12 @@ def test_a_keyed_sweep_from_the_tab_in_chromium(page_and_model, tmp_path, monkey
     page.locator("#sw_go").click()
     table = page.locator("#sw_table")
     table.filter(has_text="csd lam=2").wait_for(timeout=120_000)
+    page.locator("#sw_plot img").first.wait_for(timeout=60_000)
+    page.wait_for_function("() => !document.querySelector('#sw_table .pending, #sw_plot .pending')")
     page.locator("#sw_plot").scroll_into_view_if_needed()
     shot(page, tmp_path, "sweep_keyed", full_page=True)
+    page.locator("#sw_plot").screenshot(path=str(tmp_path / "sweep_keyed_plot.png"))
     text = table.inner_text()
     assert "±" in text and "identical" in text, text
-    assert page.locator("#sw_plot img, #sw_plot canvas, #sw_plot svg").count() >= 1
     assert "error" not in page.locator(".toast-body").all_inner_texts().__str__().lower()
     assert "Traceback" not in page.content()
