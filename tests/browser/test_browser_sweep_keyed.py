@@ -1,6 +1,7 @@
 """The Sweep tab under the page's keyed noise in a real browser (Chromium via Playwright, same setup as
 test_browser.py; the sweep's model is the tiny toy): the page's Noise = keyed shows in the tab's Noise control, the
-"tokens changed vs AR" sweep runs and its table shows mean ± SE per point. Screenshots: <tmp>/sweep_keyed.png, <tmp>/sweep_keyed_plot.png."""
+"tokens changed vs AR" sweep runs and its table shows mean ± SE per point.
+Screenshots: <tmp>/sweep_keyed.png, <tmp>/sweep_keyed_plot.png."""
 import pytest
 
 from tests.browser.test_browser import page_and_model, shot  # noqa: F401 (the fixture is used by name)
