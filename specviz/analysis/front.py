@@ -100,8 +100,9 @@ def plot(rows: list[dict], measure: str = "implausible", lossless: frozenset | N
         raise ValueError(f"measure must be one of {', '.join(MEASURES)}")
     pts = points(rows, measure, lossless_methods() if lossless is None else lossless)
     notes = [noise_words(rows)]
-    if missing := [_label(r) for r in rows if measure not in r["result"]]:
-        notes.append(f"not drawn ({_why(measure)}): {', '.join(missing)}")
+    missing = [r for r in rows if measure not in r["result"]]
+    for why in dict.fromkeys(_why(measure, r) for r in missing):
+        notes.append(f"not drawn ({why}): {', '.join(_label(r) for r in missing if _why(measure, r) == why)}")
     notes += [f"{MEASURES[k].split(' (')[0]} = {_fmt(vals[0])} at every point" for k in MEASURES
               if flat(vals := [float(r["result"][k]) for r in rows if k in r["result"]])]
     still = flat([p.y for p in pts])
@@ -133,10 +134,11 @@ def noise_words(rows: list[dict]) -> str:
     return "papers' noise (each method draws its own)" if kind == "papers" else f"{kind} noise (rows mixed)"
 
 
-def _why(measure: str) -> str:
-    if measure == "psnr":
+def _why(measure: str, row: dict) -> str:
+    """Why a row has no value of `measure`."""
+    if measure == "psnr" and row["result"].get("psnr_images") == 0:
         return "identical to AR's image at every caption, PSNR infinite"
-    return "no keyed pairing with AR" if measure in PAIRED else "not measured"
+    return "no keyed pairing with AR" if measure in PAIRED and "changed" not in row["result"] else "not measured"
 
 
 def _label(r: dict) -> str:

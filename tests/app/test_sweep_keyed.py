@@ -123,3 +123,16 @@ def test_the_front_keeps_the_highest_psnr():
             for lam, (x, y) in {1.0: (2.0, 30.0), 2.0: (2.5, 25.0), 4.0: (2.4, 20.0)}.items()]
     plot = front.plot(rows, "psnr", frozenset())
     assert [[p.label for p in r] for r in plot.runs] == [["λ=2", "λ=1"]]       # λ=4: slower and worse than λ=2
+
+
+def test_rows_without_the_measure_are_listed_with_their_reason():
+    """An identical point (psnr_images 0), a keyed row from before the pixel measure, a papers' row: each named in
+    the title with why it is not drawn."""
+    res = {"step_compression": 2.0, "changed": 1.0, "changed_se": 0.1}
+    rows = [{"method": "csd", "point": {"lam": 0.0}, "result": {**res, "psnr_images": 0}, "base": {"noise": "keyed"}},
+            {"method": "csd", "point": {"lam": 1.0}, "result": res, "base": {"noise": "keyed"}},
+            {"method": "csd", "point": {"lam": 2.0}, "result": {"step_compression": 2.5}}]
+    notes = front.plot(rows, "psnr", frozenset()).notes
+    assert notes[:4] == ("keyed and papers noise (rows mixed)",
+                         "not drawn (identical to AR's image at every caption, PSNR infinite): csd λ=0",
+                         "not drawn (not measured): csd λ=1", "not drawn (no keyed pairing with AR): csd λ=2")
