@@ -154,6 +154,8 @@ def _tabs(c: dict) -> None:
                                             elem_id="sw_prompts")
                 c["sw_measure"] = w.Dropdown([(v.split(" (")[0], k) for k, v in front.MEASURES.items()],
                                              value="implausible", label="Quality cost (y)", elem_id="sw_measure")
+                c["sw_noise"] = w.Radio(list(sweep_tab.NOISE.choices), value=D.noise, label=sweep_tab.NOISE_LABEL,
+                                         info=sweep_tab.NOISE_INFO, elem_id="sw_noise")   # the race's, mirrored
             c["sw_go"] = gr.Button("Run sweep", elem_id="sw_go")
             c["sw_plot"] = w.Plot(label="Pareto", show_label=False, elem_id="sw_plot")   # its title says it
             w.Markdown("Click a row to open that point in the race: its method and knob values go to the controls "
@@ -210,9 +212,11 @@ def _wire(h: Handlers, c: dict, cols: list, demo: gr.Blocks) -> None:
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
                           api_visibility="private")
-    c["sw_go"].click(h.sweep, [c["sw_method"], c["sw_param"], c["sw_values"], c["sw_prompts"], c["sw_measure"]],
-                     [c["sw_plot"], c["sw_table"], c["sw_points"]], concurrency_id="model", concurrency_limit=1,
-                     api_visibility="private")
+    c["sw_go"].click(sweep_tab.handler(h.export_root), [c["sw_method"], c["sw_param"], c["sw_values"],
+                     c["sw_prompts"], c["sw_measure"], c["sw_noise"]], [c["sw_plot"], c["sw_table"], c["sw_points"]],
+                     concurrency_id="model", concurrency_limit=1, api_visibility="private")
+    c["noise"].change(lambda v: v, [c["noise"]], [c["sw_noise"]], queue=False, api_visibility="private")
+    c["sw_noise"].input(lambda v: v, [c["sw_noise"]], [c["noise"]], queue=False, api_visibility="private")
     opening = {"points": c["sw_points"], "methods": c["methods"]} | pick(*sweep_tab.OPENED)
     chosen = wire(c["sw_table"].select, sweep_tab.picked, opening, pick("methods", *sweep_tab.OPENED), select=True,
                   queue=False, api_visibility="private")

@@ -64,6 +64,9 @@ def _sweep(args) -> int:
         raise ValueError("give one --values list per --param")
     points = sweep.sweep_points(args.param, args.values)
     out = Path(args.out)
+    if args.measure in front.PAIRED and args.noise != "keyed":
+        raise ValueError(f"--measure {args.measure} compares each image with AR's under the same keyed noise: add "
+                         "--noise keyed")
     base = {"noise": "keyed"} if args.noise == "keyed" else {}
     rows, new = sweep.sweep(args.method, points, bench.prompt_set(args.prompts), args.seeds, out, args.ray,
                             base=base)
@@ -135,8 +138,8 @@ def main(argv=None) -> int:
     sw.add_argument("--out", default="sweep.jsonl")
     sw.add_argument("--ray", default=None)
     sw.add_argument("--noise", default="papers", choices=["papers", "keyed"],
-                    help="keyed: every point paired with AR under the same keyed noise (--measure changed)")
-    sw.add_argument("--measure", default="implausible", choices=["implausible", "nll", "tv_cost", "changed"],
+                    help="keyed: every point paired with AR under the same keyed noise (--measure changed or psnr)")
+    sw.add_argument("--measure", default="implausible", choices=list(front.MEASURES),
                     help="the plot's quality cost (y axis, lower is better)")
     at = sub.add_parser("atlas", help="where acceleration concentrates over many images -> JSONL, JSON, PNG/PDF")
     at.add_argument("--model", default="scenes")

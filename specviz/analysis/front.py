@@ -10,7 +10,11 @@ from specviz.analysis.cards import cards, symbol
 MEASURES = {"implausible": "implausible codes per image (target q < 0.001; bars: ±1 standard error)",
             "nll": "target NLL (nats/token)",
             "tv_cost": "Σ per-token TV cost (bound on the image's TV)",
-            "changed": "tokens changed vs AR per image (same keyed noise; bars: ±1 standard error, paired)"}
+            "changed": "tokens changed vs AR per image (same keyed noise; bars: ±1 standard error, paired)",
+            "psnr": "PSNR vs AR's image in dB (same keyed noise; mean over the images that differ; bars: ±1 standard "
+                    "error)"}
+PAIRED = ("changed", "psnr")            # measures against AR's image of the same caption and seed: keyed noise only
+HIGHER = frozenset({"psnr"})            # measures where higher is better (the front keeps the highest)
 
 
 @dataclass(frozen=True)
@@ -56,9 +60,11 @@ def unranked(pts: list[Point]) -> list[tuple[Point, Point]]:
 
 
 def points(rows: list[dict], measure: str, lossless: frozenset = frozenset()) -> list[Point]:
-    """One Point per sweep row (rows as `bench.read_rows` gives them)."""
+    """One Point per sweep row that carries `measure` (rows as `bench.read_rows` gives them)."""
     out = []
     for r in rows:
+        if measure not in r["result"]:
+            continue
         knobs = ", ".join(f"{symbol(k)}={_fmt(v)}" for k, v in r["point"].items())
         ref = r["method"] == "ar" or r["method"] in lossless
         out.append(Point(f"{r['method']} {knobs}".strip() if ref or not knobs else knobs,
@@ -67,11 +73,13 @@ def points(rows: list[dict], measure: str, lossless: frozenset = frozenset()) ->
     return out
 
 
-def front(pts: list[Point]) -> list[Point]:
-    """The swept points no other swept point beats on both axes (faster and no costlier, or as fast and cheaper),
-    fastest first."""
+def front(pts: list[Point], higher: bool = False) -> list[Point]:
+    """The swept points no other swept point beats on both axes (faster and no costlier, or as fast and cheaper;
+    `higher`: the measure is better high, as PSNR), fastest first."""
     sweep = [p for p in pts if not p.reference]
-    keep = [p for p in sweep if not any((q.x > p.x and q.y <= p.y) or (q.x >= p.x and q.y < p.y) for q in sweep)]
+    s = -1.0 if higher else 1.0
+    keep = [p for p in sweep if not any((q.x > p.x and s * q.y <= s * p.y) or (q.x >= p.x and s * q.y < s * p.y)
+                                        for q in sweep)]
     return sorted(keep, key=lambda p: -p.x)
 
 
@@ -91,20 +99,50 @@ def plot(rows: list[dict], measure: str = "implausible", lossless: frozenset | N
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {', '.join(MEASURES)}")
     pts = points(rows, measure, lossless_methods() if lossless is None else lossless)
-    notes = [f"{MEASURES[k].split(' (')[0]} = {_fmt(vals[0])} at every point" for k in MEASURES
-             if flat(vals := [float(r["result"][k]) for r in rows if k in r["result"]])]
+    notes = [noise_words(rows)]
+    missing = [r for r in rows if measure not in r["result"]]
+    for why in dict.fromkeys(_why(measure, r) for r in missing):
+        notes.append(f"not drawn ({why}): {', '.join(_label(r) for r in missing if _why(measure, r) == why)}")
+    notes += [f"{MEASURES[k].split(' (')[0]} = {_fmt(vals[0])} at every point" for k in MEASURES
+              if flat(vals := [float(r["result"][k]) for r in rows if k in r["result"]])]
     still = flat([p.y for p in pts])
     if still:
         pts = [Point(p.label, p.x, 0.0, p.method, p.reference, p.se) for p in pts]
     bars = tuple((float(r["result"]["step_compression"]), float(r["result"][measure]), r["result"][f"{measure}_se"])
                  for r in rows if f"{measure}_se" in r["result"])
-    runs = tuple(tuple(r) for r in front_runs(front(pts) if not still else []) if len(r) > 1)
+    runs = tuple(tuple(r) for r in front_runs(front(pts, measure in HIGHER) if not still else []) if len(r) > 1)
     if (close := unranked(pts)) and not still:
         pairs = len([p for p in pts if not p.reference]) - 1
         notes.append(f"{len(close)} of {pairs} neighbouring pairs of points lie within their standard errors "
                      "and cannot be ranked (more prompts or seeds)")
-    return Plot(points=tuple(pts), ylabel="" if still else MEASURES[measure] + ", lower is better", bars=bars,
+    better = "higher" if measure in HIGHER else "lower"
+    return Plot(points=tuple(pts), ylabel="" if still else f"{MEASURES[measure]}, {better} is better", bars=bars,
                 runs=runs, notes=tuple(notes))
+
+
+def noise_of(rows: list[dict]) -> str:
+    """The noise the rows ran with ("papers", "keyed", or both joined by ' and ' for a file that mixes them)."""
+    kinds = sorted({r.get("base", {}).get("noise", "papers") for r in rows})
+    return " and ".join(kinds)
+
+
+def noise_words(rows: list[dict]) -> str:
+    """The title's first sentence: the noise of the run."""
+    kind = noise_of(rows)
+    if kind == "keyed":
+        return "keyed noise (every method shares AR's draws for each caption and seed)"
+    return "papers' noise (each method draws its own)" if kind == "papers" else f"{kind} noise (rows mixed)"
+
+
+def _why(measure: str, row: dict) -> str:
+    """Why a row has no value of `measure`."""
+    if measure == "psnr" and row["result"].get("psnr_images") == 0:
+        return "identical to AR's image at every caption, PSNR infinite"
+    return "no keyed pairing with AR" if measure in PAIRED and "changed" not in row["result"] else "not measured"
+
+
+def _label(r: dict) -> str:
+    return f"{r['method']} {', '.join(f'{symbol(k)}={_fmt(v)}' for k, v in r['point'].items())}".strip()
 
 
 def _fmt(v) -> str:

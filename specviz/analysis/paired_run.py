@@ -53,6 +53,16 @@ def image(model, tokens) -> np.ndarray:
     return np.asarray(model.decode_image(torch.tensor(tokens)).convert("RGB"))
 
 
+def pixels(model, cfg: RunConfig, tokens) -> tuple[float, float]:
+    """(PSNR in dB, inf when equal; mean |pixel difference|) of the image of `tokens` (a run decoded with cfg)
+    against AR's image of the same prompt and seed under keyed noise (AR decoded once; ValueError in the papers'
+    mode)."""
+    if cfg.noise != "keyed":
+        raise ValueError("pixels against AR need keyed noise (the papers' mode shares no draws with AR)")
+    reference(model, cfg)
+    return paired.pixel_diff(image(model, tokens), reference_image(model, cfg))
+
+
 def against_ar(model, cfg: RunConfig, trace: Trace, run_image: np.ndarray | None = None) -> paired.Paired | None:
     """The paired measures of `trace` (decoded with cfg) against AR's trace of the same image; the pixel measures
     too when `run_image` (the run's decoded image) is given. None in the papers' mode."""

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from pathlib import Path
 
 from tqdm import tqdm
 
+from specviz.analysis import paired_run
 from specviz.analysis.bench import cast_knob, measure
 from specviz.analysis.fanout import ray_map
+from specviz.core.numbers import standard_error
 from specviz.engine.config import RunConfig
 from specviz.models import load_model
 
@@ -49,8 +52,28 @@ def read_rows(out: Path) -> list[dict]:
 
 
 def _point(method, p, prompts, seeds, model_name):
-    res = measure(load_model(model_name), [method], prompts, seeds, {**p, "model": model_name}, progress=False)
-    return p, res["methods"][method]
+    model = load_model(model_name)
+    res = measure(model, [method], prompts, seeds, {**p, "model": model_name}, progress=False)
+    agg = res["methods"][method]
+    if p.get("noise") == "keyed":                 # paired with AR's image: the pixel measure beside the token count
+        agg = agg | pixel_measures(model, method, {**p, "model": model_name}, res["runs"][method])
+    return p, agg
+
+
+def pixel_measures(model, method: str, base: dict, rows: list[dict]) -> dict:
+    """Under keyed noise, over the bench rows of one point: PSNR against AR's image of the same caption and seed,
+    mean and standard error over the images whose pixels differ from AR's (an identical image's PSNR is infinite),
+    and how many differ ("psnr_images"; no "psnr" when none does)."""
+    dbs = []
+    for r in rows:
+        cfg = RunConfig(**(base | {"method": method, "prompt": r["caption"], "seed": r["seed"]}))
+        db, _ = paired_run.pixels(model, cfg, r["codes"])
+        if math.isfinite(db):
+            dbs.append(db)
+    out = {"psnr_images": len(dbs)}
+    if dbs:
+        out |= {"psnr": round(sum(dbs) / len(dbs), 4), "psnr_se": round(standard_error(dbs), 4)}
+    return out
 
 
 def _local_points(method, todo, prompts, seeds, model_name):

@@ -14,7 +14,7 @@ from specviz.app.errors import friendly
 from specviz.render import draw
 from specviz.render.exports import export_dir
 
-DIFF_RGB = ((46, 160, 67), (215, 48, 39))          # same decision, different decision
+DIFF_RGB = draw.DIFF_RGB                           # same decision, different decision (render's palette)
 # the table's words kept whole (Gradio's wrap breaks a narrow column's header inside a word: "forwa/rds"); a
 # header wraps only between words, and the table scrolls sideways when its columns need more than the page
 # (app.py adds it to the page's CSS)

@@ -4,6 +4,10 @@ Clicking a row opens that point in the race:
 its method joins the selected ones, its knob values go to the sliders, and the race runs with the page's prompt and
 seed (a History row with source "sweep").
 
+The sweep runs with the page's noise (the tab's Noise control mirrors the race's): under keyed noise every point is
+paired with AR's image of the same caption and seed, so "tokens changed vs AR" and "PSNR vs AR" can be plotted with
+their standard errors; in the papers' mode those two measures are refused before any work.
+
 Same engine and files as `python -m specviz sweep`; each run writes a fresh JSONL under the app's temp dir
 (old ones are pruned with the export folders).
 """
@@ -21,7 +25,11 @@ from specviz.render.exports import export_dir
 MAX_POINTS, MAX_PROMPTS = 6, 6
 REFERENCES = (("ar", {}), ("sjd", {}))          # the baseline and the classic lossless method, run with every sweep
 COLUMNS = ["point", "step compression", "implausible / image", "NLL nats/token", "Σ per-token TV cost", "fidelity",
-           "s / image"]
+           "s / image", "changed vs AR / image", "PSNR vs AR dB"]
+NOISE = bench.knob("noise")                     # the race's own noise knob: same choices
+NOISE_LABEL = "Noise (the race's: changing it here changes it there)"
+NOISE_INFO = ("keyed: every point shares AR's draws for each caption and seed, so tokens changed vs AR and PSNR vs "
+              "AR are measured with their standard errors; papers: each method draws its own")
 
 
 def params() -> dict:
@@ -42,12 +50,17 @@ def param_choices(method: str):
 
 
 def run_sweep(method: str, param: str, values: str, prompts: int, root: str | None = None, progress=None,
-              measure: str = "implausible"):
-    """Measure each value of `param` for `method` on `prompts` fixed captions (1 seed) plus the references.
-    Returns (matplotlib Figure, table rows, [(method, point)] in the table's order)."""
+              measure: str = "implausible", noise: str = "papers"):
+    """Measure each value of `param` for `method` on `prompts` fixed captions (1 seed) plus the references, all under
+    `noise`. Returns (matplotlib Figure, table rows, [(method, point)] in the table's order)."""
     table = params()
     if method not in table or param not in table[method]:
         raise ValueError(f"choose a parameter of {method}: {', '.join(table.get(method, ()))}")
+    if noise not in NOISE.choices:
+        raise ValueError(f"noise must be one of {', '.join(NOISE.choices)}, got {noise!r}")
+    if measure in front.PAIRED and noise != "keyed":
+        raise ValueError(f"'{front.MEASURES[measure].split(' (')[0]}' compares each image with AR's under the same "
+                         "keyed noise: set Noise to keyed (here or in the controls), or pick another quality cost")
     points = sweep.sweep_points([param], [values.replace(" ", "")])
     if not 1 <= len(points) <= MAX_POINTS:
         raise ValueError(f"give 1 to {MAX_POINTS} comma-separated values, e.g. 0.5,1,2,4")
@@ -58,12 +71,32 @@ def run_sweep(method: str, param: str, values: str, prompts: int, root: str | No
     for i, (m, p) in enumerate(steps):
         if progress is not None:
             progress((i, len(steps)), desc=f"{m} " + ", ".join(f"{k}={v}" for k, v in p.items()))
-        sweep.sweep(m, [p], caps, 1, out)
+        sweep.sweep(m, [p], caps, 1, out, base={"noise": "keyed"} if noise == "keyed" else None)
     rows = sweep.read_rows(out)
     table = [[f"{r['method']} {', '.join(f'{k}={_fmt(v)}' for k, v in r['point'].items())}".strip(),
               r["result"]["step_compression"], r["result"]["implausible"], r["result"]["nll"], r["result"]["tv_cost"],
-              r["result"].get("fidelity"), r["result"]["seconds"]] for r in rows]
+              r["result"].get("fidelity"), r["result"]["seconds"], *paired_cells(r["result"])] for r in rows]
     return pareto.figure(front.plot(rows, measure)), table, [(r["method"], r["point"]) for r in rows]
+
+
+def paired_cells(result: dict) -> list:
+    """The two keyed columns: 'mean ± SE' of the changed tokens and of the PSNR over the images that differ
+    ('identical' when none does); None in the papers' mode."""
+    if "changed" not in result:
+        return [None, None]
+    psnr = (f"{result['psnr']:.2f} ± {result['psnr_se']:.2f} ({result['psnr_images']} differ)" if "psnr" in result
+            else "identical")
+    return [f"{result['changed']:.2f} ± {result['changed_se']:.2f}", psnr]
+
+
+def handler(export_root: str | None):
+    """The Run button's function: (method, param, values, prompts, measure, noise) -> (figure, table, points)."""
+    @friendly
+    def run(method, param, values, prompts, measure="implausible", noise=NOISE.default,
+            progress=gr.Progress()):  # noqa: B008 (Gradio API)
+        return run_sweep(method, param, str(values), int(prompts or 2), export_root, progress,
+                         measure or "implausible", noise or NOISE.default)
+    return run
 
 
 OPENED = ("lam", "delta", "tau_pos", "tau_seq", "cascade_budget", "pac_width", "pac_depth")   # knobs a point can set

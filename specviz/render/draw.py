@@ -11,7 +11,7 @@ import matplotlib
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from specviz.core.trace import TARGET_SAMPLED
+from specviz.core.trace import DECISIONS, TARGET_SAMPLED
 
 PANEL = 240                                   # px of one upscaled grid image
 MARGIN, TITLE, GAP, COLS = 12, 60, 14, 4      # composite layout (TITLE: two lines above each panel)
@@ -19,15 +19,24 @@ TEXT, HEAD = 22, 24                           # px of labels / panel titles in p
 #                                               shown at >= 80 % of its natural width (a 1080p projector)
 NAN_RGB = (226, 228, 232)
 UNDECIDED_RGB, HATCH_RGB = (44, 48, 58), (88, 95, 110)
-DECISION_RGB = {"exact": (46, 160, 67), "relaxed": (242, 169, 0), "rejected": (215, 48, 39),
-                "resampled": (59, 125, 216), "bonus": (142, 68, 173), "ar": (160, 160, 160)}
+# Categorical palettes: any two colours of one map (its NAN_RGB too) >= 20 CIEDE2000 apart, also under simulated
+# deuteranopia, protanopia and tritanopia (tests/render/test_palette_cvd.py); decisions: green, yellow, rose, sky, plum
+DECISION_RGB = {"exact": (0, 90, 30), "relaxed": (240, 200, 0), "rejected": (240, 80, 120),
+                "resampled": (60, 160, 240), "bonus": (120, 40, 120), "ar": (0, 0, 0)}
 DECISION_LABEL = {"exact": "accepted exactly", "relaxed": "accepted by relaxation", "rejected": "rejected draft",
                   "resampled": "resampled after rejection", "bonus": "bonus token", "ar": "plain AR sample"}
-GROUP_RGB = ((96, 102, 116), (0, 150, 160), (240, 120, 30), (150, 80, 200))
+GROUP_RGB = ((0, 0, 0), (0, 100, 60), (230, 159, 0), (120, 40, 140))          # black, green, orange, purple
 GROUP_LABEL = ("judged, no group", "interchangeable I(n)", "convergent C(n)", "both I and C")
 # the "changed vs AR" map (analysis/paired.py SAME, FIRST, DOWNSTREAM)
-CHANGED_RGB = ((70, 76, 90), (230, 30, 40), (250, 170, 40))
+CHANGED_RGB = ((0, 0, 0), (170, 51, 119), (230, 159, 0))                       # black, magenta-red, orange
 CHANGED_LABEL = ("same token as AR", "first departure from AR", "changed downstream of it")
+DIFF_RGB = ((60, 160, 240), (150, 30, 20))      # History -> Compare: sky blue the same decision, dark red not
+
+
+def categorical_palettes() -> dict:
+    """Each categorical map's colours with its "none / undecided" grey (NAN_RGB), read from the constants."""
+    return {"decisions": (*(DECISION_RGB[d] for d in DECISIONS), NAN_RGB), "groups": (*GROUP_RGB, NAN_RGB),
+            "changed vs AR": (*CHANGED_RGB, NAN_RGB), "history compare": (*DIFF_RGB, NAN_RGB)}
 
 
 @lru_cache(maxsize=16)

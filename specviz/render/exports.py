@@ -1,7 +1,7 @@
 """Downloads for a finished comparison: one zip with everything, then each method's image (PNG), its trace (JSON),
 the heatmap composites, a 16:9 slide figure (PNG and PDF) and the race as a video (GIF and MP4), written into a fresh,
-uniquely named folder under the app's temp dir. File names carry the prompt, the seed, the method and the values of
-the knobs its rule reads (shared files: the four live knobs)."""
+uniquely named folder under the app's temp dir. File names carry the prompt, the seed, the noise when it is keyed
+(`_keyed`), the method and the values of the knobs its rule reads (shared files: the four live knobs)."""
 from __future__ import annotations
 
 import tempfile
@@ -36,13 +36,18 @@ def knob_tag(config: dict, names) -> str:
     return "_".join(f"{n.replace('_', '')}{value(config[n])}" for n in names if n in config)
 
 
+def noise_tag(config: dict) -> str:
+    """'_keyed' for a run under keyed noise, '' in the papers' mode (the default, as in the trace's config)."""
+    return f"_{config['noise']}" if config.get("noise", "papers") != "papers" else ""
+
+
 def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None = None,
                videos: bool = True, *, cards: Cards) -> list[Path]:
     """Write every artefact of one run; returns the paths (the zip of all of them first, then the slide figure,
     images, traces, maps and videos; `cards`: the methods' cards, analysis.cards.cards())."""
     out = export_dir(root)
     config = next(iter(traces.values())).config
-    stem = f"{slug(prompt)}_seed{config.get('seed', 0)}"
+    stem = f"{slug(prompt)}_seed{config.get('seed', 0)}{noise_tag(config)}"
     shared = f"{stem}_{knob_tag(config, LIVE)}"
     paths = figures.in_one_thread(_slide, traces, images, prompt, out / f"{shared}_figure")
     for m, t in traces.items():

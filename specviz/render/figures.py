@@ -18,6 +18,8 @@ from specviz.core.trace import DECISIONS
 from specviz.render import charts, draw
 
 SLIDE_IN = (16, 9)                  # inches: a 16:9 slide (1920 x 1080 px at 120 dpi)
+LABEL_PT = 11                       # a row label's font size
+BAR_AT = (0.1, -0.16, 0.8, 0.06)    # a colourbar's box under the last row's map, in that map's axes fraction
 
 
 def histogram_image(traces: dict, cards: Cards):
@@ -40,17 +42,15 @@ def slide_figure(traces: dict, images: dict, prompt: str = "", settings: str = "
     FigureCanvasAgg(fig)
     axes = np.atleast_2d(fig.subplots(len(traces), cols, squeeze=False))
     arrays = {sp.key: {m: sp.compute(t, traces) for m, t in traces.items()} for sp in specs}
-    vs = paired.against_ar(traces)
-    for r, (m, t) in enumerate(traces.items()):
-        s = t.summary
+    labels = row_labels(traces)
+    for r, m in enumerate(traces):
         axes[r, 0].imshow(images[m], interpolation="nearest")
-        words = paired.vs_ar_words(m, vs.get(m))
-        axes[r, 0].set_ylabel(f"{m}\n{s.get('target_forwards', '?')} fwd · {s.get('step_compression', 0):.2f}×"
-                              + (f"\n{words}" if words else ""), fontsize=11)
+        label_row(axes[r, 0], labels[m])
         for c, spec in enumerate(specs, start=1):
             im = _draw_map(axes[r, c], spec, arrays[spec.key][m], list(arrays[spec.key].values()))
-            if r == len(traces) - 1 and im is not None:
-                bar = fig.colorbar(im, ax=axes[:, c], location="bottom", shrink=0.8, pad=0.02)
+            if r == len(traces) - 1 and im is not None:      # under the last row, inside its column's box: the
+                cax = axes[r, c].inset_axes(BAR_AT)           # layout keeps the rows aligned (with one row, a bar
+                bar = fig.colorbar(im, cax=cax, orientation="horizontal")   # beside the axes shifted its column)
                 bar.set_label(spec.colourbar, fontsize=10)
     for c, title in enumerate(("image", *(sp.title for sp in specs))):
         axes[0, c].set_title(title, fontsize=12)
@@ -61,6 +61,24 @@ def slide_figure(traces: dict, images: dict, prompt: str = "", settings: str = "
     if caption:
         fig.suptitle(caption, fontsize=13, parse_math=False)            # user text: '$' is no mathtext
     return fig
+
+
+def row_labels(traces: dict) -> dict:
+    """method -> its row's label: the method, its forwards and step compression, and under keyed noise its word on
+    AR's image (paired.vs_ar_words: "identical to AR ✓" / "N tokens changed vs AR")."""
+    vs = paired.against_ar(traces)
+    out = {}
+    for m, t in traces.items():
+        s, words = t.summary, paired.vs_ar_words(m, vs.get(m))
+        out[m] = (f"{m}\n{s.get('target_forwards', '?')} fwd · {s.get('step_compression', 0):.2f}×"
+                  + (f"\n{words}" if words else ""))
+    return out
+
+
+def label_row(ax, text: str) -> None:
+    """A row's label, horizontal and right-aligned beside its image (the layout gives it its width): three lines of
+    LABEL_PT fit a row of ten on the 16:9 slide, where the rotated label's third line ran into the next row's."""
+    ax.set_ylabel(text, fontsize=LABEL_PT, rotation=0, ha="right", va="center", labelpad=10)
 
 
 def slide_maps() -> tuple:

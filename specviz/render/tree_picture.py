@@ -24,7 +24,7 @@ from specviz.render.verdict import num
 # test_a_tree_at_16_px_fits_a_lecture_hall_screen)
 TEXT, THUMB, COL, ROW, PAD, HEAD = 22, 26, 215, 32, 16, 62
 EDGE_RGB, PATH_RGB, UNJUDGED_RGB = (150, 154, 164), (26, 127, 55), (190, 193, 200)
-LINK_RGB = {"I": (0, 150, 160), "C": (240, 120, 30)}          # as the groups map: I teal, C orange
+LINK_RGB = {"I": draw.GROUP_RGB[1], "C": draw.GROUP_RGB[2]}     # as the groups map: I green, C orange
 LINK_LABEL = {"I": "interchangeable I(n): same level, cos ≥ τ_pos", "C": "convergent C(n): consecutive levels, "
               "cos ≥ τ_seq"}
 BOX_ORDER = ("root", "exact", "relaxed", "rejected", "resampled", "bonus", "")     # legend order of box colours

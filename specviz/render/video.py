@@ -98,10 +98,16 @@ def committed_after(trace, k: int) -> np.ndarray:
 
 
 def settings_line(traces: dict) -> str:
-    """Prompt-free settings every lane shares: the seed and the four live knobs (from the first trace's config)."""
+    """Prompt-free settings every lane shares: the seed, the four live knobs and the noise (from the first trace's
+    config; a config without the quiet noise knob ran with the papers' noise)."""
     cfg = next(iter(traces.values())).config
     return (f"seed {cfg.get('seed', '?')} · λ {cfg.get('lam', '?')} · δ {cfg.get('delta', '?')} · "
-            f"τ_pos {cfg.get('tau_pos', '?')} · τ_seq {cfg.get('tau_seq', '?')}")
+            f"τ_pos {cfg.get('tau_pos', '?')} · τ_seq {cfg.get('tau_seq', '?')} · {noise_words(cfg)}")
+
+
+def noise_words(cfg: dict) -> str:
+    """"keyed noise" or "papers' noise": what the run's random numbers were (paired.DEFAULTS: the quiet default)."""
+    return f"{cfg.get('noise', paired.DEFAULTS['noise'])} noise".replace("papers noise", "papers' noise")
 
 
 def proposals(trace, step: int) -> dict[int, int]:
@@ -125,8 +131,8 @@ def draw_frame(traces: dict, images: dict, k: int, labels: dict | None = None, s
     prompt = str(next(iter(traces.values())).config.get("prompt", ""))
     d.text((GAP, 10), _fit(d, prompt, 30, size[0] - 2 * GAP, True), font=draw.font(30, True), fill=INK)
     total = slowest(traces)
-    d.text((GAP, 52), f"{settings_line(traces)}   |   clock: target forward {min(k, total)} of {total}",
-           font=draw.font(24), fill=SUB)
+    head = f"{settings_line(traces)}   |   clock: target forward {min(k, total)} of {total}"
+    d.text((GAP, 52), head, font=draw.font(fitting_px(d, head, size[0] - 2 * GAP)), fill=SUB)
     vs = paired.against_ar(traces) if k >= total else {}            # the word on AR's image: once all are done
     for box, name, (m, t) in zip(frame_boxes(traces, size, labels), lane_names(traces, labels), traces.items()):
         names = wrap(name, box.tw, box.name_font, True)                       # the name whole, wrapped as laid out
@@ -225,6 +231,13 @@ def write_videos(traces: dict, images: dict, stem: Path, labels: dict | None = N
     ms[-1] += round(1000 * HOLD_S)
     pal[0].save(gif, save_all=True, append_images=pal[1:], duration=ms, loop=0)
     return gif, mp4
+
+
+def fitting_px(d: ImageDraw.ImageDraw, text: str, width: int, largest: int = 24, smallest: int = 12) -> int:
+    """The largest font size (px, from `largest` down to `smallest`) at which `text` fits `width` px: the settings
+    line whole (a long seed and the noise made it run off the frame at 24 px)."""
+    return next((px for px in range(largest, smallest, -1) if d.textlength(text, font=draw.font(px)) <= width),
+                smallest)
 
 
 def _fit(d: ImageDraw.ImageDraw, text: str, size: int, width: int, bold: bool = False) -> str:

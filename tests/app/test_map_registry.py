@@ -100,4 +100,5 @@ def test_a_map_is_one_record(registered, tmp_path):
     fig = figures.slide_figure(st.traces, st.images, "a red house")
     cols = 1 + len(figures.slide_maps())
     assert [ax.get_title() for ax in fig.axes[:cols]][-1] == "Toy attempts"
-    assert "Toy attempts [events]" in [ax.get_xlabel() for ax in fig.axes[len(st.traces) * cols:]]
+    bars = [cax for ax in fig.axes for cax in ax.child_axes]         # colourbars sit inset under the last row
+    assert "Toy attempts [events]" in [cax.get_xlabel() for cax in bars]

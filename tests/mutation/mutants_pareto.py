@@ -14,12 +14,12 @@ from tests.support.mutants import Mutant
 _FRONT = front.front
 
 
-def _every_swept_point(pts):
+def _every_swept_point(pts, higher=False):
     """the line joins every swept point by speed (a dominated point such as λ=2 kept on the 'front')."""
     return sorted((p for p in pts if not p.reference), key=lambda p: -p.x)
 
 
-def _with_references(pts):
+def _with_references(pts, higher=False):
     """AR and the lossless methods joined into the front."""
     return sorted(_FRONT([front.Point(p.label, p.x, p.y, p.method, False) for p in pts]), key=lambda p: -p.x)
 
