@@ -1,6 +1,7 @@
 """A calm screen (app/bench.py, app/present.py), in a real browser (Debian's Chromium, Playwright) at 1440x900,
 1920x1080 and 1920x1080 at 150 % with the default 4 methods: a lane click and a typed commit may bring the results
-into view, but a user who scrolls away within a second of either stays where they scrolled — scrollY sampled every
+into view, but a user who scrolls away within a second of either (and, after the click, opens the Primer) stays where
+they scrolled — scrollY sampled every
 0.25 s for 6 s (the click's inspection, ring and primer arrive meanwhile; the commit's re-run finishes) never
 changes, nor does the position of the tabs on the screen. After a commit the re-run's status line and lanes change
 size above the reader and the browser moves the page itself (scroll anchoring, a page that got shorter): there no
@@ -9,7 +10,7 @@ import time
 
 import pytest
 
-from tests.browser.test_browser_present import VIEWS, save, served  # noqa: F401 (fixture)
+from tests.browser.test_browser_present import VIEWS, in_view, save, served  # noqa: F401 (fixture)
 
 # every way a script scrolls the page or an element into view, logged (after the user's scroll: none may come)
 WATCH = """() => { window.svScrolls = []; const wrap = (o, n) => { const f = o[n];
@@ -29,12 +30,13 @@ def stays(page, seconds: float = 6.0) -> list:
 
 
 def scroll_away(page) -> float:
-    """The wheel turned down by up to 500 px, short of the page's end by 120 px (at the end, a page that gets
-    shorter — a lane picture replaced — moves the reader whatever the scripts do: the browser clamps)."""
+    """The wheel turned down until the tab bar is 100 px from the top (as a reader who goes on to the Primer), and
+    short of the page's end by 120 px (at the end, a page that gets shorter moves the reader whatever the scripts
+    do: the browser clamps)."""
     room = page.evaluate("() => document.documentElement.scrollHeight - window.innerHeight - window.scrollY")
     box = page.locator("#tabs").bounding_box()
-    page.mouse.move(box["x"] + 20, min(box["y"] + 20, page.viewport_size["height"] - 20))
-    page.mouse.wheel(0, min(500, room - 120))
+    page.mouse.move(box["x"] + 20, min(max(box["y"], 0) + 20, page.viewport_size["height"] - 20))
+    page.mouse.wheel(0, max(0, min(box["y"] - 100, room - 120)))
     time.sleep(0.4)                                                  # the wheel's scroll lands
     return page.evaluate("() => window.scrollY")
 
@@ -57,6 +59,8 @@ def test_no_scroll_after_the_user_scrolled_away_from_a_click_or_a_commit(served,
     time.sleep(0.3)
     y = scroll_away(page)
     assert y > 50, f"the wheel did not scroll ({y})"
+    assert in_view(page, "#tab_primer-button")
+    page.click("#tab_primer-button")                                 # on to the Primer: no scroll needed
     ys = stays(page)
     assert page.locator("#inspector .sv-insp").count(), "the click inspected nothing"
     assert {a for a, _ in ys} == {y} and len({b for _, b in ys}) == 1, f"{view}: after a lane click: {ys}"
