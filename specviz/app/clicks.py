@@ -8,8 +8,8 @@ sees it: a real click on a picture shown larger than its file is stopped and sen
 maps to the natural pixel under the pointer. Pictures shown at or below their natural size are left alone (Gradio
 maps those right). Keyboard clicks (no pointer position) are left alone too.
 
-`where(...)`: the correction itself, a pure function (tests/app/test_clicks.py runs it against Gradio's rule; the
-browser test tests/browser/test_browser_clicks.py clicks cells of the served app).
+WHERE: the correction itself, a pure function (tests/browser/test_browser_clicks_model.py runs it against Gradio's
+rule on a bare page; tests/browser/test_browser_clicks.py clicks cells of the served app).
 """
 from __future__ import annotations
 
