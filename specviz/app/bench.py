@@ -2,7 +2,8 @@
 
 - The controls column is pinned (sticky) and scrolls on its own, so a slider is reachable without scrolling the race
   away; a commit (release, Enter in the number box, an arrow-key pause) brings the status and the lanes into view if
-  they are not.
+  they are not, and keeps them there while the re-run lays them out — until the user scrolls (a wheel, a touch, a
+  scrolling key, the scroll bar): the page never moves after that.
 - A value typed outside a slider's range is clamped in the box before Gradio reads it (Gradio 6.31 sends the raw
   value on blur and clamps only the display afterwards, so the server refused it and the box showed a value no run
   used), and one line under the control says so. The run uses the value the box shows.
@@ -30,6 +31,9 @@ CSS = """
 #lanes.sv-tight .block, #lanes.sv-tight .html-container {padding: 0 2px !important;}   /* and their width for text */
 #lanes.sv-tight .icon-button-wrapper {display: none !important;}     /* and no picture buttons (Export has them) */
 #lanes {justify-content: center;}
+/* a reader who scrolled below the race keeps the view while the race re-lays itself: the browser anchors the
+   scroll position on what is on screen, never on the lanes' or the status line's changing boxes */
+#lanes, #lanes *, #status, #status * {overflow-anchor: none;}
 body.sv-present {--sv-map-reserve: 40;}          /* vh kept below the lanes for a tab without a map */
 #lanes.sv-compact .sv-done, #lanes.sv-compact .sv-words, #lanes.sv-compact .sv-run, #lanes.sv-compact .sv-lane br,
 #lanes.sv-compact .sv-kind, #lanes.sv-compact .sv-count, #lanes.sv-compact .sv-secs,
@@ -85,8 +89,23 @@ JS = r"""
     note(el, `${raw} is outside ${r.min}–${r.max}: set to ${c}, and the run uses ${c}.`);
   };
   // bring the status and the lanes into view after a commit (the controls are pinned, so they stay in view too)
-  let committed = -1e9;                       // after a commit the re-run's layout is followed for 20 s (fit)
-  const bring = () => { committed = Date.now(); setTimeout(bringNow, 30); };
+  // after a commit the re-run's layout is followed for 20 s (fit) — until the user scrolls: a wheel, a touch, a
+  // scrolling key or the scroll bar ends the following for this action (window._svScrolledAt: app/present.py's
+  // verdict scroll reads it too)
+  let committed = -1e9;
+  const following = () => Date.now() - committed < 20000;
+  const bring = () => { committed = window._svActedAt = Date.now(); setTimeout(() => { if (following()) bringNow(); },
+                                                                              30); };
+  const scrolled = () => { committed = -1e9; window._svScrolledAt = Date.now(); };
+  window.addEventListener('click', e => { if (e.isTrusted) window._svActedAt = Date.now(); }, true);
+  window.addEventListener('wheel', scrolled, {passive: true, capture: true});
+  window.addEventListener('touchmove', scrolled, {passive: true, capture: true});
+  window.addEventListener('pointerdown', e => { if (e.target === document.documentElement) scrolled(); }, true);
+  window.addEventListener('keydown', e => {
+    const t = e.target.tagName;
+    if (['PageUp', 'PageDown', 'ArrowUp', 'ArrowDown', 'Home', 'End', ' '].includes(e.key) && t !== 'INPUT' &&
+        t !== 'TEXTAREA' && t !== 'SELECT') scrolled();
+  }, true);
   const bringNow = () => {
     const s = q('#status'), l = q('#lanes');
     if (!s || !l) return;
@@ -186,7 +205,7 @@ JS = r"""
         place(l, best[0], Math.max(least, Math.floor((s - excess() / rows) / 4) * 4), best[2]);
       }
     }
-    if (!present && Date.now() - committed < 20000) bringNow();   // the outcome line may have pushed the lanes
+    if (!present && following()) bringNow();   // the outcome line may have pushed the lanes
     // titles never wrap: one common size (at most the stylesheet's) at which the widest fits; written only when it
     // changes (every write is a mutation that schedules another fit)
     const titles = lanes.map(c => c.querySelector('.sv-lane-title')).filter(Boolean);

@@ -136,7 +136,8 @@ JS = """
     col.classList.remove('sv-narrow');
     const t = col.querySelector('.sv-t');
     if (t && t.getBoundingClientRect().right > col.getBoundingClientRect().right) col.classList.add('sv-narrow');
-    const r = v.getBoundingClientRect();
+    const r = v.getBoundingClientRect();     // (not once the user scrolled since the last click: app/bench.py)
+    if ((window._svScrolledAt || 0) > (window._svActedAt || 0)) return;
     if (r.top < 0 || r.bottom > window.innerHeight) v.scrollIntoView({block: 'nearest'});
   }).observe(document.body, {childList: true, subtree: true});
   document.addEventListener('keydown', (e) => {
