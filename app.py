@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 from specviz.core import heap  # isort: skip
-
 if __name__ == "__main__":      # served (python app.py): before torch and gradio fill the C heap, so that its
     heap.map_big_blocks()       # memory stays flat run after run (specviz/core/heap.py; importers keep theirs)
 import argparse
@@ -214,7 +213,7 @@ def _wire(h: Handlers, c: dict, cols: list, demo: gr.Blocks) -> None:
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
     c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
                           api_visibility="private")
-    c["sw_go"].click(sweep_tab.handler(h.export_root), [c["sw_method"], c["sw_param"], c["sw_values"],
+    c["sw_go"].click(h.sweep, [c["sw_method"], c["sw_param"], c["sw_values"],
                      c["sw_prompts"], c["sw_measure"], c["sw_noise"]], [c["sw_plot"], c["sw_table"], c["sw_points"]],
                      concurrency_id="model", concurrency_limit=1, api_visibility="private")
     c["noise"].change(lambda v: v, [c["noise"]], [c["sw_noise"]], queue=False, api_visibility="private")

@@ -15,6 +15,7 @@ from specviz.analysis import paired
 from specviz.analysis.cards import cards
 from specviz.analysis.preview import KnobValues, outcomes, rescore
 from specviz.analysis.views import MAPS, by_output, map_outputs
+from specviz.app import sweep_tab
 from specviz.app.catalogue import Backend, check_draft, check_model, load
 from specviz.app.configs import default_draft, make_configs
 from specviz.app.errors import friendly
@@ -25,7 +26,6 @@ from specviz.app.race import LaneView, race
 from specviz.app.replay_tab import Replay
 from specviz.app.serving import drop_copies
 from specviz.app.stream import API_FPS, API_PICTURES_EVERY_S, is_api_call, only_changed, trimmed_heap
-from specviz.app.sweep_tab import run_sweep
 from specviz.engine.config import METHODS, ConfigError
 from specviz.engine.methods import Live, knob, ui_knobs
 from specviz.render import bench, draw, html, panels
@@ -241,11 +241,10 @@ class Handlers:
             return [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root, cards=cards())]
 
     @on_gpu(MAX_S)
-    @friendly
-    def sweep(self, method: str, param: str, values: str, prompts, measure: str = "implausible",
+    def sweep(self, method: str, param: str, values: str, prompts, measure: str = "implausible", noise: str = "",
               progress=gr.Progress()):  # noqa: B008 (Gradio API)
-        return run_sweep(method, param, str(values), int(prompts or 2), self.export_root, progress,
-                         measure or "implausible")
+        """The Sweep tab's Run (sweep_tab.handler, under the page's noise) inside a GPU lease where there is one."""
+        return sweep_tab.handler(self.export_root)(method, param, values, prompts, measure, noise, progress=progress)
 
 
 def slot_visibility(methods) -> list:
