@@ -102,7 +102,13 @@ def race_noise(seed: int, pos: int, vocab: int) -> torch.Tensor:
 def race_scores(law: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
     """log law - log E over the last axis (-inf off the support): its argmax is the race's winner, its descending
     order a draw without replacement (Gumbel top-k)."""
-    return torch.where(law > 0, law.clamp_min(1e-38).log() - e.log(), torch.full_like(law, float("-inf")))
+    return log_race_scores(law, e.log())
+
+
+def log_race_scores(law: torch.Tensor, log_e) -> torch.Tensor:
+    """race_scores given log E (a tensor, or a list of (V,) rows, one per row of law (k, V)), to the same bits."""
+    log_e = torch.stack(log_e) if isinstance(log_e, list) else log_e
+    return torch.where(law > 0, law.clamp_min(1e-38).log() - log_e, torch.full_like(law, float("-inf")))
 
 
 def race(law: torch.Tensor, e: torch.Tensor) -> torch.Tensor:

@@ -35,8 +35,9 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
     rows = torch.arange(k)
     b, e = a[rows, x], _exact(p, q[:k], x)
     c = relax_excess(b, e)
-    star = torch.tensor([noise.race(n + i, q[i]) for i in range(k)])
-    u = torch.tensor([noise.u(n + i, int(x[i])) if c[i] > 0 else -1.0 for i in range(k)])
+    star = noise.races(n, q[:k])
+    xs, open_ = x.tolist(), (c > 0).tolist()
+    u = torch.tensor([noise.u(n + i, xs[i]) if open_[i] else -1.0 for i in range(k)])
     hit = x == star
     ok = hit | ((c > 0) & (u < c))
     cost, _ = change_prob(p, q[:k], relax_excess(a, rules.lossless(q[:k], p)))

@@ -78,7 +78,7 @@ class JacobiDrafter:
         old = self.tokens[start:]
         if self.noise is not None:                 # keyed: the race of each slot's new law at its position, stable
             at = self.n + start                    # across refinements without an explicit coupling (docs §9)
-            self.tokens = [self.noise.race(at + i, law) for i, law in enumerate(rest)]
+            self.tokens = self.noise.races(at, rest).tolist()
         elif self.couple and old:
             x = torch.tensor(old, dtype=torch.long)
             coupled = coupled_draw(x, self._law_rows(x, self.laws[start:]), rest[:len(old)], self.gen)
