@@ -18,9 +18,11 @@ from typing import Callable
 import torch
 
 from specviz.core.sampling import safe_norm, tv
+from specviz.engine.gsd_sorted import ours_sorted
 
 Residual = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 _CHUNK_FLOATS = 1 << 24                 # GSD distance work per chunk: cells x window x dims <= 16M floats
+_SORTED_FROM = 8                        # GSD "ours": the sorted-space path once >= 1/8 of the cells are judged
 
 
 def lossless(p_target: torch.Tensor, p_draft: torch.Tensor) -> torch.Tensor:
@@ -72,6 +74,8 @@ def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, vectors: torch.Tensor, gr
     rows, ys = (p_draft > 0).nonzero(as_tuple=True)                                   # judged cells only
     if len(rows) == 0:
         return out
+    if mode == "ours" and vectors.shape[-1] <= 64 and len(rows) * _SORTED_FROM >= L * V:
+        return ours_sorted(p_target, p_draft, vectors.float(), group, gap, dist)     # most cells judged: vectorised
     order = p_target.argsort(dim=-1, descending=(mode == "ours"), stable=True)           # (L, V) ids by rank
     rank = torch.empty_like(order).scatter_(-1, order, torch.arange(V).expand(L, V))
     r = rank[rows, ys]
