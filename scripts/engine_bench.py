@@ -2,7 +2,9 @@
 target (specviz/engine/stub.py: its forward is a table lookup) at a real model's vocabulary, one thread.
 
 For each (shape, method, noise) it drains decode() for --steps verification steps (AR: as many tokens) and reports
-  ms/step   the median over steps of the wall time of one step minus the stub's own forward time in that step;
+  ms/step   the median over steps of the CPU time of one step (time.thread_time: the decoding thread's own time,
+            which other processes on a shared machine disturb far less than wall time) minus the stub's own
+            forward time in that step;
   fwd ms    the median stub forward time (what was subtracted);
   syncs     device -> host reads per step (specviz/engine/syncs.HostReads: .item, .tolist, .cpu, .numpy, bool /
             int / float / index of a tensor), the mean over --sync-steps steps of a second run under the counter;
@@ -49,12 +51,12 @@ def run_steps(model: StubTarget, cfg, steps: int, counter: HostReads | None = No
     next(gen)                                             # the prefill and the first token
     done = 1
     for _ in range(steps):
-        f0, c0, t0 = model.spent, counter.count if counter else 0, time.perf_counter()
+        f0, c0, t0 = model.spent, counter.count if counter else 0, time.thread_time()
         try:
             prog = next(gen)
         except StopIteration:
             break
-        sec = time.perf_counter() - t0
+        sec = time.thread_time() - t0
         out.append((sec, model.spent - f0, (counter.count if counter else 0) - c0, len(prog.tokens) - done))
         done = len(prog.tokens)
         if prog.done:

@@ -3,7 +3,7 @@
 `StubTarget` offers the model boundary (engine/target.py) at any vocabulary and grid, but its forward is a table
 lookup: row i of the logits is one of `rows` precomputed (V,) rows, picked by (token, position) of the fed token, so
 the target is a fixed Markov chain over (token, position) and every method's verification is as it is on a real
-model. `forward` adds the seconds it spends to `spent`, so a caller can subtract the stub's own cost.
+model. `forward` adds the CPU seconds it spends (time.thread_time) to `spent`, for a caller to subtract.
 `StubTreeDrafter` is a tree drafter (drafters/protocols.TreeDrafter) that proposes the stub's own top tokens as
 point masses (an EAGLE-2 tree with a perfect head), with no model work.
 """
@@ -45,13 +45,13 @@ class StubTarget:
 
     def forward(self, state: StubState, tokens: torch.Tensor, positions: torch.Tensor,
                 tree_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         if state.pending:
             raise RuntimeError("commit() must follow every forward() before the next forward()")
         rows = self._rows(tokens.to(self.table.device), positions.to(self.table.device))
         state.pending = len(tokens)
         out = self.table[rows], self.hidden[rows]
-        self.spent += time.perf_counter() - t0
+        self.spent += time.thread_time() - t0
         return out
 
     def commit(self, state: StubState, kept: torch.Tensor) -> None:
