@@ -50,9 +50,17 @@ class Noise:
         k = min(k, int((law > 0).sum()))
         return s.topk(k).indices.tolist() if k else []
 
+    def u_t(self, pos: int, token: int) -> torch.Tensor:
+        """`u` as a 0-d float32 tensor, not read by the host."""
+        return keyed_uniforms(self.seed, pos, "accept", 1, token)[0]
+
     def u(self, pos: int, token: int) -> float:
         """The relaxation's uniform for `token` at pos."""
         return float(keyed_uniforms(self.seed, pos, "accept", 1, token)[0])
+
+    def fresh_t(self, pos: int) -> torch.Tensor:
+        """`fresh` as a 0-d long tensor, not read by the host (float64 product: the same truncation as fresh's)."""
+        return (keyed_uniforms(self.seed, pos, "fresh", 1)[0].double() * self.vocab).long().clamp_max(self.vocab - 1)
 
     def fresh(self, pos: int) -> int:
         """A uniform fresh draft token at pos (Jacobi's random init), independent of the race."""

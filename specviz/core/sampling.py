@@ -59,9 +59,10 @@ def safe_norm(f: torch.Tensor, fallback: torch.Tensor, eps: float = 1e-12) -> tu
 
 
 def sample(probs: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """One draw per row by inverse CDF with one uniform per row: (..., V) -> (...) long."""
+    """One draw per row by inverse CDF with one uniform per row: (..., V) -> (...) long. The uniforms come from the
+    host generator `gen` and are applied where probs lives (no read of the draw)."""
     cdf = probs.cumsum(-1)
-    u = torch.rand(cdf.shape[:-1] + (1,), generator=gen) * cdf[..., -1:]
+    u = torch.rand(cdf.shape[:-1] + (1,), generator=gen).to(cdf.device) * cdf[..., -1:]
     return torch.searchsorted(cdf, u, right=True).squeeze(-1).clamp_max(probs.shape[-1] - 1)
 
 
