@@ -165,8 +165,21 @@ def lantern_budget(p_target: torch.Tensor, delta: float, lam: float | None = Non
 def lantern(p_target: torch.Tensor, p_draft: torch.Tensor, neighbours: torch.Tensor, k: int,
             budget) -> torch.Tensor:
     """a(y) = min(1, q~(y)/p(y)) (§5.2; released: ea_model_llamagen.py:620-640, acp = px / qx with px the
-    relaxed target, qx the draft probability): a draft borrows at most B(y) of target mass from its neighbours."""
-    return lossless(lantern_mass(p_target, neighbours, k, budget), p_draft)
+    relaxed target, qx the draft probability): a draft borrows at most B(y) of target mass from its neighbours.
+    Few judged cells (point masses: a tree's siblings): q~ is computed on those cells and their neighbours only."""
+    rows, ys = (p_draft > 0).nonzero(as_tuple=True)
+    if len(ys) * _SORTED_FROM >= p_draft.numel():
+        return lossless(lantern_mass(p_target, neighbours, k, budget), p_draft)
+    nb = neighbours[ys, :k]                                          # (n, k') each judged cell's neighbours
+    heads = torch.arange(len(ys), device=ys.device) * (nb.shape[1] + 1)
+    cols = torch.cat([ys[:, None], nb], 1).view(-1)                  # local vocabulary: cell, its neighbours, ...
+    local = torch.zeros(len(cols), nb.shape[1], dtype=torch.long, device=ys.device)
+    local[heads] = heads[:, None] + 1 + torch.arange(nb.shape[1], device=ys.device)
+    b = budget[:, cols] if torch.is_tensor(budget) else budget
+    mass = lantern_mass(p_target[:, cols], local, k, b)[rows, heads]
+    out = torch.ones_like(p_draft)
+    out[rows, ys] = (mass / p_draft[rows, ys].clamp_min(1e-30)).clamp(max=1.0)      # lossless at the cells
+    return out
 
 
 def lantern_residual(neighbours: torch.Tensor, k: int, budget_fn: Callable, variant: str) -> Residual:

@@ -6,6 +6,7 @@ import torch
 from specviz.engine import gsd_sorted, rules
 from tests.engine.test_gsd_sorted import test_sorted_path_equals_the_per_cell_path
 from tests.engine.test_host_syncs import chain_reads_within_two
+from tests.engine.test_lantern_cells import check_cells_equal_the_whole_vocabulary
 from tests.support.mutants import Mutant
 
 
@@ -40,3 +41,25 @@ VARIANTS = [
     Mutant("GSD sorted path: members clamped one by one at the ends",
            lambda mp: mp.setattr(gsd_sorted, "_at", _at_clamped_per_member), (_sorted_cases,)),
 ]
+
+
+def _lantern_cells_with_themselves(q, p, nbrs, k, budget):
+    """Wrong: the local path's neighbours start at the cell itself (its own mass counted as borrowed)."""
+    rows, ys = (p > 0).nonzero(as_tuple=True)
+    if len(ys) * rules._SORTED_FROM >= p.numel():
+        return rules.lossless(rules.lantern_mass(q, nbrs, k, budget), p)
+    nb = nbrs[ys, :k]
+    heads = torch.arange(len(ys)) * (nb.shape[1] + 1)
+    cols = torch.cat([ys[:, None], nb], 1).view(-1)
+    local = torch.zeros(len(cols), nb.shape[1], dtype=torch.long)
+    local[heads] = heads[:, None] + torch.arange(nb.shape[1])
+    b = budget[:, cols] if torch.is_tensor(budget) else budget
+    mass = rules.lantern_mass(q[:, cols], local, k, b)[rows, heads]
+    out = torch.ones_like(p)
+    out[rows, ys] = (mass / p[rows, ys].clamp_min(1e-30)).clamp(max=1.0)
+    return out
+
+
+VARIANTS.append(Mutant("LANTERN local path counts the cell among its neighbours",
+                       lambda mp: mp.setattr(rules, "lantern", _lantern_cells_with_themselves),
+                       (check_cells_equal_the_whole_vocabulary,)))
