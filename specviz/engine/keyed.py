@@ -47,7 +47,10 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
         u = torch.where(c > 0, torch.stack([noise.u_t(n + i, xs[i]) for i in range(k)]).to(q.device), -1.0)
     hit = x == star
     ok = hit | ((c > 0) & (u < c))
-    cost, _ = change_prob(p, q[:k], relax_excess(a, rules.lossless(q[:k], p)))
+    if lossless:                                   # c = 0 on every cell: change_prob's sum is 0 (no row to loop)
+        cost = torch.zeros(k, device=q.device)
+    else:
+        cost, _ = change_prob(p, q[:k], relax_excess(a, rules.lossless(q[:k], p)))
     jd = rules.Judgement(b, e, ok, ok & ~hit, cost, q[:k], torch.zeros(k, dtype=torch.bool, device=q.device))
     m = int(ok.long().cumprod(0).sum())
     extra = (coupled_accept(p, q[:k], x), star)

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import torch
 
-from specviz.engine import gsd_sorted, rules
+from specviz.engine import families, gsd_sorted, rules
 from tests.engine.test_gsd_sorted import test_sorted_path_equals_the_per_cell_path
 from tests.engine.test_host_syncs import chain_reads_within_two
+from tests.engine.test_keyed_chain_record import check_relaxed_rule_relaxes_under_keyed_noise
 from tests.engine.test_lantern_cells import check_cells_equal_the_whole_vocabulary
 from tests.support.mutants import Mutant
 
@@ -63,3 +64,16 @@ def _lantern_cells_with_themselves(q, p, nbrs, k, budget):
 VARIANTS.append(Mutant("LANTERN local path counts the cell among its neighbours",
                        lambda mp: mp.setattr(rules, "lantern", _lantern_cells_with_themselves),
                        (check_cells_equal_the_whole_vocabulary,)))
+
+
+def _keyed_chain_always_lossless(real):
+    """Wrong: the family tells keyed_chain every rule is lossless (the record's flag not asked)."""
+    def chain(*a, **kw):
+        kw["lossless"] = True
+        return real(*a, **kw)
+    return chain
+
+
+VARIANTS.append(Mutant("keyed chain told every rule is lossless",
+                       lambda mp: _wrap(mp, families, "keyed_chain", _keyed_chain_always_lossless),
+                       (check_relaxed_rule_relaxes_under_keyed_noise,)))
