@@ -1,4 +1,4 @@
-"""The engine's own cost per verification step (issue 41): every registered method, both noises, on a zero-cost stub
+"""The engine's own cost per verification step: every registered method, both noises, on a zero-cost stub
 target (specviz/engine/stub.py: its forward is a table lookup) at a real model's vocabulary, one thread.
 
 For each (shape, method, noise) it drains decode() for --steps verification steps (AR: as many tokens) and reports

@@ -1,4 +1,4 @@
-"""Device -> host reads per verification step (issue 41): every registered method under both noises, on the stub
+"""Device -> host reads per verification step: every registered method under both noises, on the stub
 target (engine/stub.py, V = 64 on 6x6), counted by engine/syncs.HostReads (.item, .tolist, .cpu, .numpy, bool /
 int / float / index of a tensor) over the whole decode after the prefill. AR and the Jacobi family read at most 2
 values a step: the accepted count, then one packed record (tokens, events, next drafts). The tree family's walks

@@ -1,4 +1,4 @@
-"""Mutation-check variants for the engine's cost per step (issue 41; protocol: tests/support/mutants.py)."""
+"""Mutation-check variants for the engine's cost per step (protocol: tests/support/mutants.py)."""
 from __future__ import annotations
 
 import torch
