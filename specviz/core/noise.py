@@ -21,11 +21,12 @@ class Noise:
         self.seed, self.vocab = seed, vocab
         self._log_e: dict[int, torch.Tensor] = {}
 
-    def log_e(self, pos: int) -> torch.Tensor:
-        """log E_pos (V,): the log of race_noise(seed, pos, vocab), the same bits as race_scores takes it."""
+    def log_e(self, pos: int, device=None) -> torch.Tensor:
+        """log E_pos (V,): the log of race_noise(seed, pos, vocab), the same bits as race_scores takes it; drawn on
+        the host, kept on `device` (the laws' device) after the first ask."""
         got = self._log_e.get(pos)
         if got is None:
-            got = self._log_e[pos] = race_noise(self.seed, pos, self.vocab).log()
+            got = self._log_e[pos] = race_noise(self.seed, pos, self.vocab).log().to(device or "cpu")
             if len(self._log_e) > _KEPT:
                 del self._log_e[next(iter(self._log_e))]
         return got
@@ -33,8 +34,8 @@ class Noise:
     def scores(self, pos: int, laws: torch.Tensor) -> torch.Tensor:
         """sampling.race_scores of laws (k, V) whose rows sit at positions pos, pos + 1, ... (or one law (V,))."""
         if laws.dim() == 1:
-            return log_race_scores(laws, self.log_e(pos))
-        return log_race_scores(laws, [self.log_e(pos + i) for i in range(len(laws))])
+            return log_race_scores(laws, self.log_e(pos, laws.device).to(laws.device))
+        return log_race_scores(laws, [self.log_e(pos + i, laws.device).to(laws.device) for i in range(len(laws))])
 
     def races(self, pos: int, laws: torch.Tensor) -> torch.Tensor:
         """x* of each row of laws (k, V) at positions pos, pos + 1, ...: (k,) long, read by the caller at once."""

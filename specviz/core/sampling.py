@@ -129,7 +129,7 @@ def coupled_joint(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 def coupled_accept(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """J_x / p_x per row (L, V) x (L,) -> (L,): the chance that a draft x drawn by racing p equals the target's race
     sample, given x (the coupled acceptance probability; min(1, q/p) is the papers' one). O(V) per row."""
-    rows = torch.arange(len(x))
+    rows = torch.arange(len(x), device=x.device)
     px, qx = p[rows, x], q[rows, x]
     s = torch.maximum(p / px.clamp_min(1e-38)[:, None], q / qx.clamp_min(1e-38)[:, None]).sum(-1)
     ok = (px > 0) & (qx > 0)

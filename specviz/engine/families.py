@@ -102,6 +102,7 @@ class Jacobi(Family):
         feed = torch.cat([x.new_tensor([committed[-1]]), x])
         logits, _ = c.model.forward(state, feed, torch.arange(n - 1, n - 1 + len(feed)))
         q = self.laws(logits)                                                       # (k+1, V)
+        x, p = x.to(q.device), p.to(q.device)                      # the first window's fresh drafts: host-made
         bonus_ok = n + len(x) < c.n_pos
         if c.noise is None:
             res = verify_chain(q, p, x, c.accept_fn, c.gen, bonus_ok, lazy=True)
@@ -133,7 +134,7 @@ class TreeSteps(Family):
         pos = n - 1 + torch.tensor(tree.depths)
         logits, hidden = c.model.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
         hidden = host(hidden) if self.features else None
-        q = self.laws(logits)                                                       # (N, V)
+        q = self.laws(host(logits))                 # (N, V) on the host: the tree walks still read per candidate
         group_fn = c.method.groups(tree, hidden, c.cfg) if c.method.groups is not None else None
         walk = walk_tree(c, tree, q, group_fn, c.cfg.cascade_budget, n)
         c.model.commit(state, torch.tensor(walk.path))

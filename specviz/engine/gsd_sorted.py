@@ -42,7 +42,7 @@ def ours_sorted(q: torch.Tensor, p: torch.Tensor, vectors: torch.Tensor, group: 
     qs, ps = q.gather(1, order), p.gather(1, order)                              # (L, V) in rank order
     es = vectors.T.contiguous().index_select(1, order.view(-1)).view(-1, L, V)  # (d, L, V): e in rank order
     ns = (es * es).sum(0)                                                        # (L, V) |e|^2 in rank order
-    rank = torch.arange(V)
+    rank = torch.arange(V, device=q.device)
     qz, pz, keep = [], [], []
     for o in range(min(group, V)):
         qz.append(_at(qs, o, group))

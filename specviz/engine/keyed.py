@@ -20,7 +20,7 @@ from specviz.engine.verify import ChainResult, DraftTree, Level, TreeStep, TreeW
 
 
 def _exact(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    rows = torch.arange(len(x))
+    rows = torch.arange(len(x), device=x.device)
     px, qx = p[rows, x], q[rows, x]
     return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))
 

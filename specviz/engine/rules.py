@@ -251,7 +251,7 @@ def judge(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x
     """Decide L drafts x (L,) with uniforms u (L,) under acceptance functions accept (L, V) (§1.2).
     residual: None for the TV-optimal [q - p·a]+, whose cost TV(o, q) = Σ [p·a - q]+ (P4); else a callable
     (q, p, a, x) -> (L, V) unnormalised mass, and the cost is TV(o, q) of o = p·a + (1 - Σ p·a)·norm(residual)."""
-    rows = torch.arange(len(x))
+    rows = torch.arange(len(x), device=x.device)
     b = accept[rows, x]
     px, qx = p_draft[rows, x], p_target[rows, x]
     exact = torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))

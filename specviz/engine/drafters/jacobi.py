@@ -34,7 +34,7 @@ def coupled_draw(x: torch.Tensor, p_old: torch.Tensor, p_new: torch.Tensor, gen:
     """Draw x' (k,) from the maximal coupling of x ~ p_old (k, V) with p_new (k, V): one uniform per slot, then one
     fallback draw per slot (drawn for every slot, used where the uniform says move), so the count is fixed."""
     keep, fallback = coupling(x, p_old, p_new)
-    u = torch.rand(len(x), generator=gen)
+    u = torch.rand(len(x), generator=gen).to(keep.device)
     moved = sample(fallback, gen)
     return torch.where(u < keep, x, moved)
 
