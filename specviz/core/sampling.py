@@ -59,9 +59,10 @@ def safe_norm(f: torch.Tensor, fallback: torch.Tensor, eps: float = 1e-12) -> tu
 
 
 def sample(probs: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """One draw per row by inverse CDF with one uniform per row: (..., V) -> (...) long."""
+    """One draw per row by inverse CDF with one uniform per row: (..., V) -> (...) long. The uniforms come from the
+    host generator `gen` and are applied where probs lives (no read of the draw)."""
     cdf = probs.cumsum(-1)
-    u = torch.rand(cdf.shape[:-1] + (1,), generator=gen) * cdf[..., -1:]
+    u = torch.rand(cdf.shape[:-1] + (1,), generator=gen).to(cdf.device) * cdf[..., -1:]
     return torch.searchsorted(cdf, u, right=True).squeeze(-1).clamp_max(probs.shape[-1] - 1)
 
 
@@ -102,7 +103,13 @@ def race_noise(seed: int, pos: int, vocab: int) -> torch.Tensor:
 def race_scores(law: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
     """log law - log E over the last axis (-inf off the support): its argmax is the race's winner, its descending
     order a draw without replacement (Gumbel top-k)."""
-    return torch.where(law > 0, law.clamp_min(1e-38).log() - e.log(), torch.full_like(law, float("-inf")))
+    return log_race_scores(law, e.log())
+
+
+def log_race_scores(law: torch.Tensor, log_e) -> torch.Tensor:
+    """race_scores given log E (a tensor, or a list of (V,) rows, one per row of law (k, V)), to the same bits."""
+    log_e = torch.stack(log_e) if isinstance(log_e, list) else log_e
+    return torch.where(law > 0, law.clamp_min(1e-38).log() - log_e, torch.full_like(law, float("-inf")))
 
 
 def race(law: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
@@ -122,7 +129,7 @@ def coupled_joint(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 def coupled_accept(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """J_x / p_x per row (L, V) x (L,) -> (L,): the chance that a draft x drawn by racing p equals the target's race
     sample, given x (the coupled acceptance probability; min(1, q/p) is the papers' one). O(V) per row."""
-    rows = torch.arange(len(x))
+    rows = torch.arange(len(x), device=x.device)
     px, qx = p[rows, x], q[rows, x]
     s = torch.maximum(p / px.clamp_min(1e-38)[:, None], q / qx.clamp_min(1e-38)[:, None]).sum(-1)
     ok = (px > 0) & (qx > 0)

@@ -1,10 +1,11 @@
-"""Turn one verification step's tensors into TokenEvents (one batched .tolist() per field, no per-vocab work)."""
+"""Turn one verification step's tensors into TokenEvents (a Jacobi step: one packed read, chain_pack -> chain_record;
+a tree step: one batched .tolist() per field), no per-vocab work."""
 from __future__ import annotations
 
 import torch
 
 from specviz.core.records import Groups, Sibling, TokenEvent
-from specviz.core.sampling import entropies, entropy, tv
+from specviz.core.sampling import entropies, entropy, normalised_entropy, tv
 
 
 def keyed_token(cfg, token: int) -> int | None:
@@ -19,42 +20,79 @@ def simple_event(pos: int, token: int, decision: str, q: torch.Tensor, cfg) -> T
                       target_sample=keyed_token(cfg, token))
 
 
-def chain_events(n: int, x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res, new: list, cfg) -> list:
-    """Events of a Jacobi step that started at position n (drafts x at n, n+1, ...)."""
+def simple_pack(q: torch.Tensor, token: torch.Tensor, cfg) -> torch.Tensor:
+    """A token sampled straight from q (V,) (token: 0-d long), with q(token) and q's entropies when recording (cfg
+    given), as one float64 vector where q lives: simple_record reads it back."""
+    parts = [token.to(q.device, torch.float64).view(1)]
+    if cfg is not None:
+        h = entropy(q)
+        parts += [q[token.view(1)].double(), h.double().view(1), normalised_entropy(h, q, cfg.h_norm).double().view(1)]
+    return torch.cat(parts)
+
+
+def simple_record(pos: int, vals: list, decision: str, cfg) -> tuple[int, list]:
+    """(token, [its TokenEvent]) from simple_pack's values (no event when cfg is None)."""
+    token = int(vals[0])
+    if cfg is None:
+        return token, []
+    return token, [TokenEvent(pos=pos, token=token, decision=decision, p_target=vals[1], entropy=vals[2],
+                              entropy_norm=vals[3], target_sample=keyed_token(cfg, token))]
+
+
+def chain_pack(x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res, cfg) -> torch.Tensor:
+    """Every number a Jacobi step's record needs, as one float64 vector where q lives (chain_record reads it back
+    after the step's one read): the new token (-1: none), the drafts x, and when recording (cfg given) the judged
+    slots' fields and the new token's law and entropies. res: a lazy verify.ChainResult."""
+    new = res.new_token if torch.is_tensor(res.new_token) else torch.tensor(res.new_token)
+    parts = [new.to(q.device, torch.float64).view(1), x.to(torch.float64)]
     k = res.judged
-    out = []
+    if cfg is not None and k:
+        rows, xs, qk, pk, j = torch.arange(k, device=q.device), x[:k], q[:k], p[:k], res.j
+        h = entropy(qk)
+        fields = [pk[rows, xs], qk[rows, xs], j.accept_prob[:k], j.exact_prob[:k], j.tv_cost[:k], j.relaxed[:k],
+                  res.u[:k], h, normalised_entropy(h, qk, cfg.h_norm), tv(pk, qk)]
+        if res.coupled is not None:
+            fields += [res.coupled[:k], res.target[:k]]
+        parts.append(torch.stack([f.to(torch.float64) for f in fields]).view(-1))
+    if cfg is not None and torch.is_tensor(res.new_token):
+        qi = q[res.accepted]
+        parts += [qi[new.view(1)].double(), entropy(qi).double().view(1), entropy(qi, cfg.h_norm).double().view(1)]
+    return torch.cat(parts)
+
+
+def chain_record(n: int, vals: list, k_all: int, res, cfg) -> tuple[list, list]:
+    """(new tokens, TokenEvents) of a Jacobi step that started at position n from chain_pack's values (drafts at n,
+    n+1, ...; no events when cfg is None)."""
+    new_tok, toks = int(vals[0]), [int(t) for t in vals[1:1 + k_all]]
+    new = toks[:res.accepted] + ([new_tok] if new_tok >= 0 else [])
+    if cfg is None:
+        return new, []
+    k, off, out = res.judged, 1 + k_all, []
     if k:
-        rows = torch.arange(k)
-        xs = x[:k]
-        qk, pk = q[:k], p[:k]
-        h, hn, d = entropy(qk).tolist(), entropy(qk, cfg.h_norm).tolist(), tv(pk, qk).tolist()
-        px, qx = pk[rows, xs].tolist(), qk[rows, xs].tolist()
-        j = res.j
-        b, ex, cost = j.accept_prob[:k].tolist(), j.exact_prob[:k].tolist(), j.tv_cost[:k].tolist()
-        rel, u = j.relaxed[:k].tolist(), res.u[:k].tolist()
-        toks = xs.tolist()
-        cp, star = (res.coupled, res.target) if res.coupled is not None else ([None] * k, [None] * k)
+        width = 12 if res.coupled is not None else 10
+        f = [vals[off + i * k: off + (i + 1) * k] for i in range(width)]
+        off += width * k
+        px, qx, b, ex, cost, rel, u, h, hn, d = f[:10]
+        cp, star = (f[10], [int(t) for t in f[11]]) if width == 12 else ([None] * k, [None] * k)
         for i in range(k):
             dec = "rejected" if i >= res.accepted else ("relaxed" if rel[i] else "exact")
             out.append(TokenEvent(pos=n + i, token=toks[i], decision=dec, level=i + 1, node=i + 1, p_draft=px[i],
                                   p_target=qx[i], accept_prob=b[i], exact_prob=ex[i], u=u[i], entropy=h[i],
                                   entropy_norm=hn[i], tv=d[i], tv_cost=cost[i], point_mass=px[i] == 1.0,
                                   tv_residual=d[i], coupled_prob=cp[i], target_sample=star[i]))
-    if res.new_token >= 0:
-        i = res.accepted
+    if new_tok >= 0:
+        i, (q_new, h_new, hn_new) = res.accepted, vals[off:off + 3]
         if res.bonus:
-            ev = TokenEvent(pos=n + i, token=res.new_token, decision="bonus", level=i + 1,
-                            p_target=float(q[i, res.new_token]), entropy=float(entropy(q[i])),
-                            entropy_norm=float(entropy(q[i], cfg.h_norm)),
-                            target_sample=keyed_token(cfg, res.new_token))
+            ev = TokenEvent(pos=n + i, token=new_tok, decision="bonus", level=i + 1, p_target=q_new, entropy=h_new,
+                            entropy_norm=hn_new, target_sample=keyed_token(cfg, new_tok))
         else:
             r = out[i]
-            ev = TokenEvent(pos=r.pos, token=res.new_token, decision="resampled", level=r.level, node=r.node,
-                            p_target=float(q[i, res.new_token]), entropy=r.entropy, entropy_norm=r.entropy_norm,
+            ev = TokenEvent(pos=r.pos, token=new_tok, decision="resampled", level=r.level, node=r.node,
+                            p_target=q_new, entropy=r.entropy, entropy_norm=r.entropy_norm,
                             tv=r.tv, tv_cost=r.tv_cost, tv_residual=r.tv_residual,
-                            target_sample=keyed_token(cfg, res.new_token))
+                            target_sample=keyed_token(cfg, new_tok))
         out.append(ev)
-    return out
+    return new, out
 
 
 def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg) -> list:

@@ -17,7 +17,7 @@ from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.drafters.jacobi import JacobiDrafter
 from specviz.engine.drafters.pac import PACDrafter
 from specviz.engine.drafters.protocols import ChainDrafter, TreeDrafter, TreeDrafterFactory
-from specviz.engine.events import chain_events, simple_event, tree_events
+from specviz.engine.events import chain_pack, chain_record, simple_pack, simple_record, tree_events
 from specviz.engine.keyed import keyed_chain, keyed_tree
 from specviz.engine.registry import Method, RunConfigBase
 from specviz.engine.target import Model
@@ -66,8 +66,9 @@ class Family:
         raise NotImplementedError
 
     def laws(self, logits: torch.Tensor) -> torch.Tensor:
+        """The target's laws where the logits are (float32), not copied to the host."""
         c = self.ctx.cfg
-        return target_probs(host(logits), c.temperature, c.top_k, c.top_p)
+        return target_probs(logits.float(), c.temperature, c.top_k, c.top_p)
 
 
 class AR(Family):
@@ -79,8 +80,10 @@ class AR(Family):
         logits, _ = c.model.forward(state, torch.tensor([committed[-1]]), torch.tensor([n - 1]))
         q = self.laws(logits)
         c.model.commit(state, torch.arange(1))
-        new = [int(sample(q[0], c.gen)) if c.noise is None else c.noise.race(n, q[0])]
-        return StepOut(new, [simple_event(n, new[0], "ar", q[0], c.cfg)] if c.record else [])
+        tok = sample(q[0], c.gen) if c.noise is None else c.noise.races(n, q[:1])[0]
+        token, events = simple_record(n, simple_pack(q[0], tok, c.cfg if c.record else None).tolist(), "ar",
+                                      c.cfg if c.record else None)                 # the step's one read
+        return StepOut([token], events)
 
 
 class Jacobi(Family):
@@ -96,20 +99,25 @@ class Jacobi(Family):
     def step(self, state, committed):
         c, n = self.ctx, len(committed)
         x, p = self.drafter.propose(committed, n)
-        feed = torch.cat([torch.tensor([committed[-1]]), x])
+        feed = torch.cat([x.new_tensor([committed[-1]]), x])
         logits, _ = c.model.forward(state, feed, torch.arange(n - 1, n - 1 + len(feed)))
         q = self.laws(logits)                                                       # (k+1, V)
+        x, p = x.to(q.device), p.to(q.device)                      # the first window's fresh drafts: host-made
+        bonus_ok = n + len(x) < c.n_pos
         if c.noise is None:
-            res = verify_chain(q, p, x, c.accept_fn, c.gen, bonus_ok=n + len(x) < c.n_pos)
+            res = verify_chain(q, p, x, c.accept_fn, c.gen, bonus_ok, lazy=True)
         else:
-            res = keyed_chain(q, p, x, c.accept_fn, c.noise, n, bonus_ok=n + len(x) < c.n_pos)
+            res = keyed_chain(q, p, x, c.accept_fn, c.noise, n, bonus_ok, lazy=True, tokens=self.drafter.known(),
+                              lossless=c.method.lossless)
         c.model.commit(state, torch.arange(res.accepted + 1))
-        new = x[:res.accepted].tolist() + ([res.new_token] if res.new_token >= 0 else [])
-        out = StepOut(new)
-        if c.record:
-            out.events = chain_events(n, x, p, q, res, new, c.cfg)
-            out.drafted = [Drafted(i + 1, i, n + i, int(t)) for i, t in enumerate(x.tolist())]
         self.drafter.update(res.accepted, q)
+        pack = chain_pack(x, p, q, res, c.cfg if c.record else None)
+        vals = torch.cat([pack, self.drafter.x.to(pack.device, torch.float64)]).tolist()     # the step's one read
+        self.drafter.settle(vals[len(pack):])
+        new, events = chain_record(n, vals[:len(pack)], len(x), res, c.cfg if c.record else None)
+        out = StepOut(new, events)
+        if c.record:
+            out.drafted = [Drafted(i + 1, i, n + i, t) for i, t in enumerate(int(v) for v in vals[1:1 + len(x)])]
         return out
 
 
@@ -126,7 +134,7 @@ class TreeSteps(Family):
         pos = n - 1 + torch.tensor(tree.depths)
         logits, hidden = c.model.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
         hidden = host(hidden) if self.features else None
-        q = self.laws(logits)                                                       # (N, V)
+        q = self.laws(host(logits))                 # (N, V) on the host: the tree walks still read per candidate
         group_fn = c.method.groups(tree, hidden, c.cfg) if c.method.groups is not None else None
         walk = walk_tree(c, tree, q, group_fn, c.cfg.cascade_budget, n)
         c.model.commit(state, torch.tensor(walk.path))

@@ -16,37 +16,49 @@ from specviz.core.noise import Noise
 from specviz.core.sampling import change_prob, coupled_accept, relax_excess, tv
 from specviz.engine import rules
 from specviz.engine.groups import CandidateGroup
-from specviz.engine.verify import ChainResult, DraftTree, Level, TreeStep, TreeWalk, fit_level, kid_laws
+from specviz.engine.verify import ChainResult, DraftTree, Level, TreeStep, TreeWalk, fit_level, kid_laws, settled
 
 
 def _exact(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    rows = torch.arange(len(x))
+    rows = torch.arange(len(x), device=x.device)
     px, qx = p[rows, x], q[rows, x]
     return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))
 
 
 def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, noise: Noise, n: int,
-                bonus_ok: bool) -> ChainResult:
-    """verify_chain under keyed noise: drafts x (k,) at positions n, n+1, ...; q (k+1, V); p (k, V)."""
+                bonus_ok: bool, lazy: bool = False, tokens: list | None = None,
+                lossless: bool = False) -> ChainResult:
+    """verify_chain under keyed noise: drafts x (k,) at positions n, n+1, ...; q (k+1, V); p (k, V).
+    tokens: x as host ints when the caller knows them (else read here); lossless: the rule is min(1, q/p), so no
+    slot has a relaxation's uniform to draw. The accepted count is the one value read; lazy: see verify.settled."""
     k = len(x)
     if k == 0:
-        return ChainResult(0, noise.race(n, q[0]), True, 0, None, None, [], [])
+        res = ChainResult(0, noise.races(n, q[:1])[0], True, 0, None, None, [], [])
+        return res if lazy else settled(res)
     a = accept_fn(q[:k], p)
-    rows = torch.arange(k)
+    rows = torch.arange(k, device=q.device)
     b, e = a[rows, x], _exact(p, q[:k], x)
     c = relax_excess(b, e)
-    star = torch.tensor([noise.race(n + i, q[i]) for i in range(k)])
-    u = torch.tensor([noise.u(n + i, int(x[i])) if c[i] > 0 else -1.0 for i in range(k)])
+    star = noise.races(n, q[:k])
+    if lossless:
+        u = torch.full((k,), -1.0, device=q.device)
+    else:
+        xs = x.tolist() if tokens is None else tokens
+        u = torch.where(c > 0, torch.stack([noise.u_t(n + i, xs[i]) for i in range(k)]).to(q.device), -1.0)
     hit = x == star
     ok = hit | ((c > 0) & (u < c))
-    cost, _ = change_prob(p, q[:k], relax_excess(a, rules.lossless(q[:k], p)))
-    jd = rules.Judgement(b, e, ok, ok & ~hit, cost, q[:k], torch.zeros(k, dtype=torch.bool))
+    if lossless:                                   # c = 0 on every cell: change_prob's sum is 0 (no row to loop)
+        cost = torch.zeros(k, device=q.device)
+    else:
+        cost, _ = change_prob(p, q[:k], relax_excess(a, rules.lossless(q[:k], p)))
+    jd = rules.Judgement(b, e, ok, ok & ~hit, cost, q[:k], torch.zeros(k, dtype=torch.bool, device=q.device))
     m = int(ok.long().cumprod(0).sum())
-    extra = (coupled_accept(p, q[:k], x).tolist(), star.tolist())
+    extra = (coupled_accept(p, q[:k], x), star)
     if m < k:
-        return ChainResult(m, int(star[m]), False, m + 1, jd, u, *extra)
-    new = noise.race(n + k, q[k]) if bonus_ok else -1
-    return ChainResult(k, new, bonus_ok, k, jd, u, *extra)
+        res = ChainResult(m, star[m], False, m + 1, jd, u, *extra)
+    else:
+        res = ChainResult(k, noise.races(n + k, q[k:k + 1])[0] if bonus_ok else -1, bonus_ok, k, jd, u, *extra)
+    return res if lazy else settled(res)
 
 
 def level_cost(q: torch.Tensor, laws: list, xs: list, a: torch.Tensor) -> float:

@@ -90,6 +90,8 @@ def _gsd_rule(cfg, model):
     vecs = embedding_table(model) if released else model.code_vectors().float().cpu()
 
     def gsd(q, p):
+        nonlocal vecs
+        vecs = vecs.to(q.device)                 # once: the laws stay where the model put them
         return rules.gsd(q, p, vecs, cfg.gsd_group, cfg.gsd_gap, cfg.gsd_dist, cfg.gsd_mode)
     return _with_residual(gsd, rules.plain_residual if released else None)
 

@@ -18,9 +18,11 @@ from typing import Callable
 import torch
 
 from specviz.core.sampling import safe_norm, tv
+from specviz.engine.gsd_sorted import ours_sorted
 
 Residual = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 _CHUNK_FLOATS = 1 << 24                 # GSD distance work per chunk: cells x window x dims <= 16M floats
+_SORTED_FROM = 8                        # GSD "ours": the sorted-space path once >= 1/8 of the cells are judged
 
 
 def lossless(p_target: torch.Tensor, p_draft: torch.Tensor) -> torch.Tensor:
@@ -72,6 +74,8 @@ def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, vectors: torch.Tensor, gr
     rows, ys = (p_draft > 0).nonzero(as_tuple=True)                                   # judged cells only
     if len(rows) == 0:
         return out
+    if mode == "ours" and vectors.shape[-1] <= 64 and len(rows) * _SORTED_FROM >= L * V:
+        return ours_sorted(p_target, p_draft, vectors.float(), group, gap, dist)     # most cells judged: vectorised
     order = p_target.argsort(dim=-1, descending=(mode == "ours"), stable=True)           # (L, V) ids by rank
     rank = torch.empty_like(order).scatter_(-1, order, torch.arange(V).expand(L, V))
     r = rank[rows, ys]
@@ -161,8 +165,21 @@ def lantern_budget(p_target: torch.Tensor, delta: float, lam: float | None = Non
 def lantern(p_target: torch.Tensor, p_draft: torch.Tensor, neighbours: torch.Tensor, k: int,
             budget) -> torch.Tensor:
     """a(y) = min(1, q~(y)/p(y)) (§5.2; released: ea_model_llamagen.py:620-640, acp = px / qx with px the
-    relaxed target, qx the draft probability): a draft borrows at most B(y) of target mass from its neighbours."""
-    return lossless(lantern_mass(p_target, neighbours, k, budget), p_draft)
+    relaxed target, qx the draft probability): a draft borrows at most B(y) of target mass from its neighbours.
+    Few judged cells (point masses: a tree's siblings): q~ is computed on those cells and their neighbours only."""
+    rows, ys = (p_draft > 0).nonzero(as_tuple=True)
+    if len(ys) * _SORTED_FROM >= p_draft.numel():
+        return lossless(lantern_mass(p_target, neighbours, k, budget), p_draft)
+    nb = neighbours[ys, :k]                                          # (n, k') each judged cell's neighbours
+    heads = torch.arange(len(ys), device=ys.device) * (nb.shape[1] + 1)
+    cols = torch.cat([ys[:, None], nb], 1).view(-1)                  # local vocabulary: cell, its neighbours, ...
+    local = torch.zeros(len(cols), nb.shape[1], dtype=torch.long, device=ys.device)
+    local[heads] = heads[:, None] + 1 + torch.arange(nb.shape[1], device=ys.device)
+    b = budget[:, cols] if torch.is_tensor(budget) else budget
+    mass = lantern_mass(p_target[:, cols], local, k, b)[rows, heads]
+    out = torch.ones_like(p_draft)
+    out[rows, ys] = (mass / p_draft[rows, ys].clamp_min(1e-30)).clamp(max=1.0)      # lossless at the cells
+    return out
 
 
 def lantern_residual(neighbours: torch.Tensor, k: int, budget_fn: Callable, variant: str) -> Residual:
@@ -234,7 +251,7 @@ def judge(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x
     """Decide L drafts x (L,) with uniforms u (L,) under acceptance functions accept (L, V) (§1.2).
     residual: None for the TV-optimal [q - p·a]+, whose cost TV(o, q) = Σ [p·a - q]+ (P4); else a callable
     (q, p, a, x) -> (L, V) unnormalised mass, and the cost is TV(o, q) of o = p·a + (1 - Σ p·a)·norm(residual)."""
-    rows = torch.arange(len(x))
+    rows = torch.arange(len(x), device=x.device)
     b = accept[rows, x]
     px, qx = p_draft[rows, x], p_target[rows, x]
     exact = torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))

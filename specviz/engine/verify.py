@@ -33,21 +33,33 @@ class ChainResult:
     target: list | None = None
 
 
+def settled(res: ChainResult) -> ChainResult:
+    """A lazy result (`lazy=True`: new_token a 0-d tensor or -1, coupled / target tensors, still on the device) with
+    its values read; the families read them with the step's other numbers in one packed read instead."""
+    tok = res.new_token if isinstance(res.new_token, int) else int(res.new_token)
+    lst = [v.tolist() if torch.is_tensor(v) else v for v in (res.coupled, res.target)]
+    return ChainResult(res.accepted, tok, res.bonus, res.judged, res.j, res.u, *lst)
+
+
 def verify_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn: AcceptFn, gen: torch.Generator,
-                 bonus_ok: bool) -> ChainResult:
+                 bonus_ok: bool, lazy: bool = False) -> ChainResult:
     """q (k+1, V) target laws for the k draft slots plus the slot after them; p (k, V) draft laws; x (k,) drafts.
     bonus_ok: whether a token after the last draft exists (False at the end of the image). A rule's own residual
-    rides on the acceptance function as `accept_fn.residual` (docs/methods.md §1.2)."""
+    rides on the acceptance function as `accept_fn.residual` (docs/methods.md §1.2). The uniforms come from the
+    host generator `gen` in today's order and are applied where q lives; the one value read is the accepted count
+    (it decides how many uniforms follow); lazy: the new token stays a tensor (see `settled`)."""
     k = len(x)
     if k == 0:
-        return ChainResult(0, int(sample(q[0], gen)), True, 0, None, None)
-    u = torch.rand(k, generator=gen)
+        res = ChainResult(0, sample(q[0], gen), True, 0, None, None)
+        return res if lazy else settled(res)
+    u = torch.rand(k, generator=gen).to(q.device)
     jd = rules.judge(q[:k], p, accept_fn(q[:k], p), x, u, getattr(accept_fn, "residual", None))
     m = int(jd.accepted.long().cumprod(0).sum())
     if m < k:
-        return ChainResult(m, int(sample(jd.residual[m], gen)), False, m + 1, jd, u)
-    new = int(sample(q[k], gen)) if bonus_ok else -1
-    return ChainResult(k, new, bonus_ok, k, jd, u)
+        res = ChainResult(m, sample(jd.residual[m], gen), False, m + 1, jd, u)
+    else:
+        res = ChainResult(k, sample(q[k], gen) if bonus_ok else -1, bonus_ok, k, jd, u)
+    return res if lazy else settled(res)
 
 
 @dataclass

@@ -34,28 +34,48 @@ def coupled_draw(x: torch.Tensor, p_old: torch.Tensor, p_new: torch.Tensor, gen:
     """Draw x' (k,) from the maximal coupling of x ~ p_old (k, V) with p_new (k, V): one uniform per slot, then one
     fallback draw per slot (drawn for every slot, used where the uniform says move), so the count is fixed."""
     keep, fallback = coupling(x, p_old, p_new)
-    u = torch.rand(len(x), generator=gen)
+    u = torch.rand(len(x), generator=gen).to(keep.device)
     moved = sample(fallback, gen)
     return torch.where(u < keep, x, moved)
 
 
 class JacobiDrafter:
+    """The window's drafts live where the target's laws do (`x`, a long tensor); the host knows their values only
+    when the family hands them back after its step's one read (`settle`). Under the `random` init the fresh drafts
+    of the next window are drawn at the end of `update`, where the next `propose` would draw them (nothing draws
+    in between), so their values come back with that read too."""
+
     def __init__(self, window: int, vocab: int, grid: tuple[int, int], init: str, gen: torch.Generator,
                  couple: bool = False, noise=None):
         self.window, self.vocab, self.grid, self.init, self.gen = window, vocab, grid, init, gen
         self.couple, self.noise, self.n = couple, noise, 0    # noise: keyed.Noise (refined drafts race E_pos)
-        self.tokens: list[int] = []            # drafts for positions n, n+1, ...
-        self.laws: list = []                   # per draft: (V,) law or None (point mass)
+        self.x = torch.zeros(0, dtype=torch.long)  # drafts for positions n, n+1, ...
+        self.laws: list = []                       # per draft: (V,) law or None (point mass)
+        self.host: list[int] | None = []           # x's values on the host, when known
 
     def propose(self, committed: list[int], n: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Drafts for positions n .. min(n + L - 1, H*W) - 1: tokens (k,), laws (k, V)."""
-        k, self.n = min(self.window - 1, self.grid[0] * self.grid[1] - n), n
-        while len(self.tokens) < k:
-            self.tokens.append(self._fresh(committed, n + len(self.tokens)))
+        self.n = n
+        self._fill(committed, n)
+        return self.x, self._law_rows(self.x, self.laws)
+
+    def known(self) -> list[int] | None:
+        """The current drafts' values if the host has them (else None: the caller reads them)."""
+        return self.host
+
+    def settle(self, tokens: list[int]) -> None:
+        """The family read the drafts `update` left (x) with its step's numbers: their values on the host."""
+        self.host = [int(t) for t in tokens]
+
+    def _fill(self, committed: list[int] | None, n: int) -> None:
+        """Truncate or extend the window to min(L - 1, H*W - n) drafts; fresh slots are point masses (P2)."""
+        k = max(0, min(self.window - 1, self.grid[0] * self.grid[1] - n))
+        while len(self.x) < k:                     # one at a time: a repeat init may read the draft just made
+            self.x = torch.cat([self.x, self._fresh(committed, n + len(self.x)).view(1).to(self.x.device)])
             self.laws.append(None)
-        del self.tokens[k:], self.laws[k:]
-        x = torch.tensor(self.tokens, dtype=torch.long)
-        return x, self._law_rows(x, self.laws)
+            self.host = None
+        self.x, self.host = self.x[:k], (self.host[:k] if self.host is not None else None)
+        del self.laws[k:]
 
     def _law_rows(self, x: torch.Tensor, laws: list) -> torch.Tensor:
         """(k, V) kept laws of drafts x (k,): one-hot rows for point masses (None)."""
@@ -69,36 +89,37 @@ class JacobiDrafter:
         """After a verification that committed `accepted` drafts plus one new token: slots beyond the new token
         take new drafts from this forward's laws q (rows aligned with the drafts) as refined drafts: independent
         samples (SJD), or with `couple` each slot that held a draft is coupled with it (MC-SJD) and the slot past
-        the old window end is sampled."""
+        the old window end is sampled. Then (random init) the next window's fresh drafts."""
         start = accepted + 1
         rest = q[start:]
+        self.host = None
         if not len(rest):
-            self.tokens, self.laws = [], []
-            return
-        old = self.tokens[start:]
-        if self.noise is not None:                 # keyed: the race of each slot's new law at its position, stable
-            at = self.n + start                    # across refinements without an explicit coupling (docs §9)
-            self.tokens = [self.noise.race(at + i, law) for i, law in enumerate(rest)]
-        elif self.couple and old:
-            x = torch.tensor(old, dtype=torch.long)
-            coupled = coupled_draw(x, self._law_rows(x, self.laws[start:]), rest[:len(old)], self.gen)
-            self.tokens = coupled.tolist() + sample(rest[len(old):], self.gen).tolist()
+            self.x, self.laws = torch.zeros(0, dtype=torch.long, device=q.device), []
         else:
-            self.tokens = sample(rest, self.gen).tolist()
-        self.laws = list(rest)
+            old = self.x[start:].to(q.device)
+            if self.noise is not None:             # keyed: the race of each slot's new law at its position, stable
+                self.x = self.noise.races(self.n + start, rest)   # across refinements without a coupling (docs §9)
+            elif self.couple and len(old):
+                coupled = coupled_draw(old, self._law_rows(old, self.laws[start:]), rest[:len(old)], self.gen)
+                self.x = torch.cat([coupled, sample(rest[len(old):], self.gen)])
+            else:
+                self.x = sample(rest, self.gen)
+            self.laws = list(rest)
+        if self.init == "random":
+            self._fill(None, self.n + start)
 
-    def _fresh(self, committed: list[int], pos: int) -> int:
+    def _fresh(self, committed: list[int] | None, pos: int) -> torch.Tensor:
         w = self.grid[1]
         if self.init == "repeat_horizon" and pos % w:
             return self._at(committed, pos - 1)
         if self.init == "repeat_vertical" and pos >= w:
             return self._at(committed, pos - w)
         if self.noise is not None:
-            return self.noise.fresh(pos)
-        return int(torch.randint(self.vocab, (1,), generator=self.gen))
+            return self.noise.fresh_t(pos)
+        return torch.randint(self.vocab, (1,), generator=self.gen)[0]
 
-    def _at(self, committed: list[int], pos: int) -> int:
+    def _at(self, committed: list[int], pos: int) -> torch.Tensor:
         """Token at pos: committed if known, else the current draft there."""
         if pos < len(committed):
-            return committed[pos]
-        return self.tokens[pos - len(committed)]
+            return torch.tensor(committed[pos])
+        return self.x[pos - len(committed)]

@@ -1,0 +1,56 @@
+"""GSD "ours" (rules.gsd, docs/methods.md §4) in the sorted space, for laws that judge most of the vocabulary.
+
+Every judged cell's window is a run of `min(G, V)` consecutive positions of its row's descending ranking starting at
+lo(r) = clamp(r - G//2, 0, V - G), and lo depends on the rank r alone: member o of the cell at rank r sits at rank
+lo(r) + o, which is r - G//2 + o (a shift) for every rank but the G - 1 at the two ends, where lo is 0 or V - G. So
+the laws and vectors are put in rank order once per row, each member is a shifted slice (the ends: one column),
+never a per-cell gather, and the answer is scattered back to token order. The same numbers as rules.gsd's per-cell
+path (tests/engine/test_gsd_sorted.py)."""
+from __future__ import annotations
+
+import torch
+
+
+def _at(t: torch.Tensor, o: int, group: int) -> torch.Tensor:
+    """t (..., V) in rank order -> (..., V): at rank r, t at member o of r's window (rank lo(r) + o)."""
+    V = t.shape[-1]
+    if V <= group:                                                  # one window, ranks 0 .. V - 1, for every rank
+        return t[..., o:o + 1].expand(t.shape)
+    h, n = group // 2, V - group + 1                                # ranks h .. h + n - 1: lo = r - h
+    return torch.cat([t[..., o:o + 1].expand(*t.shape[:-1], h), t[..., o:o + n],
+                      t[..., V - group + o:V - group + o + 1].expand(*t.shape[:-1], V - h - n)], -1)
+
+
+def _dot_at(es: torch.Tensor, o: int, group: int) -> torch.Tensor:
+    """<e at member o of each rank's window, e at the rank> for es (d, L, V) in rank order -> (L, V); the same
+    products as (_at(es, o, group) * es).sum(0), without copying es."""
+    V = es.shape[-1]
+    if V <= group:
+        return (_at(es, o, group) * es).sum(0)
+    h, n = group // 2, V - group + 1
+    head = (es[..., o:o + 1] * es[..., :h]).sum(0)
+    mid = (es[..., o:o + n] * es[..., h:h + n]).sum(0)
+    tail = (es[..., V - group + o:V - group + o + 1] * es[..., h + n:]).sum(0)
+    return torch.cat([head, mid, tail], -1)
+
+
+def ours_sorted(q: torch.Tensor, p: torch.Tensor, vectors: torch.Tensor, group: int, gap: float,
+                dist: float) -> torch.Tensor:
+    """a (L, V) of GSD "ours" for laws q, p (L, V) and code vectors (V, d): 1 where p = 0."""
+    L, V = q.shape
+    order = q.argsort(dim=-1, descending=True, stable=True)                     # (L, V) ids by rank
+    qs, ps = q.gather(1, order), p.gather(1, order)                              # (L, V) in rank order
+    es = vectors.T.contiguous().index_select(1, order.view(-1)).view(-1, L, V)  # (d, L, V): e in rank order
+    ns = (es * es).sum(0)                                                        # (L, V) |e|^2 in rank order
+    rank = torch.arange(V, device=q.device)
+    qz, pz, keep = [], [], []
+    for o in range(min(group, V)):
+        qz.append(_at(qs, o, group))
+        pz.append(_at(ps, o, group))
+        d2 = _at(ns, o, group) + ns - 2 * _dot_at(es, o, group)       # |e_z - e_y|^2
+        keep.append(((qz[-1] - qs).abs() < gap) & (d2 < dist) & (_at(rank, o, group) != rank))
+    kept = torch.stack(keep, -1)
+    num = qs + (torch.stack(qz, -1) * kept).sum(-1)
+    den = ps + (torch.stack(pz, -1) * kept).sum(-1)
+    a = torch.where(ps > 0, (num / den).clamp(max=1.0), torch.ones_like(qs))
+    return torch.empty_like(a).scatter_(1, order, a)

@@ -1,0 +1,25 @@
+"""scripts/engine_bench.py --tiny: every registered method under both noises gets a row of the Markdown table and of
+the JSON, with its steps, a non-negative engine time and its host reads (the full run: docs/benchmarks.md)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from specviz.engine import methods
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_tiny_bench_reports_every_method_and_noise(tmp_path):
+    out = tmp_path / "bench.json"
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "engine_bench.py"), "--tiny", "--json", str(out)],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["method"], r["noise"]) for r in rows] == [(m, n) for m in methods.METHODS for n in ("papers", "keyed")]
+    for r in rows:
+        assert r["steps"] == 4 and r["ms"] >= 0 and r["fwd_ms"] >= 0 and r["syncs"] >= 1 and r["tokens"] >= 1
+    lines = [line for line in run.stdout.splitlines() if line.startswith("| 6x6, V=64 |")]
+    assert len(lines) == len(rows)
+    assert lines[0].split("|")[2].strip() == f"`{rows[0]['method']}`"
+    assert f"| {rows[0]['syncs']:.1f} |" in lines[0]

@@ -1,0 +1,35 @@
+"""LANTERN(++) on few judged cells (rules.lantern's local path: a tree's point-mass siblings) gives the numbers of
+the whole-vocabulary rule lossless(lantern_mass(q), p), to the bit: both budgets, several cells per row, a row
+without any, vocabularies smaller than k."""
+import torch
+
+from specviz.engine import rules
+
+
+def cases():
+    g = torch.Generator().manual_seed(0)
+    for V, L, k in ((12, 3, 3), (64, 5, 8), (9, 4, 8), (300, 2, 4)):
+        nb = torch.stack([torch.randperm(V, generator=g)[:min(k, V - 1)] for _ in range(V)])
+        for trial in range(4):
+            q = (torch.randn(L, V, generator=g) * 2).softmax(-1)
+            p = torch.zeros(L, V)
+            p[torch.arange(L), torch.randint(V, (L,), generator=g)] = 1.0
+            if trial == 1:
+                p[0] = 0                                                # a row nothing is judged in
+            if trial == 2:
+                p[:, :2], p[:, 2:] = 0.5, 0.0                           # two cells per row
+            for budget in (0.05, 0.25, rules.lantern_budget(q, 0.0, 3.0), rules.lantern_budget(q, 0.0, 10.0)):
+                yield q, p, nb, k, budget
+
+
+def check_cells_equal_the_whole_vocabulary() -> None:
+    moved = 0
+    for q, p, nb, k, budget in cases():
+        want = rules.lossless(rules.lantern_mass(q, nb, k, budget), p)
+        assert torch.equal(rules.lantern(q, p, nb, k, budget), want)
+        moved += int((want > rules.lossless(q, p)).sum())
+    assert moved > 20                                                   # the budgets lend mass in many cases
+
+
+def test_cells_equal_the_whole_vocabulary():
+    check_cells_equal_the_whole_vocabulary()
