@@ -118,8 +118,8 @@ def pick_device(device: str | torch.device, dtype) -> tuple[torch.device, torch.
     return dev, dtype or (torch.bfloat16 if dev.type == "cuda" else torch.float32)
 
 
-class CompileUnavailable(RuntimeError):
-    """torch.compile cannot compile on this machine (no working inductor backend)."""
+class CompileUnavailable(ValueError):
+    """torch.compile cannot compile on this machine (no working inductor backend): the CLI's one `error:` line."""
 
 
 def _probe_compile() -> None:
@@ -128,15 +128,25 @@ def _probe_compile() -> None:
     fn(torch.ones(2))
 
 
+_PROBED: list = []                                   # the probe runs once per process (it costs seconds)
+
+
+def check_compile() -> None:
+    """Raise CompileUnavailable, one line, where torch.compile cannot compile here; silent where it can."""
+    if not _PROBED:
+        try:
+            _probe_compile()
+        except Exception as e:                                    # noqa: BLE001 (any backend failure refuses)
+            first = str(e).splitlines()[0][:160] if str(e) else ""
+            raise CompileUnavailable(f"--compile is unavailable: torch.compile cannot compile on this machine "
+                                     f"({type(e).__name__}: {first}); run without --compile") from None
+        _PROBED.append(True)
+
+
 def compiled(fn):
     """torch.compile(fn, mode="reduce-overhead", dynamic=False): one graph per padded bucket (CUDA graphs on CUDA,
-    inductor kernels on the CPU). Where inductor cannot compile, one clear line (CompileUnavailable)."""
-    try:
-        _probe_compile()
-    except Exception as e:                                    # noqa: BLE001 (any backend failure is the refusal)
-        raise CompileUnavailable(f"--compile is unavailable: torch.compile cannot compile on this machine "
-                                 f"({type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}); "
-                                 "run without --compile") from None
+    inductor kernels on the CPU), after check_compile."""
+    check_compile()
     return torch.compile(fn, mode="reduce-overhead", dynamic=False)
 
 
