@@ -12,6 +12,7 @@ import torch
 from specviz.models.janus import JanusModel
 from specviz.models.llamagen import LlamaGenModel
 from specviz.models.llamagen_net import GPTConfig, LlamaGenGPT, ffn_hidden
+from specviz.models.llamagen_vq import VQConfig, VQDecoder
 from specviz.models.lumina import LuminaModel
 
 CARDS = (("H200", 4.8), ("H100 SXM", 3.35), ("A100 80GB", 2.0))     # nominal HBM bandwidth, TB/s
@@ -76,10 +77,12 @@ def llamagen(tiny: bool, device, dtype) -> Layout:
     """LlamaGen GPT-XL t2i (36 layers of 1280, 20 heads, 16384 codes, 120 T5 caption rows, 16x16) or tiny shapes."""
     cfg = (GPTConfig(dim=64, n_layer=2, n_head=4, ffn_hidden=ffn_hidden(64), vocab_size=256, caption_dim=32, grid=8)
            if tiny else GPTConfig(grid=16))
+    vcfg = VQConfig(codebook_size=cfg.vocab_size, ch=32, ch_mult=[1, 1], z_channels=32) if tiny else VQConfig()
     torch.manual_seed(0)
     with torch.device(device):
         gpt = LlamaGenGPT(cfg).to(dtype).eval()
-    model = LlamaGenModel(gpt, None, name="llamagen-xl-layout" + ("-tiny" if tiny else ""))
+        vq = VQDecoder(vcfg).eval()                                  # float32, as the loader keeps it
+    model = LlamaGenModel(gpt, vq, name="llamagen-xl-layout" + ("-tiny" if tiny else ""))
     g = torch.Generator().manual_seed(0)
     cap = torch.randn(cfg.cls_token_num, cfg.caption_dim, generator=g)
     model.text_encoder = lambda text: (cap, torch.arange(cfg.cls_token_num) < 24)   # no T5: fixed caption rows
@@ -107,8 +110,9 @@ def _lumina_vocab(codes: int) -> dict:
 
 def lumina(tiny: bool, device, dtype) -> Layout:
     """Lumina-mGPT-7B-768 (Chameleon-7B: 32 layers of 4096, 32 heads, MLP 11008, vocab 65536; 24x24 grids = 48x48
-    codes plus an EOL per row) or tiny shapes (2x3 grids)."""
+    codes plus an EOL per row) or tiny shapes (2x3 grids, the first 256 image tokens as the codebook)."""
     from transformers import ChameleonConfig, ChameleonForConditionalGeneration  # only this backend needs it
+    codes = 256 if tiny else 8192                                   # tiny: the first 256 image tokens only
     vocab = _lumina_vocab(8192)
     size = (dict(vocab_size=8916, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
                  num_key_value_heads=2, max_position_embeddings=512) if tiny else
@@ -119,10 +123,10 @@ def lumina(tiny: bool, device, dtype) -> Layout:
     torch.manual_seed(0)
     with torch.device(device):
         net = ChameleonForConditionalGeneration._from_config(cfg, dtype=dtype, attn_implementation="sdpa").eval()
-        book = _Codebook(8192, 256).eval()
+        book = _Codebook(codes, 256).eval()
     net.model.vqmodel = None                                         # the bench decodes no pixels
     ids = {"boi": 8197, "eol": 8803, "res0": 8804, "bos": 1, "sep_text": "<reserved08706>"}
-    model = LuminaModel(net, book, ids, torch.arange(4, 8196), (2, 3) if tiny else (24, 24),
+    model = LuminaModel(net, book, ids, torch.arange(4, 4 + codes), (2, 3) if tiny else (24, 24),
                         name="lumina-mgpt-7b-layout" + ("-tiny" if tiny else ""))
     prompt_ids = [1] + [8900 + i % 16 for i in range(30)]
     model.encode_prompt = lambda prompt: list(prompt_ids)           # no tokenizer: fixed ids
