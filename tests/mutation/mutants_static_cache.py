@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from specviz.models import base, scenes
+from tests.models.test_compile import test_padding_rows_are_invisible as padding_rows_invisible
 from tests.models.test_static_cache import scenes_pairs
 from tests.support.mutants import Mutant
 
@@ -43,3 +44,14 @@ VARIANTS = [
     Mutant("static cache: commit reallocates the cache tensors", lambda mp: mp.setattr(
         scenes.ScenesModel, "commit", _reallocating_commit), (scenes_pairs,)),
 ]
+
+
+def _padding_seen(inner, size):
+    """Wrong: the fed rows of a compiled (bucketed) forward also see its padding rows."""
+    out = base.torch.ones(size, size, dtype=base.torch.bool)
+    out[:inner.shape[0], :inner.shape[0]] = inner
+    return out
+
+
+VARIANTS.append(Mutant("static cache: the fed rows see the padding rows", lambda mp: mp.setattr(
+    base, "padded_inner", _padding_seen), (padding_rows_invisible,)))
