@@ -22,6 +22,7 @@ CPU (inductor compiles for minutes there; tests/models/test_compile.py checks co
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -209,6 +210,7 @@ def main(argv=None) -> int:
     ap.add_argument("--family", default="llamagen", choices=list(FAMILIES))
     ap.add_argument("--model", default=None, help="a checkpoint load_model knows (else random weights)")
     ap.add_argument("--tiny", action="store_true", help="tiny shapes (the CPU smoke test)")
+    ap.add_argument("--image-size", type=int, default=256, choices=[256, 512], help="LlamaGen-XL: 16x16 or 32x32")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--context", type=int, default=128, help="image tokens committed before timing")
     ap.add_argument("--steps", type=int, default=50, help="timed AR steps")
@@ -225,6 +227,7 @@ def main(argv=None) -> int:
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     card, tbs = layouts.card(name) if device.type == "cuda" else ("cpu", None)
     t0 = time.perf_counter()
+    FAMILIES["llamagen"] = functools.partial(layouts.llamagen, grid=args.image_size // 16)
     if args.model:
         from specviz.models import load_model  # real weights: only when asked for
 

@@ -73,10 +73,11 @@ def janus(tiny: bool, device, dtype) -> Layout:
     return Layout("Janus-Pro-7B", model, "a random prompt", step)
 
 
-def llamagen(tiny: bool, device, dtype) -> Layout:
-    """LlamaGen GPT-XL t2i (36 layers of 1280, 20 heads, 16384 codes, 120 T5 caption rows, 16x16) or tiny shapes."""
+def llamagen(tiny: bool, device, dtype, grid: int = 16) -> Layout:
+    """LlamaGen GPT-XL t2i (36 layers of 1280, 20 heads, 16384 codes, 120 T5 caption rows, `grid` x `grid`: 16 at
+    256 px, 32 at 512 px) or tiny shapes."""
     cfg = (GPTConfig(dim=64, n_layer=2, n_head=4, ffn_hidden=ffn_hidden(64), vocab_size=256, caption_dim=32, grid=8)
-           if tiny else GPTConfig(grid=16))
+           if tiny else GPTConfig(grid=grid))
     vcfg = VQConfig(codebook_size=cfg.vocab_size, ch=32, ch_mult=[1, 1], z_channels=32) if tiny else VQConfig()
     torch.manual_seed(0)
     with torch.device(device):
