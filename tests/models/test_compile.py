@@ -71,3 +71,43 @@ def test_torch_compile_gives_the_eager_tokens():
     fast.compile()
     for name in ("ar", "sjd", "sd"):
         assert tokens(fast, factory, 0, **CASES[name]) == tokens(eager, factory, 0, **CASES[name]), name
+
+
+def test_use_compile_and_load_model_compile_the_loaded_model(monkeypatch):
+    from specviz import models
+
+    class Fake:
+        compiled = False
+
+        def compile(self):
+            self.compiled = True
+            return self
+
+    fake = models.Backend(name="fake", probe=lambda name: name.startswith("fake:"), load=lambda name, device: Fake())
+    monkeypatch.setattr(models, "BACKENDS", (fake, *models.BACKENDS))
+    monkeypatch.setattr(models, "_COMPILE", [False])
+    monkeypatch.setattr(base, "_PROBED", [True])
+    models.load_model.cache_clear()
+    try:
+        assert not models.load_model("fake:a", "cpu").compiled
+        assert models.load_model("fake:a", "cpu", compile=True).compiled
+        models.use_compile(True)
+        assert models.load_model("fake:b", "cpu").compiled and not models.load_model("fake:b", "cpu", False).compiled
+        models.use_compile(False)
+        assert not models.load_model("fake:c", "cpu").compiled
+    finally:
+        models.load_model.cache_clear()
+
+
+def test_the_app_refuses_compile_in_one_line_where_inductor_cannot(monkeypatch):
+    import app
+
+    def broken():
+        raise RuntimeError("no working C++ compiler")
+
+    monkeypatch.setattr(base, "_PROBED", [])
+    monkeypatch.setattr(base, "_probe_compile", broken)
+    with pytest.raises(SystemExit) as e:
+        app.main(["--compile"])
+    assert str(e.value) == ("error: --compile is unavailable: torch.compile cannot compile on this machine "
+                            "(RuntimeError: no working C++ compiler); run without --compile")
