@@ -12,7 +12,7 @@ Conventions
   to a growing cache in `forward` and compact/crop them in `commit`.
 - Logits are float32, CFG already mixed (u + s (c - u)); temperature / top-k / top-p belong to the sampler.
 - Hidden states are the final-norm states of the conditional row, one per fed token.
-- Static KV cache (issue 41): every backend preallocates its cache for prompt + grid + SCRATCH rows at prefill and
+- Static KV cache: every backend preallocates its cache for prompt + grid + SCRATCH rows at prefill and
   never reallocates it. A forward of N tokens writes its K/V by index copy at rows [T, T + M) and attends over the
   whole capacity under an (M, capacity) mask; `commit` moves the kept rows by index copy and resets the length.
   Eager, M = N (`exact`); compiled (`compile()`), M = bucket(N): padding rows see only themselves and nobody sees

@@ -1,4 +1,4 @@
-"""--compile (issue 41): the padded fixed-shape forwards give the eager tokens, torch.compile gives them too (float32,
+"""--compile: the padded fixed-shape forwards give the eager tokens, torch.compile gives them too (float32,
 CPU), and where torch.compile cannot compile the CLI refuses in one line."""
 from __future__ import annotations
 

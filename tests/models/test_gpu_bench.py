@@ -1,4 +1,4 @@
-"""scripts/gpu_bench.py --all --tiny (issue 41): every layout, every method through the engine and the 4-method race
+"""scripts/gpu_bench.py --all --tiny: every layout, every method through the engine and the 4-method race
 run on the CPU at tiny shapes; the card table, the HBM bound and the step's weight bytes are exact."""
 from __future__ import annotations
 

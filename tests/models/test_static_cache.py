@@ -1,4 +1,4 @@
-"""The static KV cache of every backend (issue 41; models/base.py): 300 random forward/commit pairs (chains and
+"""The static KV cache of every backend (models/base.py): 300 random forward/commit pairs (chains and
 trees, random kept paths, empty commits) on each tiny backend in its released layout. The cache tensors are never
 reallocated (same data_ptr from prefill to the last commit) and every fed node's guided logits equal the reference:
 a fresh state of the same model, prefilled with the same prompt, fed the committed tokens plus the node's root path
