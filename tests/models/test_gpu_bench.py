@@ -70,3 +70,13 @@ def test_step_weight_bytes_count_every_matrix_a_step_multiplies():
     c = lay.model.gpt.cfg                                                     # dim 64, 2 layers, ffn, vocab 256
     per_layer = c.dim * 3 * c.dim + c.dim * c.dim + 3 * c.dim * c.ffn_hidden + 2 * c.dim
     assert lay.step_bytes == 4 * (c.n_layer * per_layer + c.dim + c.vocab_size * c.dim)
+
+
+def test_no_compile_starts_after_the_budget(tmp_path):
+    out = tmp_path / "b.json"
+    argv = ["--family", "llamagen", "--tiny", "--compile-cpu", "--budget-s", "0", "--steps", "1", "--reps", "1",
+            "--engine-steps", "1", "--json", str(out)]
+    assert bench_module().main(argv) == 0
+    (res,) = json.loads(out.read_text())["layouts"]
+    assert res["compiled"] == {"skipped": "--budget-s 0 s spent before this layout's compile"}
+    assert set(res["eager"]) == {"context", "ar_ms_cfg", "ar_ms_no_cfg", "window_ms", "tree_ms"}
