@@ -13,10 +13,12 @@ Conventions
 - Logits are float32, CFG already mixed (u + s (c - u)); temperature / top-k / top-p belong to the sampler.
 - Hidden states are the final-norm states of the conditional row, one per fed token.
 - Static KV cache: every backend preallocates its cache for prompt + grid + SCRATCH rows at prefill and
-  never reallocates it. A forward of N tokens writes its K/V by index copy at rows [T, T + M) and attends over the
-  whole capacity under an (M, capacity) mask; `commit` moves the kept rows by index copy and resets the length.
-  Eager, M = N (`exact`); compiled (`compile()`), M = bucket(N): padding rows see only themselves and nobody sees
-  them, so every forward of one bucket has one shape and one CUDA graph / torch.compile graph captures it.
+  never reallocates it. A forward of N tokens writes its K/V by index copy at rows [T, T + M); `commit` moves the
+  kept rows by index copy and resets the length. Compiled (`compile()`), M = bucket(N) (padding rows see only
+  themselves and nobody sees them) and it attends over the whole capacity under an (M, capacity) mask, so every
+  forward of one bucket has one shape and one CUDA graph / torch.compile graph captures it. Eager, M = N (`exact`)
+  and scenes / LlamaGen attend over the T + N rows in use (the sums of the recorded golden traces; a padded or
+  capacity-wide forward sums in another order); Janus / Lumina-mGPT attend over transformers' StaticCache capacity.
 - Beyond the boundary a backend may offer capabilities, asked of the model and never of its name: `eagle_head()`
   (its own trained EAGLE head for the tree drafters, engine/drafters/protocols.OffersEagleHead; models/scenes.py).
 """

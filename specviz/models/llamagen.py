@@ -121,7 +121,7 @@ class LlamaGenModel:
         state.visible[:t] = mask
         eye = torch.eye(t, dtype=torch.bool, device=self.device)
         att = torch.tril(torch.ones(t, t, dtype=torch.bool, device=self.device)) & (mask[None, :] | eye)
-        att = static_mask(mask[:0], att, cap)
+        att = static_mask(mask[:0], att, cap if self.compiled else t)
         seq = torch.arange(t, device=self.device)
         h = self.gpt.run(x, seq, state.cache, seq, att[None, None])
         logits, hidden = self._mix(h[:, -1:], state)
@@ -142,7 +142,8 @@ class LlamaGenModel:
         else:
             inner = torch.as_tensor(tree_mask, device=self.device).bool() | torch.eye(n, dtype=torch.bool,
                                                                                         device=self.device)
-        att = static_mask(state.visible[:t], padded_inner(inner, m), state.visible.numel())
+        width = state.visible.numel() if self.compiled else t + m      # eager: the rows in use (the old sums)
+        att = static_mask(state.visible[:t], padded_inner(inner, m), width)
         toks = torch.zeros(m, dtype=torch.long, device=self.device)
         pos = torch.zeros(m, dtype=torch.long, device=self.device)
         toks[:n], pos[:n] = tokens, positions

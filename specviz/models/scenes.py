@@ -89,7 +89,7 @@ class ScenesModel:
             mark_static(state.kv)
         n = caption.shape[1]
         cap = state.kv[0][0].shape[2]
-        mask = static_mask(torch.zeros(0, dtype=torch.bool), self._tril[:n, :n], cap)
+        mask = static_mask(torch.zeros(0, dtype=torch.bool), self._tril[:n, :n], cap if self.compiled else n)
         h = self.target.attend(self.target.embed_caption(caption), mask, state.kv, torch.arange(n))
         state.length = n
         logits, hidden = self._out(h[:, -1:], state)
@@ -101,7 +101,8 @@ class ScenesModel:
         n, t = len(tokens), state.length
         m = self.rows_for(n)                                  # compiled: padded, one shape per bucket
         inner = self._tril[:n, :n] if tree_mask is None else torch.as_tensor(tree_mask).bool()
-        mask = static_mask(torch.ones(t, dtype=torch.bool), padded_inner(inner, m), state.kv[0][0].shape[2])
+        width = state.kv[0][0].shape[2] if self.compiled else t + m     # eager: the rows in use (the old sums)
+        mask = static_mask(torch.ones(t, dtype=torch.bool), padded_inner(inner, m), width)
         toks, pos = torch.zeros(m, dtype=torch.long), torch.zeros(m, dtype=torch.long)
         toks[:n], pos[:n] = torch.as_tensor(tokens).long(), torch.as_tensor(positions).long()
         x = self.target.embed_image(toks, pos).unsqueeze(0).expand(state.rows, -1, -1)
