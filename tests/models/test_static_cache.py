@@ -1,6 +1,7 @@
 """The static KV cache of every backend (models/base.py): 300 random forward/commit pairs (chains and
 trees, random kept paths, empty commits) on each tiny backend in its released layout. The cache tensors are never
-reallocated (same data_ptr from prefill to the last commit) and every fed node's guided logits equal the reference:
+reallocated (same data_ptr from prefill to the last commit) and one random fed node's guided logits per pair equal
+the reference:
 a fresh state of the same model, prefilled with the same prompt, fed the committed tokens plus the node's root path
 as one causal chain (no rollback, no compaction, no stale rows), to 1e-5 of the logits' scale (max |logit|, at least
 1: float32 sums in another order, amplified by CFG's u + s (c - u), differ by a few 1e-6 of it)."""
