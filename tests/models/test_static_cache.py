@@ -155,17 +155,28 @@ def test_lumina_static_cache(lumina):
     check_counts(exercise(lumina, "a red house", 3.0, PAIRS))
 
 
+def compiled_shapes(model):
+    """The compiled path's shapes without the compiler: padded to buckets, capacity-wide masks (compile() with
+    torch.compile as the identity)."""
+    from specviz.models import base
+    model.compiled, model.rows_for = True, base.bucket
+    return model
+
+
 def scenes_pairs():
-    """A short run of the same check on the scenes backend (the mutation check's detector)."""
+    """A short run of the same check on the scenes backend, eager and at the compiled shapes (the mutation check's
+    detector)."""
     exercise(scenes_model(), "red house", 3.0, 40, seed=1)
+    exercise(compiled_shapes(scenes_model()), "red house", 3.0, 40, seed=1)
 
 
 @pytest.mark.parametrize("which", ["scenes", "llamagen", "janus", "lumina"])
 def test_padded_forwards_keep_the_cache_and_the_laws(which, request, monkeypatch):
-    """The compiled path's padding (rows_for = bucket: every forward padded to a power of two, padding rows masked)
-    on each backend: 60 pairs, the same checks."""
+    """The compiled path's shapes (every forward padded to a power of two, padding rows masked, masks as wide as the
+    capacity) on each backend: 60 pairs, the same checks."""
     from specviz.models import base
     model = {"scenes": scenes_model, "llamagen": llamagen_model}.get(which, lambda: request.getfixturevalue(which))()
     monkeypatch.setattr(model, "rows_for", base.bucket)
+    monkeypatch.setattr(model, "compiled", True)
     prompt = llamagen_prompt(model) if which == "llamagen" else "a red house" if which != "scenes" else "red house"
     exercise(model, prompt, 3.0, 60, seed=2)
