@@ -26,7 +26,7 @@ from specviz.app.stream import API_FPS
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.methods import get, ui_knobs
-from specviz.models import ALLOWED_HUB, converted_models
+from specviz.models import ALLOWED_HUB, converted_models, use_compile
 from specviz.render import html, primer
 
 # the default comparison, chosen from the bench on scenes (docs/methods_lossless.md): the baseline, classic lossless
@@ -276,7 +276,12 @@ def main(argv=None) -> None:
                    help="offer this draft model for the tree methods (repeatable; same allow-list and path rules "
                         "as --model)")
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch default)")
+    p.add_argument("--compile", action="store_true", help="torch.compile the models' verification forwards")
     args = p.parse_args(argv)
+    try:
+        use_compile(args.compile)                                 # one line where torch.compile cannot compile
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
     if args.threads:
         torch.set_num_threads(args.threads)
     for flag, name in [("--model", args.model)] + [("--draft-model", d) for d in args.draft_model]:

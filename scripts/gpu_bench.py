@@ -1,19 +1,29 @@
-"""Backend-agnostic cost of the decoding primitives on a CUDA machine, through the model boundary only.
+"""The prepared GPU command: cost of the decoding primitives and of every method, through the model boundary.
 
-    python scripts/gpu_bench.py --family llamagen                  # LlamaGen-XL t2i shapes (256 px), random bf16
-    python scripts/gpu_bench.py --family llamagen --image-size 512 # 32x32 grid
-    python scripts/gpu_bench.py --family janus                     # Janus-Pro-7B shapes (scripts/janus_gpu_bench.py)
-    python scripts/gpu_bench.py --model DIR_OR_ID                  # real weights (any backend load_model knows)
-    python scripts/gpu_bench.py --family llamagen --tiny           # tiny shapes on CPU: a smoke test, seconds
+    python scripts/gpu_bench.py --all                      # Janus-Pro-7B, LlamaGen-XL, Lumina-mGPT-7B layouts, random
+                                                           # bf16 weights built on the GPU: the whole report
+    python scripts/gpu_bench.py --all --tiny               # the same code paths at tiny shapes on the CPU (seconds)
+    python scripts/gpu_bench.py --family llamagen          # one layout (janus | llamagen | lumina)
+    python scripts/gpu_bench.py --model DIR_OR_ID          # real weights (any backend load_model knows)
 
-Times, after a prefill and --context committed image tokens: one AR step (forward of 1 token + commit) with CFG
-(2 rows) and without (1 row); a --window-token Jacobi window (causal) and a --window-node tree (4-D mask), each
-with its commit, as ms and as a ratio to one AR step. JSON on the last stdout line (and --json PATH).
-Random weights are built directly on the device with the real shapes: no hub, no conversion.
+Per layout, after a prefill and --context committed image tokens (models/layouts.py builds them; no hub):
+- ms per AR step (a 1-token forward + its commit) with CFG (2 rows) and without (1 row), per --window-token Jacobi
+  window (causal) and per --tree-node tree (4-D mask), each with its commit: eager, then compiled (model.compile():
+  fixed-shape forwards padded to a bucket, torch.compile mode reduce-overhead = CUDA graphs; the CFG rows only, and
+  no compile starts after --budget-s seconds);
+- beside each, the HBM lower bound: the weight bytes one step reads / the card's nominal bandwidth (layouts.CARDS:
+  H200 4.8, H100 SXM 3.35, A100 80GB 2.0 TB/s, matched on the device name; otherwise 'unknown' and no bound);
+- engine ms per verification step for every registered method, through decode() with the real backend (tree
+  methods draft with the target itself as the draft model), over --engine-steps steps after two warm-up steps;
+- peak GPU memory per layout; and one 4-method race (ar, sjd, mcsjd, csd) over a whole Janus-layout image: wall
+  seconds, target forwards and step compression per method.
+A human-readable table on stderr; JSON on the last stdout line (and --json PATH). Compiled timings are skipped on the
+CPU (inductor compiles for minutes there; tests/models/test_compile.py checks compiled tokens) unless --compile-cpu.
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -23,32 +33,14 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from specviz.engine.config import METHODS, RunConfig  # noqa: E402
+from specviz.engine.decode import decode, drain  # noqa: E402
+from specviz.engine.drafters import drafter_factory  # noqa: E402
 from specviz.engine.drafters.draft_tree import ancestor_rows  # noqa: E402
+from specviz.models import layouts  # noqa: E402
 
-
-def llamagen_random(tiny: bool, image_size: int, device, dtype):
-    from specviz.models.llamagen import LlamaGenModel
-    from specviz.models.llamagen_net import GPTConfig, LlamaGenGPT, ffn_hidden
-    cfg = (GPTConfig(dim=64, n_layer=2, n_head=4, ffn_hidden=ffn_hidden(64), vocab_size=256, caption_dim=32, grid=8)
-           if tiny else GPTConfig(grid=image_size // 16))                       # GPT-XL t2i
-    torch.manual_seed(0)
-    with torch.device(device):
-        gpt = LlamaGenGPT(cfg).to(dtype)
-    return LlamaGenModel(gpt, None, name=f"random-llamagen-{'tiny' if tiny else 'xl'}")
-
-
-def janus_random(tiny: bool, device, dtype):
-    from janus_gpu_bench import random_model
-    return random_model(tiny, device, dtype)
-
-
-def prompt_for(model, length: int):
-    """A prompt the backend accepts without a tokenizer: caption vectors (LlamaGen) or token ids (Janus)."""
-    from specviz.models.llamagen import LlamaGenModel
-    if isinstance(model, LlamaGenModel):
-        c = model.gpt.cfg
-        return torch.randn(c.cls_token_num, c.caption_dim), torch.arange(c.cls_token_num) < length
-    return [1] + [5] * (length - 2) + [4]
+RACE = ("ar", "sjd", "mcsjd", "csd")
+FAMILIES = {"janus": layouts.janus, "llamagen": layouts.llamagen, "lumina": layouts.lumina}
 
 
 def sync(device):
@@ -57,7 +49,8 @@ def sync(device):
 
 
 def timed(fn, device, reps: int) -> float:
-    for _ in range(3):                                                      # warm-up
+    """The mean ms of `reps` calls after 3 warm-up calls (the warm-up also captures a compiled graph)."""
+    for _ in range(3):
         fn()
     sync(device)
     t = time.perf_counter()
@@ -79,16 +72,21 @@ def tree_mask(n: int, width: int):
     return torch.tensor(ancestor_rows(parents)), torch.tensor(pos)
 
 
-def bench(model, device, args) -> dict:
+def bound_ms(step_bytes: int, tbs: float | None) -> float | None:
+    """The HBM lower bound of one step: its weight bytes read once at the card's nominal bandwidth (TB/s)."""
+    return None if tbs is None else step_bytes / (tbs * 1e12) * 1e3
+
+
+def primitives(model, prompt, device, args, no_cfg: bool = True) -> dict:
+    """AR / window / tree forward + commit ms at --context committed tokens (the context filled in window chunks);
+    no_cfg: also the AR step with one row (compiled: left out, a graph fewer to capture)."""
     n_pos = model.grid[0] * model.grid[1]
-    ctx = min(args.context, n_pos - args.window - 2)
-    out = {"model": model.name, "grid": list(model.grid), "context": ctx, "device": str(device)}
-    if device.type == "cuda":
-        out["gpu"] = torch.cuda.get_device_name(device)
-    for cfg, key in ((args.cfg, "cfg"), (1.0, "no_cfg")):
-        pf = model.prefill(prompt_for(model, args.prompt_len), cfg)
-        for s in range(0, ctx, 64):                                         # commit the context in chunks
-            k = min(64, ctx - s)
+    ctx = max(0, min(args.context, n_pos - args.tree - 2))
+    out = {"context": ctx}
+    for cfg, key in ((args.cfg, "cfg"), (1.0, "no_cfg"))[:2 if no_cfg else 1]:
+        pf = model.prefill(prompt, cfg)
+        for s in range(0, ctx, args.window):
+            k = min(args.window, ctx - s)
             model.forward(pf.state, torch.randint(0, model.codebook_size, (k,)), torch.arange(s, s + k))
             model.commit(pf.state, torch.arange(k))
         tok = torch.tensor([7])
@@ -99,54 +97,160 @@ def bench(model, device, args) -> dict:
 
         out[f"ar_ms_{key}"] = timed(ar, device, args.steps)
         if key == "cfg":
-            win = torch.randint(0, model.codebook_size, (args.window,))
+            win = torch.randint(0, model.codebook_size, (max(args.window, args.tree),))
+            mask, pos = tree_mask(args.tree, 4)
 
             def window():
-                model.forward(pf.state, win, torch.arange(ctx, ctx + args.window))
+                model.forward(pf.state, win[:args.window], torch.arange(ctx, ctx + args.window))
                 model.commit(pf.state, torch.arange(0))
 
-            mask, pos = tree_mask(args.window, 4)
-
             def tree():
-                model.forward(pf.state, win, ctx + pos, mask)
+                model.forward(pf.state, win[:args.tree], ctx + pos, mask)
                 model.commit(pf.state, torch.arange(0))
 
             out["window_ms"] = timed(window, device, args.reps)
             out["tree_ms"] = timed(tree, device, args.reps)
-            out["window_over_ar"] = out["window_ms"] / out["ar_ms_cfg"]
-            out["tree_over_ar"] = out["tree_ms"] / out["ar_ms_cfg"]
+    return out
+
+
+def engine_steps(model, prompt, device, args) -> dict:
+    """ms per verification step of every registered method through decode() (two warm-up steps, then timed)."""
+    out = {}
+    factory = drafter_factory(model, model)                     # tree methods: the target drafts for itself
+    for name in METHODS:
+        cfg = RunConfig(method=name, prompt=prompt, seed=0, cfg=args.cfg)
+        try:
+            it = decode(model, cfg, factory, record=False)
+            for _ in range(2):                                  # warm-up (and, compiled, the capture)
+                next(it)
+            sync(device)
+            t, k = time.perf_counter(), 0
+            for p in it:
+                k += 1
+                if k >= args.engine_steps or p.done:
+                    break
+            sync(device)
+            out[name] = {"ms_per_step": (time.perf_counter() - t) / max(k, 1) * 1e3, "steps": k}
+        except (ValueError, RuntimeError, StopIteration) as e:           # recorded, the bench goes on
+            out[name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"}
+    return out
+
+
+def race(model, prompt, device, cfg_scale: float) -> dict:
+    """One image per method, the same prompt and seed: wall seconds, target forwards, step compression."""
+    out = {}
+    for name in RACE:
+        sync(device)
+        t = time.perf_counter()
+        s = drain(decode(model, RunConfig(method=name, prompt=prompt, seed=0, cfg=cfg_scale), None)).trace.summary
+        sync(device)
+        out[name] = {"seconds": time.perf_counter() - t, "target_forwards": s["target_forwards"],
+                     "tokens": s["tokens"], "step_compression": s["step_compression"]}
+    return out
+
+
+def one_layout(build, device, dtype, args, with_race: bool) -> dict:
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats(device)
+    t = time.perf_counter()
+    lay = build(args.tiny, device, dtype)
+    model = lay.model
+    out = {"layout": lay.name, "model": model.name, "grid": list(model.grid), "codebook": model.codebook_size,
+           "build_s": time.perf_counter() - t, "step_weight_bytes": lay.step_bytes}
+    with torch.inference_mode():
+        out["eager"] = primitives(model, lay.prompt, device, args)
+        out["engine"] = engine_steps(model, lay.prompt, device, args)
+        if with_race:
+            out["race"] = race(model, lay.prompt, device, args.cfg)
+        if (device.type == "cuda" or args.compile_cpu) and time.perf_counter() - args.t0 < args.budget_s:
+            t = time.perf_counter()
+            model.compile()
+            out["compiled"] = primitives(model, lay.prompt, device, args, no_cfg=False)
+            out["compiled"]["with_compile_s"] = time.perf_counter() - t
+        elif device.type == "cuda" or args.compile_cpu:
+            out["compiled"] = {"skipped": f"--budget-s {args.budget_s:.0f} s spent before this layout's compile"}
+        else:
+            out["compiled"] = None
     if device.type == "cuda":
         out["peak_gb"] = torch.cuda.max_memory_allocated(device) / 1e9
     return out
 
 
-def main() -> int:
+def with_bounds(res: dict, tbs: float | None) -> dict:
+    b = bound_ms(res["step_weight_bytes"], tbs)
+    res["bound_ms"] = b
+    for mode in ("eager", "compiled"):
+        if res.get(mode) and "ar_ms_cfg" in res[mode] and b:
+            res[mode]["ar_over_bound"] = res[mode]["ar_ms_cfg"] / b
+    return res
+
+
+def table(results: list, card: str, tbs) -> str:
+    """The report as Markdown (stderr)."""
+    lines = [f"card: {card} ({tbs} TB/s)" if tbs else f"card: {card} (no HBM bound)", "",
+             "| layout | mode | AR ms (CFG) | AR ms (no CFG) | window ms | tree ms | HBM bound ms |",
+             "|---|---|---|---|---|---|---|"]
+    for r in results:
+        for mode in ("eager", "compiled"):
+            p = r.get(mode)
+            if p and "ar_ms_cfg" in p:
+                bound = f"{r['bound_ms']:.2f}" if r["bound_ms"] else "unknown"
+                one = f"{p['ar_ms_no_cfg']:.2f}" if "ar_ms_no_cfg" in p else "-"
+                lines.append(f"| {r['layout']} | {mode} | {p['ar_ms_cfg']:.2f} | {one} | "
+                             f"{p['window_ms']:.2f} | {p['tree_ms']:.2f} | {bound} |")
+            elif p:
+                lines.append(f"| {r['layout']} | {mode} | {p['skipped']} | | | | |")
+    for r in results:
+        lines += ["", f"engine ms per step, {r['layout']}: " + ", ".join(
+            f"{m} {v['ms_per_step']:.1f}" if "ms_per_step" in v else f"{m} ({v['error']})"
+            for m, v in r["engine"].items())]
+        if "race" in r:
+            lines += [f"race on {r['layout']}: " + ", ".join(
+                f"{m} {v['seconds']:.2f} s / {v['target_forwards']} forwards" for m, v in r["race"].items())]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--family", default="llamagen", choices=["llamagen", "janus"])
+    ap.add_argument("--all", action="store_true", help="every layout, the engine per method and the race")
+    ap.add_argument("--family", default="llamagen", choices=list(FAMILIES))
     ap.add_argument("--model", default=None, help="a checkpoint load_model knows (else random weights)")
-    ap.add_argument("--image-size", type=int, default=256, choices=[256, 512], help="LlamaGen random shapes")
-    ap.add_argument("--tiny", action="store_true")
+    ap.add_argument("--tiny", action="store_true", help="tiny shapes (the CPU smoke test)")
+    ap.add_argument("--image-size", type=int, default=256, choices=[256, 512], help="LlamaGen-XL: 16x16 or 32x32")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--context", type=int, default=128, help="image tokens committed before timing")
-    ap.add_argument("--prompt-len", type=int, default=24, help="valid prompt tokens")
-    ap.add_argument("--steps", type=int, default=50)
-    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--steps", type=int, default=50, help="timed AR steps")
+    ap.add_argument("--reps", type=int, default=20, help="timed window / tree forwards")
     ap.add_argument("--window", type=int, default=16)
-    ap.add_argument("--cfg", type=float, default=7.5)
+    ap.add_argument("--tree", type=int, default=25, help="tree nodes")
+    ap.add_argument("--engine-steps", type=int, default=8)
+    ap.add_argument("--cfg", type=float, default=4.0)
+    ap.add_argument("--compile-cpu", action="store_true", help="also time compiled forwards on the CPU (minutes)")
+    ap.add_argument("--budget-s", type=float, default=330.0,
+                    help="no compile starts after this many seconds (keeps --all under 8 minutes)")
     ap.add_argument("--json", default=None)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     device = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device)
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    card, tbs = layouts.card(name) if device.type == "cuda" else ("cpu", None)
+    t0 = args.t0 = time.perf_counter()
+    FAMILIES["llamagen"] = functools.partial(layouts.llamagen, grid=args.image_size // 16)
     if args.model:
-        from specviz.models import load_model
-        model = load_model(args.model, str(device))
-    elif args.family == "llamagen":
-        model = llamagen_random(args.tiny, args.image_size, device, dtype)
+        from specviz.models import load_model  # real weights: only when asked for
+
+        def build(tiny, dev, dt):
+            m = load_model(args.model, str(dev))
+            return layouts.Layout(args.model, m, "a red house on a hill", 0)
+        builds = [build]
     else:
-        model = janus_random(args.tiny, device, dtype)
-    with torch.inference_mode():
-        out = bench(model, device, args)
+        builds = list(FAMILIES.values()) if args.all else [FAMILIES[args.family]]
+    results = [with_bounds(one_layout(b, device, dtype, args, with_race=args.all and i == 0), tbs)
+               for i, b in enumerate(builds)]
+    out = {"device": str(device), "device_name": name, "card": card, "tb_per_s": tbs, "dtype": str(dtype),
+           "tiny": args.tiny, "total_s": time.perf_counter() - t0, "layouts": results}
+    print(table(results, card, tbs), file=sys.stderr)
     line = json.dumps(out)
     if args.json:
         Path(args.json).write_text(line + "\n")

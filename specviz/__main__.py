@@ -16,7 +16,7 @@ from specviz.engine.config import METHODS, RunConfig
 from specviz.engine.drafters import drafter_factory
 from specviz.engine.methods import all_knobs
 from specviz.engine.runner import run
-from specviz.models import load_model
+from specviz.models import load_model, use_compile
 from specviz.render import atlas_fig, pareto
 from specviz.scenes import train
 
@@ -36,6 +36,7 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
 
 def _generate(args) -> int:
     cfg = RunConfig(**{f.name: getattr(args, f.name) for f in fields(RunConfig)})
+    use_compile(args.compile)                       # refuses in one line where torch.compile cannot compile
     draft = load_model(cfg.draft_model, args.device) if cfg.draft_model else None     # a missing one fails first
     model = load_model(cfg.model, args.device)
     if args.grid:
@@ -121,6 +122,8 @@ def main(argv=None) -> int:
     _add_run_flags(gen)
     gen.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     gen.add_argument("--grid", default=None, help="assert the model's token grid, e.g. 16x16")
+    gen.add_argument("--compile", action="store_true",
+                     help="torch.compile the fixed-shape verification forwards (CUDA graphs on CUDA)")
     gen.add_argument("--out", default=None, help="image PNG path")
     gen.add_argument("--trace", default=None, help="trace JSON path")
     tr = sub.add_parser("train", help="train the embedded scenes model (resumable; weights go to assets/)")

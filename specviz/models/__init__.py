@@ -74,9 +74,31 @@ def converted_models() -> tuple:
         if root.is_dir() else ()
 
 
+_COMPILE = [False]                                 # the process-wide --compile switch (use_compile)
+
+
+def use_compile(on: bool = True) -> None:
+    """--compile (CLI, app start, API): models loaded from now on torch.compile their fixed-shape verification
+    forward (`model.compile()`, models/base.py). Refuses at once, in one line (base.CompileUnavailable, a
+    ValueError), where torch.compile cannot compile on this machine."""
+    if on:
+        # torch and the backends' helpers load only when compilation is asked for
+        from specviz.models.base import check_compile
+        check_compile()
+    _COMPILE[0] = bool(on)
+
+
 @lru_cache(maxsize=4)
-def load_model(name: str = "scenes", device: str = "auto"):
+def _load(name: str, device: str, compile: bool):
+    model = backend_for(name).load(name, device=device)
+    return model.compile() if compile else model
+
+
+def load_model(name: str = "scenes", device: str = "auto", compile: bool | None = None):
     """'scenes' -> the embedded model from assets/; a converted LlamaGen or Lumina-mGPT directory -> that backend;
-    anything else -> a Janus checkpoint (hub id or directory). Loaded models are cached per (name, device) and never
-    mutated by a run."""
-    return backend_for(name).load(name, device=device)
+    anything else -> a Janus checkpoint (hub id or directory). compile: torch.compile its verification forward (None:
+    as use_compile set it). Loaded models are cached per (name, device, compile) and never mutated by a run."""
+    return _load(name, device, _COMPILE[0] if compile is None else bool(compile))
+
+
+load_model.cache_clear = _load.cache_clear        # type: ignore[attr-defined]

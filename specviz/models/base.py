@@ -12,6 +12,13 @@ Conventions
   to a growing cache in `forward` and compact/crop them in `commit`.
 - Logits are float32, CFG already mixed (u + s (c - u)); temperature / top-k / top-p belong to the sampler.
 - Hidden states are the final-norm states of the conditional row, one per fed token.
+- Static KV cache: every backend preallocates its cache for prompt + grid + SCRATCH rows at prefill and
+  never reallocates it. A forward of N tokens writes its K/V by index copy at rows [T, T + M); `commit` moves the
+  kept rows by index copy and resets the length. Compiled (`compile()`), M = bucket(N) (padding rows see only
+  themselves and nobody sees them) and it attends over the whole capacity under an (M, capacity) mask, so every
+  forward of one bucket has one shape and one CUDA graph / torch.compile graph captures it. Eager, M = N (`exact`)
+  and scenes / LlamaGen attend over the T + N rows in use (the sums of the recorded golden traces; a padded or
+  capacity-wide forward sums in another order); Janus / Lumina-mGPT attend over transformers' StaticCache capacity.
 - Beyond the boundary a backend may offer capabilities, asked of the model and never of its name: `eagle_head()`
   (its own trained EAGLE head for the tree drafters, engine/drafters/protocols.OffersEagleHead; models/scenes.py).
 """
@@ -21,6 +28,50 @@ import torch
 
 from specviz.engine.target import Model, Prefilled  # noqa: F401  (re-exported: the boundary, declared by its user)
 
+SCRATCH = 256                   # cache rows after prompt + grid: the largest padded forward (tree_nodes <= 128, with
+#                                 Lumina's end-of-line rows at most 2 x 128)
+BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+
+def bucket(n: int) -> int:
+    """The padded row count of a forward of n rows: the smallest of BUCKETS >= n (one compiled shape per bucket)."""
+    for b in BUCKETS:
+        if n <= b:
+            return b
+    raise ValueError(f"a forward of {n} rows exceeds the static cache's {SCRATCH} scratch rows")
+
+
+def exact(n: int) -> int:
+    """The eager row count: no padding (a padded forward reorders float sums; the golden traces are recorded eager)."""
+    if n > SCRATCH:
+        raise ValueError(f"a forward of {n} rows exceeds the static cache's {SCRATCH} scratch rows")
+    return n
+
+
+def padded_inner(inner: torch.Tensor, size: int) -> torch.Tensor:
+    """(n, n) bool visibility among the fed rows -> (size, size): padding rows see only themselves, none sees them."""
+    n = inner.shape[0]
+    out = torch.eye(size, dtype=torch.bool, device=inner.device)
+    out[:n, :n] = inner
+    return out
+
+
+def static_mask(prefix: torch.Tensor, inner: torch.Tensor, capacity: int) -> torch.Tensor:
+    """Queries over the whole static cache: prefix (..., T) bool (which committed rows are visible), inner
+    (..., M, M) among the scratch rows at [T, T + M) -> (..., M, capacity) bool; every other column is hidden."""
+    t, m = prefix.shape[-1], inner.shape[-1]
+    lead = torch.broadcast_shapes(prefix.shape[:-1], inner.shape[:-2])
+    out = torch.zeros((*lead, m, capacity), dtype=torch.bool, device=inner.device)
+    out[..., :t] = prefix.unsqueeze(-2)
+    out[..., t:t + m] = inner
+    return out
+
+
+def additive(seen: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A bool mask -> the additive float mask of the same shape (0 where seen, the dtype's minimum elsewhere)."""
+    add = torch.zeros(seen.shape, dtype=dtype, device=seen.device)
+    return add.masked_fill_(~seen, torch.finfo(dtype).min)
+
 
 def compact_path(caches, t: int, kept: torch.Tensor, device) -> None:
     """After a tree forward whose scratch rows start at cache position t: move the kept rows (a path, in order) to
@@ -29,9 +80,10 @@ def compact_path(caches, t: int, kept: torch.Tensor, device) -> None:
     k = kept.numel()
     if k and not torch.equal(kept, torch.arange(k)):
         src = (t + kept).to(device)
-        for keys, values in caches:
-            keys[:, :, t:t + k] = keys[:, :, src]
-            values[:, :, t:t + k] = values[:, :, src]
+        dst = torch.arange(t, t + k, device=device)
+        for keys, values in caches:                                   # in place: the storage never changes
+            keys.index_copy_(2, dst, keys.index_select(2, src))
+            values.index_copy_(2, dst, values.index_select(2, src))
 
 
 def kept_rows(kept, pending: int) -> torch.Tensor:
@@ -66,3 +118,42 @@ def pick_device(device: str | torch.device, dtype) -> tuple[torch.device, torch.
     if isinstance(dtype, str):
         dtype = getattr(torch, dtype)
     return dev, dtype or (torch.bfloat16 if dev.type == "cuda" else torch.float32)
+
+
+class CompileUnavailable(ValueError):
+    """torch.compile cannot compile on this machine (no working inductor backend): the CLI's one `error:` line."""
+
+
+def _probe_compile() -> None:
+    """Compile and run a two-op function: raises whatever inductor raises where it cannot compile here."""
+    fn = torch.compile(lambda x: (x * 2).sum(), mode="reduce-overhead")
+    fn(torch.ones(2))
+
+
+_PROBED: list = []                                   # the probe runs once per process (it costs seconds)
+
+
+def check_compile() -> None:
+    """Raise CompileUnavailable, one line, where torch.compile cannot compile here; silent where it can."""
+    if not _PROBED:
+        try:
+            _probe_compile()
+        except Exception as e:                                    # noqa: BLE001 (any backend failure refuses)
+            first = str(e).splitlines()[0][:160] if str(e) else ""
+            raise CompileUnavailable(f"--compile is unavailable: torch.compile cannot compile on this machine "
+                                     f"({type(e).__name__}: {first}); run without --compile") from None
+        _PROBED.append(True)
+
+
+def compiled(fn):
+    """torch.compile(fn, mode="reduce-overhead", dynamic=False): one graph per padded bucket (CUDA graphs on CUDA,
+    inductor kernels on the CPU), after check_compile."""
+    check_compile()
+    return torch.compile(fn, mode="reduce-overhead", dynamic=False)
+
+
+def mark_static(caches) -> None:
+    """Tag (keys, values) cache tensors as fixed addresses, so CUDA graphs capture their in-place writes."""
+    for pair in caches:
+        for x in pair:
+            torch._dynamo.mark_static_address(x)

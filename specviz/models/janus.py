@@ -8,9 +8,11 @@ image codes through `prepare_embeddings_for_image_generation`, hidden states thr
   conditional row runs (transformers applies CFG only above 1, and the cost halves).
 - Positions are explicit: image position i sits at sequence position P + i (P = prompt length), so a flattened
   tree's nodes at equal depth share a position.
-- KV cache: a `DynamicCache`. `forward` appends its N scratch rows; `commit` compacts the kept rows to the end of
-  the committed region and crops the rest (never `crop(0)`). Tree forwards pass a 4-D additive float mask
-  (rows, 1, N, T + N), which transformers' mask builder returns unchanged (sdpa and eager accept it).
+- KV cache: a transformers `StaticCache` of prompt + grid^2 + SCRATCH rows (models/base.py), never reallocated.
+  `forward` pads its N tokens to bucket(N) rows, written by index copy after the committed ones; `commit` compacts the
+  kept rows to the end of the committed region by index copy and resets every layer's length (no crop, no cat).
+  Every forward passes a 4-D additive float mask (rows, 1, bucket(N), capacity), which transformers' mask builder
+  returns unchanged (sdpa and eager accept it): one shape per bucket, so torch.compile / CUDA graphs capture it.
 """
 from __future__ import annotations
 
@@ -22,7 +24,21 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from specviz.models.base import Prefilled, compact_path, guide, kept_rows, no_pending, pick_device
+from specviz.models.base import (
+    SCRATCH,
+    Prefilled,
+    additive,
+    bucket,
+    compact_path,
+    compiled,
+    exact,
+    guide,
+    kept_rows,
+    no_pending,
+    padded_inner,
+    pick_device,
+    static_mask,
+)
 
 _TRUE = {"1", "ON", "YES", "TRUE"}
 
@@ -30,7 +46,7 @@ _TRUE = {"1", "ON", "YES", "TRUE"}
 @dataclass
 class JanusState:
     """Decoding state of one prompt: the KV cache and how much of it is committed."""
-    cache: object               # transformers DynamicCache; rows (cond[, uncond]) x heads x length x dh per layer
+    cache: object               # transformers StaticCache; rows (cond[, uncond]) x heads x capacity x dh per layer
     prefix: int                 # prompt length P: image position i has sequence position P + i
     length: int                 # committed cache rows (prompt + committed image tokens)
     cfg_scale: float            # guidance scale s
@@ -60,6 +76,13 @@ class JanusModel:
         self.device = next(model.parameters()).device
         self.dtype = next(self.lm.parameters()).dtype
         self._ids = self._special_ids()
+        self._lm = self.lm                                 # the verification forward: torch.compile'd by compile()
+        self.compiled, self.rows_for = False, exact         # eager: forwards of their own row count
+
+    def compile(self) -> "JanusModel":
+        """Capture the fixed-shape verification forward with torch.compile (base.compiled: refuses in one line)."""
+        self._lm, self.compiled, self.rows_for = compiled(self.lm), True, bucket
+        return self
 
     # -- prompts ---------------------------------------------------------------------------------------------------
     def _special_ids(self) -> dict:
@@ -92,10 +115,11 @@ class JanusModel:
     @torch.inference_mode()
     def prefill(self, prompt: str | list[int], cfg_scale: float) -> Prefilled:
         """Encode the prompt (cond row, plus the uncond row when cfg_scale > 1); return the law of position 0."""
-        from transformers import DynamicCache  # transformers: needed only by this backend
+        from transformers import StaticCache  # transformers: needed only by this backend
         ids = self.encode_prompt(prompt)
         rows = torch.stack([ids, self._uncond(ids)]) if cfg_scale > 1 else ids[None]      # (rows, P)
-        cache = DynamicCache(config=self.model.config.text_config)
+        cap = len(ids) + self.grid[0] * self.grid[1] + SCRATCH
+        cache = StaticCache(config=self.model.config.text_config, max_cache_len=cap)
         out = self.lm(inputs_embeds=self.model.get_input_embeddings()(rows), cache=cache, use_cache=True)
         state = JanusState(cache, len(ids), len(ids), float(cfg_scale), rows.shape[0])
         logits, hidden = self._mix(out.last_hidden_state[:, -1:], state)
@@ -107,35 +131,40 @@ class JanusModel:
         """tokens (N,) at image positions (N,), optional tree_mask (N, N) bool (row i sees column j)
         -> guided logits (N, V) float32, conditional hidden (N, h) float32. Appends N scratch rows."""
         no_pending(state.pending)
-        tokens = torch.as_tensor(tokens, device=self.device).long().view(-1)
-        n = tokens.numel()
-        emb = self.model.prepare_embeddings_for_image_generation(tokens.expand(state.rows, n))    # (rows, N, h)
-        pos = (state.prefix + torch.as_tensor(positions, device=self.device).long().view(1, n))
-        mask = None if tree_mask is None else self._tree_mask(state, tree_mask, emb.dtype)
-        out = self.lm(inputs_embeds=emb, attention_mask=mask, position_ids=pos.expand(state.rows, n),
-                      cache=state.cache, use_cache=True)
+        n = torch.as_tensor(tokens).numel()
+        m = self.rows_for(n)                                  # compiled: padded, one shape per bucket
+        toks = torch.zeros(m, dtype=torch.long, device=self.device)
+        pos = torch.zeros(m, dtype=torch.long, device=self.device)
+        toks[:n] = torch.as_tensor(tokens, device=self.device).long().view(-1)
+        pos[:n] = torch.as_tensor(positions, device=self.device).long().view(-1)
+        emb = self.model.prepare_embeddings_for_image_generation(toks.expand(state.rows, m))     # (rows, M, h)
+        mask = self._mask(state, n, m, tree_mask, emb.dtype)
+        out = self._lm(inputs_embeds=emb, attention_mask=mask, position_ids=(state.prefix + pos).expand(state.rows, m),
+                       cache=state.cache, use_cache=True)
         state.pending = n
-        return self._mix(out.last_hidden_state, state)
+        return self._mix(out.last_hidden_state[:, :n], state)
 
     @torch.inference_mode()
     def commit(self, state: JanusState, kept: torch.Tensor) -> None:
         """Keep the scratch rows `kept` (indices into the last forward's tokens, a path in order), drop the rest."""
         kept = kept_rows(kept, state.pending)
-        n, t, k = state.pending, state.length, kept.numel()
+        t, k = state.length, kept.numel()
         compact_path(((layer.keys, layer.values) for layer in state.cache.layers), t, kept, self.device)
-        if n - k > 0:                                                            # never crop(0)
-            state.cache.crop(-(n - k))
+        for layer in state.cache.layers:                                         # the length reset: no crop
+            layer.cumulative_length.fill_(t + k)
         state.length, state.pending = t + k, 0
 
-    def _tree_mask(self, state: JanusState, tree_mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-        """(N, N) bool -> (rows, 1, N, T + N) additive mask: the committed prefix is visible to every node."""
-        inner = torch.as_tensor(tree_mask, device=self.device).bool()
-        n = inner.shape[0]
-        inner = inner | torch.eye(n, dtype=torch.bool, device=self.device)      # a node always sees itself
-        seen = torch.cat([inner.new_ones(n, state.length), inner], dim=1)         # (N, T + N)
-        add = torch.zeros(seen.shape, dtype=dtype, device=self.device)
-        add.masked_fill_(~seen, torch.finfo(dtype).min)
-        return add.expand(state.rows, 1, n, seen.shape[1])
+    def _mask(self, state: JanusState, n: int, m: int, tree_mask, dtype: torch.dtype) -> torch.Tensor:
+        """The (rows, 1, M, capacity) additive mask of a forward of n tokens padded to m: the committed prefix is
+        visible to every node, a chain is causal, a tree node sees its ancestors and itself."""
+        if tree_mask is None:
+            inner = torch.ones(n, n, dtype=torch.bool, device=self.device).tril()
+        else:                                                                    # a node always sees itself
+            inner = torch.as_tensor(tree_mask, device=self.device).bool() | torch.eye(n, dtype=torch.bool,
+                                                                                        device=self.device)
+        cap = state.cache.layers[0].max_cache_len
+        seen = static_mask(inner.new_ones(state.length), padded_inner(inner, m), cap)
+        return additive(seen, dtype).expand(state.rows, 1, m, cap)
 
     def _mix(self, h: torch.Tensor, state: JanusState) -> tuple[torch.Tensor, torch.Tensor]:
         """h (rows, N, hidden) -> guided logits (N, V) float32 and the conditional hidden (N, h) float32."""

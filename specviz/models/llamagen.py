@@ -12,8 +12,9 @@ vq.safetensors and optionally text_encoder/ (a T5 encoder + tokenizer, safetenso
   u + s (c - u) in float32 only when s > 1 (as the reference), else one row.
 - Positions: caption rows sit at sequence positions 0..T-1 (RoPE table zero), image position i at T + i and turns by
   its own (row, col); a flattened tree's nodes at equal depth share a position.
-- KV cache: preallocated per layer (rows, kv_heads, capacity, hd), grown by doubling. `forward` writes N scratch
-  rows after the committed ones; `commit` copies the kept path down and forgets the rest.
+- KV cache: static (models/base.py): preallocated per layer (rows, kv_heads, caption + grid^2 + SCRATCH, hd) and
+  never reallocated. `forward` pads its N tokens to bucket(N) rows, writes them after the committed ones by index copy
+  and attends over the whole capacity; `commit` copies the kept path down and forgets the rest.
 """
 from __future__ import annotations
 
@@ -26,7 +27,21 @@ from pathlib import Path
 import torch
 from PIL import Image
 
-from specviz.models.base import Prefilled, compact_path, guide, kept_rows, no_pending, pick_device
+from specviz.models.base import (
+    SCRATCH,
+    Prefilled,
+    bucket,
+    compact_path,
+    compiled,
+    exact,
+    guide,
+    kept_rows,
+    mark_static,
+    no_pending,
+    padded_inner,
+    pick_device,
+    static_mask,
+)
 from specviz.models.llamagen_net import FAMILY, T5_HUB, GPTConfig, LlamaGenGPT
 from specviz.models.llamagen_vq import VQConfig, VQDecoder
 
@@ -57,6 +72,13 @@ class LlamaGenModel:
         self.dtype = gpt.tok_embeddings.weight.dtype
         if vq is not None and vq.cfg.codebook_size != c.vocab_size:
             raise ValueError(f"the VQ codebook has {vq.cfg.codebook_size} codes but the GPT predicts {c.vocab_size}")
+        self._run = gpt.run                                # the verification forward: torch.compile'd by compile()
+        self.compiled, self.rows_for = False, exact         # eager: forwards of their own row count
+
+    def compile(self) -> "LlamaGenModel":
+        """Capture the fixed-shape verification forward with torch.compile (base.compiled: refuses in one line)."""
+        self._run, self.compiled, self.rows_for = compiled(self.gpt.run), True, bucket
+        return self
 
     # -- prompts ---------------------------------------------------------------------------------------------------
     def caption(self, prompt) -> tuple[torch.Tensor, torch.Tensor]:
@@ -91,13 +113,17 @@ class LlamaGenModel:
         rows = 2 if cfg_scale > 1 else 1
         x = self.gpt.caption_rows(emb, uncond=rows == 2)
         t = c.cls_token_num
-        cap = t + c.grid * c.grid + 64
+        cap = t + c.grid * c.grid + SCRATCH
         state = LlamaGenState(self.gpt.new_cache(rows, cap), torch.zeros(cap, dtype=torch.bool, device=self.device),
                               t, float(cfg_scale), rows)
+        if self.compiled:
+            mark_static(state.cache)
         state.visible[:t] = mask
         eye = torch.eye(t, dtype=torch.bool, device=self.device)
         att = torch.tril(torch.ones(t, t, dtype=torch.bool, device=self.device)) & (mask[None, :] | eye)
-        h = self.gpt.run(x, torch.arange(t, device=self.device), state.cache, 0, att[None, None])
+        att = static_mask(mask[:0], att, cap if self.compiled else t)
+        seq = torch.arange(t, device=self.device)
+        h = self.gpt.run(x, seq, state.cache, seq, att[None, None])
         logits, hidden = self._mix(h[:, -1:], state)
         return Prefilled(state, logits[0], hidden[0])
 
@@ -110,18 +136,23 @@ class LlamaGenModel:
         n, t = tokens.numel(), state.length
         if n == 0:
             return torch.zeros(0, self.codebook_size), torch.zeros(0, self.hidden_size)
-        self._reserve(state, t + n)
+        m = self.rows_for(n)                                  # compiled: padded, one shape per bucket
         if tree_mask is None:
             inner = torch.tril(torch.ones(n, n, dtype=torch.bool, device=self.device))
         else:
             inner = torch.as_tensor(tree_mask, device=self.device).bool() | torch.eye(n, dtype=torch.bool,
                                                                                         device=self.device)
-        att = torch.cat([state.visible[:t].expand(n, t), inner], dim=1)
-        x = self.gpt.tok_embeddings(tokens).expand(state.rows, n, -1)
-        h = self.gpt.run(x, self.gpt.cfg.cls_token_num + positions, state.cache, t, att[None, None])
+        width = state.visible.numel() if self.compiled else t + m      # eager: the rows in use (the old sums)
+        att = static_mask(state.visible[:t], padded_inner(inner, m), width)
+        toks = torch.zeros(m, dtype=torch.long, device=self.device)
+        pos = torch.zeros(m, dtype=torch.long, device=self.device)
+        toks[:n], pos[:n] = tokens, positions
+        x = self.gpt.tok_embeddings(toks).expand(state.rows, m, -1)
+        rows = torch.arange(t, t + m, device=self.device)
+        h = self._run(x, self.gpt.cfg.cls_token_num + pos, state.cache, rows, att[None, None])
         state.visible[t:t + n] = True
         state.pending = n
-        return self._mix(h, state)
+        return self._mix(h[:, :n], state)
 
     @torch.inference_mode()
     def commit(self, state: LlamaGenState, kept: torch.Tensor) -> None:
@@ -130,16 +161,6 @@ class LlamaGenModel:
         compact_path(state.cache, t, kept, self.device)
         state.visible[t + k:t + n] = False
         state.length, state.pending = t + k, 0
-
-    def _reserve(self, state: LlamaGenState, need: int) -> None:
-        cap = state.visible.numel()
-        if need <= cap:
-            return
-        new = max(need, 2 * cap)
-        for i, (kc, vc) in enumerate(state.cache):
-            grow = (*kc.shape[:2], new - cap, kc.shape[3])
-            state.cache[i] = (torch.cat([kc, kc.new_zeros(grow)], 2), torch.cat([vc, vc.new_zeros(grow)], 2))
-        state.visible = torch.cat([state.visible, state.visible.new_zeros(new - cap)])
 
     def _mix(self, h: torch.Tensor, state: LlamaGenState) -> tuple[torch.Tensor, torch.Tensor]:
         logits = self.gpt.output(h).float()

@@ -117,8 +117,9 @@ class Attention(nn.Module):
         self.wo = nn.Linear(cfg.dim, cfg.dim, bias=False)
 
     def forward(self, x, cs, cache, start: int, mask):
-        """x (B, N, dim); writes K/V into cache (k, v: (B, kvH, cap, hd)) at [start, start + N) and attends over
-        [0, start + N) under mask (B|1, 1, N, start + N) bool."""
+        """x (B, N, dim); writes K/V into cache (k, v: (B, kvH, cap, hd)) at [start, start + N) (`start` an int, or
+        the N rows as a tensor: an index copy) and attends over the first mask.shape[-1] rows under mask
+        (B|1, 1, N, start + N or cap) bool."""
         c = self.cfg
         b, n, _ = x.shape
         kv = c.kv_heads * c.head_dim
@@ -127,9 +128,13 @@ class Attention(nn.Module):
         k = rotate(k.view(b, n, c.kv_heads, c.head_dim), cs).transpose(1, 2)
         v = v.view(b, n, c.kv_heads, c.head_dim).transpose(1, 2)
         kc, vc = cache
-        kc[:, :, start:start + n] = k
-        vc[:, :, start:start + n] = v
-        keys, vals = kc[:, :, :start + n], vc[:, :, :start + n]
+        if isinstance(start, torch.Tensor):
+            kc.index_copy_(2, start, k)
+            vc.index_copy_(2, start, v)
+        else:
+            kc[:, :, start:start + n] = k
+            vc[:, :, start:start + n] = v
+        keys, vals = kc[:, :, :mask.shape[-1]], vc[:, :, :mask.shape[-1]]
         rep = c.n_head // c.kv_heads
         if rep > 1:
             keys, vals = keys.repeat_interleave(rep, dim=1), vals.repeat_interleave(rep, dim=1)
@@ -188,7 +193,7 @@ class LlamaGenGPT(nn.Module):
 
     def run(self, x: torch.Tensor, seq_pos: torch.Tensor, cache: list, start: int, mask: torch.Tensor):
         """x (B, N, dim) at sequence positions seq_pos (N,) (caption 0..T-1, image cell i at T + i) -> (B, N, dim)
-        final-norm hidden; K/V written to cache rows [start, start + N)."""
+        final-norm hidden; K/V written to cache rows [start, start + N) (or the rows of a `start` tensor)."""
         if self.rope.device != x.device:
             self.rope = self.rope.to(x.device)
         cs = self.rope[seq_pos.to(x.device)]

@@ -14,7 +14,9 @@ EOL (they are the law of the next image position), and `commit` keeps a kept tok
 forces the EOL by a logits processor; here it is never sampled, so it can never be rejected.
 
 CFG as Lumina does it: the unconditional context is the image header alone (no BOS, no text) at positions 0, 1, 2;
-guided = u + s (c - u) in float32. Here both rows share one DynamicCache: the uncond row is left-padded to the
+guided = u + s (c - u) in float32. Here both rows share one static cache (a transformers StaticCache of
+prompt + grid + EOLs + SCRATCH rows, models/base.py: forwards padded to bucket(rows), written by index copy, commit
+by index copy and a length reset, never crop or cat): the uncond row is left-padded to the
 cond prompt's length and the pad columns are masked out for every query; its positions are explicit. As the
 reference's CFG processor, every scale but exactly 1.0 mixes (s < 1 too: s = 0 is the unconditional law, 0 < s < 1
 a blend); at s = 1.0 only the conditional row runs (the reference returns the conditional scores unchanged).
@@ -28,7 +30,20 @@ from dataclasses import dataclass, field
 import torch
 from PIL import Image
 
-from specviz.models.base import Prefilled, compact_path, guide, kept_rows, no_pending
+from specviz.models.base import (
+    SCRATCH,
+    Prefilled,
+    additive,
+    bucket,
+    compact_path,
+    compiled,
+    exact,
+    guide,
+    kept_rows,
+    no_pending,
+    padded_inner,
+    static_mask,
+)
 
 TEMPLATE = "Generate an image of {w}x{h} according to the following prompt:\n{prompt}"
 PX_PER_GRID = 32          # one resolution-token unit: 32 px = 2 x 2 codes of the 16x VQGAN
@@ -36,7 +51,7 @@ PX_PER_GRID = 32          # one resolution-token unit: 32 px = 2 x 2 codes of th
 
 @dataclass
 class LuminaState:
-    cache: object               # DynamicCache; rows (cond[, uncond]) x heads x length x dh per layer
+    cache: object               # StaticCache; rows (cond[, uncond]) x heads x capacity x dh per layer
     start: list                 # per row: sequence position of image position 0
     pad: int                    # left pad columns of the uncond row (masked for every query)
     length: int                 # committed cache rows (equal for all rows)
@@ -64,6 +79,13 @@ class LuminaModel:
         self.img_head = net.lm_head.weight.detach()[self.img_bpe]            # (V, h) image rows, code order
         if net.config._attn_implementation not in ("sdpa", "eager"):
             raise ValueError("tree verification needs a 4-D attention mask: use attn_implementation='sdpa'")
+        self._lm = self.lm                                 # the verification forward: torch.compile'd by compile()
+        self.compiled, self.rows_for = False, exact         # eager: forwards of their own row count
+
+    def compile(self) -> "LuminaModel":
+        """Capture the fixed-shape verification forward with torch.compile (base.compiled: refuses in one line)."""
+        self._lm, self.compiled, self.rows_for = compiled(self.lm), True, bucket
+        return self
 
     # -- prompts ---------------------------------------------------------------------------------------------------
     def header(self) -> list[int]:
@@ -84,7 +106,7 @@ class LuminaModel:
     @torch.inference_mode()
     def prefill(self, prompt: str | list[int], cfg_scale: float) -> Prefilled:
         # transformers (slow to import) only when Lumina-mGPT runs
-        from transformers import DynamicCache
+        from transformers import StaticCache
         cond = self.encode_prompt(prompt) + self.header()
         n, rows = len(cond), 1 if cfg_scale == 1.0 else 2            # the reference: == 1.0 skips CFG
         pad = n - 3
@@ -95,7 +117,10 @@ class LuminaModel:
         if rows == 2:
             seen[1, :, :pad] = False
             seen[1] |= torch.eye(n, dtype=torch.bool, device=self.device)    # pad queries see themselves only
-        cache = DynamicCache(config=self.net.config)
+        h, w = self.grid
+        cap = n + h * w + h + SCRATCH                                   # prompt, codes, EOLs, scratch
+        cache = StaticCache(config=self.net.config, max_cache_len=cap)
+        seen = static_mask(seen.new_zeros(rows, 0), seen, cap)
         out = self.lm(inputs_embeds=self.lm.embed_tokens(ids), attention_mask=self._additive(seen),
                       position_ids=pos, cache=cache, use_cache=True)
         state = LuminaState(cache, [n, 3][:rows], pad if rows == 2 else 0, n, float(cfg_scale), rows)
@@ -128,14 +153,16 @@ class LuminaModel:
         same = o[:, None] == o[None, :]
         inner = anc[o][:, o] & ~(e[None, :] & same & ~e[:, None])      # a token's EOL is seen by its descendants
         m = len(orig)
-        seen = torch.cat([torch.ones(m, state.length, dtype=torch.bool), inner], dim=1)
-        seen = seen.expand(state.rows, m, seen.shape[1]).clone()
-        if state.rows == 2:
-            seen[1, :, :state.pad] = False
-        ids_t = torch.tensor(ids, device=self.device).expand(state.rows, m)
+        size = self.rows_for(m)                               # compiled: padded, one shape per bucket
+        prefix = torch.ones(state.rows, state.length, dtype=torch.bool)
+        prefix[1:, :state.pad] = False                                  # the uncond row's pad columns
+        seen = static_mask(prefix, padded_inner(inner, size), state.cache.layers[0].max_cache_len)
+        ids += [self.ids["eol"]] * (size - m)
+        offs += [0] * (size - m)
+        ids_t = torch.tensor(ids, device=self.device).expand(state.rows, size)
         pos = torch.tensor([[s + x for x in offs] for s in state.start], device=self.device)
-        out = self.lm(inputs_embeds=self.lm.embed_tokens(ids_t), attention_mask=self._additive(seen.to(self.device)),
-                      position_ids=pos, cache=state.cache, use_cache=True)
+        out = self._lm(inputs_embeds=self.lm.embed_tokens(ids_t), attention_mask=self._additive(seen),
+                       position_ids=pos, cache=state.cache, use_cache=True)
         state.pending, state.expanded = m, expanded
         pick = torch.tensor([r[-1] for r in expanded], device=self.device)  # the row that holds the next law
         return self._mix(out.last_hidden_state[:, pick], state)
@@ -144,20 +171,18 @@ class LuminaModel:
     def commit(self, state: LuminaState, kept: torch.Tensor) -> None:
         """Keep the scratch rows of the fed tokens `kept` (a path, in order) and their EOLs; drop the rest."""
         kept = kept_rows(kept, len(state.expanded)).tolist()                    # indices into the fed tokens
-        n, t = state.pending, state.length
+        t = state.length
         rows = [r for k in kept for r in state.expanded[k]]
         k = len(rows)
         compact_path(((layer.keys, layer.values) for layer in state.cache.layers), t,
                      torch.tensor(rows, dtype=torch.long), self.device)
-        if n - k > 0:                                                            # never crop(0)
-            state.cache.crop(-(n - k))
+        for layer in state.cache.layers:                                         # the length reset: no crop
+            layer.cumulative_length.fill_(t + k)
         state.length, state.pending, state.expanded = t + k, 0, []
 
     def _additive(self, seen: torch.Tensor) -> torch.Tensor:
         """(rows, Q, K) bool -> (rows, 1, Q, K) additive float mask in the model's dtype."""
-        add = torch.zeros(seen.shape, dtype=self.dtype, device=self.device)
-        add.masked_fill_(~seen.to(self.device), torch.finfo(self.dtype).min)
-        return add[:, None]
+        return additive(seen.to(self.device), self.dtype)[:, None]
 
     def _mix(self, h: torch.Tensor, state: LuminaState) -> tuple[torch.Tensor, torch.Tensor]:
         """h (rows, N, hidden) -> guided image-code logits (N, V) float32, conditional hidden (N, h) float32."""

@@ -9,7 +9,18 @@ import torch
 from PIL import Image
 
 from specviz.core.paths import assets_dir
-from specviz.models.base import Prefilled, compact_path, guide
+from specviz.models.base import (
+    SCRATCH,
+    Prefilled,
+    bucket,
+    compact_path,
+    compiled,
+    exact,
+    guide,
+    mark_static,
+    padded_inner,
+    static_mask,
+)
 from specviz.scenes import data
 from specviz.scenes.drafter import load_head
 from specviz.scenes.target import Target, TargetConfig
@@ -42,6 +53,14 @@ class ScenesModel:
         self.codebook_size = c.codes
         self.hidden_size = c.dim
         self._tril = torch.ones(256, 256, dtype=torch.bool).tril()
+        self._attend = self.target.attend                  # the verification forward: torch.compile'd by compile()
+        self.compiled, self.rows_for = False, exact         # eager: forwards of their own row count
+
+    def compile(self) -> "ScenesModel":
+        """Capture the fixed-shape verification forward with torch.compile (mode reduce-overhead: CUDA graphs on
+        CUDA); refuses in one line where inductor cannot compile (base.compiled)."""
+        self._attend, self.compiled, self.rows_for = compiled(self.target.attend), True, bucket
+        return self
 
     @classmethod
     def load(cls, assets: Path | str = ASSETS) -> "ScenesModel":
@@ -65,9 +84,13 @@ class ScenesModel:
         cap = data.parse_prompt(prompt) if isinstance(prompt, str) else list(prompt)
         rows = [cap] if cfg_scale == 1.0 else [cap, data.null_tokens()]
         caption = torch.tensor(rows)
-        state = ScenesState(self.target.new_cache(len(rows)), 0, float(cfg_scale), len(rows))
+        state = ScenesState(self.target.new_cache(len(rows), scratch=SCRATCH), 0, float(cfg_scale), len(rows))
+        if self.compiled:
+            mark_static(state.kv)
         n = caption.shape[1]
-        h = self.target.attend(self.target.embed_caption(caption), self._tril[:n, :n], state.kv, 0)
+        cap = state.kv[0][0].shape[2]
+        mask = static_mask(torch.zeros(0, dtype=torch.bool), self._tril[:n, :n], cap if self.compiled else n)
+        h = self.target.attend(self.target.embed_caption(caption), mask, state.kv, torch.arange(n))
         state.length = n
         logits, hidden = self._out(h[:, -1:], state)
         return Prefilled(state, logits[0], hidden[0])
@@ -76,11 +99,15 @@ class ScenesModel:
     def forward(self, state: ScenesState, tokens: torch.Tensor, positions: torch.Tensor,
                 tree_mask: torch.Tensor | None = None):
         n, t = len(tokens), state.length
-        inner = self._tril[:n, :n] if tree_mask is None else tree_mask
-        mask = torch.cat([torch.ones(n, t, dtype=torch.bool), inner], 1)                 # (N, T+N)
-        x = self.target.embed_image(tokens, positions).unsqueeze(0).expand(state.rows, -1, -1)
-        h = self.target.attend(x, mask, state.kv, t)                                      # (rows, N, d)
-        return self._out(h, state)
+        m = self.rows_for(n)                                  # compiled: padded, one shape per bucket
+        inner = self._tril[:n, :n] if tree_mask is None else torch.as_tensor(tree_mask).bool()
+        width = state.kv[0][0].shape[2] if self.compiled else t + m     # eager: the rows in use (the old sums)
+        mask = static_mask(torch.ones(t, dtype=torch.bool), padded_inner(inner, m), width)
+        toks, pos = torch.zeros(m, dtype=torch.long), torch.zeros(m, dtype=torch.long)
+        toks[:n], pos[:n] = torch.as_tensor(tokens).long(), torch.as_tensor(positions).long()
+        x = self.target.embed_image(toks, pos).unsqueeze(0).expand(state.rows, -1, -1)
+        h = self._attend(x, mask, state.kv, torch.arange(t, t + m))                      # (rows, M, d)
+        return self._out(h[:, :n], state)
 
     @torch.inference_mode()
     def commit(self, state: ScenesState, kept: torch.Tensor) -> None:

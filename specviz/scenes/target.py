@@ -42,16 +42,22 @@ class Block(nn.Module):
 
     def forward(self, x, mask=None, cache=None, start=0):
         """x (B, N, dim). With cache=(k, v) of shape (B, heads, Tmax, dh): writes this block's keys/values at
-        slots start..start+N and attends to slots [0, start+N) under `mask` (N, start+N) bool."""
+        slots start..start+N (`start` an int, or a tensor of the N slots: an index copy, the static-cache path) and
+        attends to the first mask.shape[-1] slots under `mask` (N, start+N or Tmax) bool."""
         b, n, d = x.shape
         q, k, v = self.qkv(self.ln1(x)).view(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
         if cache is None:
             a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         else:
             kc, vc = cache
-            kc[:, :, start:start + n] = k
-            vc[:, :, start:start + n] = v
-            a = F.scaled_dot_product_attention(q, kc[:, :, :start + n], vc[:, :, :start + n], attn_mask=mask)
+            if isinstance(start, torch.Tensor):
+                kc.index_copy_(2, start, k)
+                vc.index_copy_(2, start, v)
+            else:
+                kc[:, :, start:start + n] = k
+                vc[:, :, start:start + n] = v
+            w = mask.shape[-1]
+            a = F.scaled_dot_product_attention(q, kc[:, :, :w], vc[:, :, :w], attn_mask=mask)
         x = x + self.proj(a.transpose(1, 2).reshape(b, n, d))
         return x + self.mlp(self.ln2(x))
 
@@ -97,8 +103,8 @@ class Target(nn.Module):
             x = blk(x, mask, cache, start)
         return self.ln_f(x)
 
-    def new_cache(self, batch: int, device=None, dtype=torch.float32) -> list:
+    def new_cache(self, batch: int, device=None, dtype=torch.float32, scratch: int = 160) -> list:
         c = self.cfg
-        shape = (batch, c.heads, c.seq_len + 160, c.dim // c.heads)            # + room for a tree or window tail
+        shape = (batch, c.heads, c.seq_len + scratch, c.dim // c.heads)        # + room for a tree or window tail
         return [(torch.zeros(shape, device=device, dtype=dtype), torch.zeros(shape, device=device, dtype=dtype))
                 for _ in range(c.layers)]

@@ -108,7 +108,7 @@ def test_tree_forward_equals_paths_and_commit_compacts(ref):
         torch.testing.assert_close(h[node], want_h[-1], atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(nxt[0], lg[5], atol=1e-4, rtol=1e-5)                 # 3 after path 0-2-4 = node 5
     wide = model.prefill(PROMPT, 1.0)
-    n = 150                                                                          # > the 64 spare rows
+    n = 150                                                                          # a wide tree: 150 scratch rows
     lg, _ = model.forward(wide.state, torch.tensor([5] + [7] * (n - 1)), torch.tensor([0] + [1] * (n - 1)),
                           ancestors_mask([-1] + [0] * (n - 1)))
     model.commit(wide.state, torch.tensor([0, n - 1]))
