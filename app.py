@@ -211,13 +211,7 @@ def _wire(h: Handlers, c: dict, cols: list, demo: gr.Blocks) -> None:
                                                    "focus": c["focus"], "present": c["present_on"]},
                   outs | pick("methods"), request=True, api_name="open_traces", **model)
     c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
-    c["sw_method"].change(sweep_tab.param_choices, [c["sw_method"]], [c["sw_param"]], queue=False,
-                          api_visibility="private")
-    c["sw_go"].click(h.sweep, [c["sw_method"], c["sw_param"], c["sw_values"],
-                     c["sw_prompts"], c["sw_measure"], c["sw_noise"]], [c["sw_plot"], c["sw_table"], c["sw_points"]],
-                     concurrency_id="model", concurrency_limit=1, api_visibility="private")
-    c["noise"].change(lambda v: v, [c["noise"]], [c["sw_noise"]], queue=False, api_visibility="private")
-    c["sw_noise"].input(lambda v: v, [c["sw_noise"]], [c["noise"]], queue=False, api_visibility="private")
+    sweep_tab.wire(h, c)
     opening = {"points": c["sw_points"], "methods": c["methods"]} | pick(*sweep_tab.OPENED)
     chosen = wire(c["sw_table"].select, sweep_tab.picked, opening, pick("methods", *sweep_tab.OPENED), select=True,
                   queue=False, api_visibility="private")

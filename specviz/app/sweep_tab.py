@@ -126,3 +126,15 @@ def picked(inputs: dict) -> dict:
 
 def _fmt(v) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def wire(h, c: dict) -> None:
+    """The tab's events: the method picks its parameters; Run sweeps through `h.sweep` (a GPU lease where there is
+    one) under the tab's noise, which mirrors the race's Noise both ways."""
+    private = dict(queue=False, api_visibility="private")
+    c["sw_method"].change(param_choices, [c["sw_method"]], [c["sw_param"]], **private)
+    ins = [c[n] for n in ("sw_method", "sw_param", "sw_values", "sw_prompts", "sw_measure", "sw_noise")]
+    c["sw_go"].click(h.sweep, ins, [c["sw_plot"], c["sw_table"], c["sw_points"]], concurrency_id="model",
+                     concurrency_limit=1, api_visibility="private")
+    c["noise"].change(lambda v: v, [c["noise"]], [c["sw_noise"]], **private)
+    c["sw_noise"].input(lambda v: v, [c["sw_noise"]], [c["noise"]], **private)
