@@ -82,7 +82,8 @@ NOT_COMPARED = "—"              # the changed-vs-AR cell of a run with no keye
 def row_of(trace, run: int, source: str, changed: int | None = None) -> Row:
     """One method's row; `changed`: its tokens changed against the same run's AR (paired.against_ar), if compared."""
     s, c = trace.summary, trace.config
-    return Row(run, source, trace.method, int(c.get("seed", 0)), {k.name: float(c.get(k.name, math.nan)) for k in SLIDERS},
+    knobs = {k.name: float(c.get(k.name, math.nan)) for k in SLIDERS}
+    return Row(run, source, trace.method, int(c.get("seed", 0)), knobs,
                int(s["target_forwards"]), s["tokens"] / max(1, s["target_forwards"]),
                s["relaxed"] / max(1, s["accepted_drafts"]), sum(ev.tv_cost for _, ev in trace.committing().values()),
                trace.implausible(),
