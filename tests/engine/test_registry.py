@@ -189,6 +189,7 @@ def a_new_slider_reaches_history_exports_caption_preview_and_sweep_opening() -> 
         # the preview text names it with its value
         assert "τ_seq = 0.80, γ = 0.25. " in html.preview_table([], KnobValues.from_config(ts["csd"].config), cards())
         # a sweep point setting it opens in the race
+        assert list(sweep_tab.OPENED)[4] == "toy_gain"                           # a control a point may set
         opened = sweep_tab.open_point([("toyslider", {"toy_gain": 0.5})], 0, {k: 0.1 for k in sweep_tab.OPENED},
                                       ["ar"])
         assert opened["toy_gain"] == 0.5 and opened["methods"] == ["ar", "toyslider"]
