@@ -1,4 +1,4 @@
-"""Wrong variants of the knob lists derived from the registry (issue 43, item 1): a list that keeps today's four
+"""Wrong variants of the knob lists derived from the registry: a list that keeps today's four
 sliders by hand instead of reading ui_knobs("main"), and the preview's phrase of the sliders."""
 from specviz.analysis import cards as cards_mod
 from specviz.analysis import history
