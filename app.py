@@ -128,7 +128,8 @@ def _tabs(c: dict) -> None:
         with gr.Tab("Primer", id="primer", elem_id="tab_primer"):
             c["primer"] = w.HTML(primer.primer_html(None), elem_id="primer")
         with gr.Tab("Live preview", id="preview", elem_id="tab_preview"):
-            c["preview_table"] = w.HTML("<i>Move λ, δ, τ_pos or τ_seq after a run.</i>", elem_id="preview_table")
+            c["preview_table"] = w.HTML(f"<i>Move {html.either([k.sym for k in ui_knobs('main')])} after a run.</i>",
+                                        elem_id="preview_table")
             c["preview_image"] = w.Image(format="png", type="pil", interactive=False, show_label=False,
                                           elem_id="preview_image")
         with gr.Tab("Replay", id="replay", elem_id="tab_replay"):

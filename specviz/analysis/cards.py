@@ -21,8 +21,9 @@ def card(m: methods.Method) -> MethodCard:
 
 
 def cards() -> Cards:
-    """Every registered method's card, in catalogue order."""
-    return Cards((m.name, card(m)) for m in methods.REGISTRY.values())
+    """Every registered method's card, in catalogue order, with the sliders' knob cards (methods.ui_knobs("main"))."""
+    return Cards(((m.name, card(m)) for m in methods.REGISTRY.values()),
+                 sliders=tuple(knob_card(k) for k in methods.ui_knobs("main")))
 
 
 def symbol(knob_name: str) -> str:

@@ -9,15 +9,16 @@ import csv
 import io
 import math
 from collections import deque
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from specviz.analysis import paired, views
 from specviz.core.trace import mean_nll
+from specviz.engine.methods import Live, ui_knobs
 
 MAX_RUNS = 50                   # runs kept per session (the oldest drop out first)
-LIVE = ("lam", "delta", "tau_pos", "tau_seq")
+SLIDERS = Live(lambda: ui_knobs("main"))     # the knobs a row carries: the registry's sliders beside the methods
 
 
 def target_nll(trace) -> float:
@@ -32,10 +33,7 @@ class Row:
     source: str                 # generate | rerun | sweep | opened
     method: str
     seed: int
-    lam: float
-    delta: float
-    tau_pos: float
-    tau_seq: float
+    knobs: dict                 # knob name -> value as run, one per slider (SLIDERS; NaN where the config has none)
     forwards: int
     compression: float          # tokens per target forward
     relaxed_share: float        # relaxed accepts / accepted drafts
@@ -45,14 +43,37 @@ class Row:
     seconds: float              # the method's own compute time
     changed: int | None = None  # keyed noise: tokens changed against the same run's AR (None: nothing compared)
 
-    HEADERS = ("run", "source", "method", "seed", "λ", "δ", "τ_pos", "τ_seq", "forwards", "step compression",
-               "relaxed share", "TV cost", "implausible", "NLL nats/token", "time s", "changed vs AR")
+    HEADERS = Live(lambda: ("run", "source", "method", "seed", *(k.sym for k in SLIDERS), "forwards",
+                            "step compression", "relaxed share", "TV cost", "implausible", "NLL nats/token", "time s",
+                            "changed vs AR"))
+
+    def __getattr__(self, name):                # row.lam: a slider's value, read from `knobs`
+        knobs = self.__dict__.get("knobs", {})
+        if name in knobs:
+            return knobs[name]
+        raise AttributeError(name)
+
+    def values(self) -> list:
+        """One value per slider, in SLIDERS' order (NaN for a slider registered after this row was made)."""
+        return [self.knobs.get(k.name, math.nan) for k in SLIDERS]
 
     def cells(self) -> list:
-        return [self.run, self.source, self.method, self.seed, self.lam, self.delta, self.tau_pos, self.tau_seq,
+        return [self.run, self.source, self.method, self.seed, *self.values(),
                 self.forwards, round(self.compression, 3), round(self.relaxed_share, 3), round(self.tv_cost, 4),
                 self.implausible, round(self.nll, 4), round(self.seconds, 2),
                 NOT_COMPARED if self.changed is None else self.changed]
+
+    def csv_cells(self) -> list:
+        """The CSV's values: the record's fields with `knobs` spread into one value per slider (csv_header)."""
+        out = []
+        for f in fields(self):
+            out += self.values() if f.name == "knobs" else [getattr(self, f.name)]
+        return out
+
+
+def csv_header() -> list[str]:
+    """The CSV's columns: the record's field names, `knobs` spread into the sliders' names."""
+    return [n for f in fields(Row) for n in ([k.name for k in SLIDERS] if f.name == "knobs" else [f.name])]
 
 
 NOT_COMPARED = "—"              # the changed-vs-AR cell of a run with no keyed AR to compare with
@@ -61,7 +82,8 @@ NOT_COMPARED = "—"              # the changed-vs-AR cell of a run with no keye
 def row_of(trace, run: int, source: str, changed: int | None = None) -> Row:
     """One method's row; `changed`: its tokens changed against the same run's AR (paired.against_ar), if compared."""
     s, c = trace.summary, trace.config
-    return Row(run, source, trace.method, int(c.get("seed", 0)), *(float(c.get(k, math.nan)) for k in LIVE),
+    knobs = {k.name: float(c.get(k.name, math.nan)) for k in SLIDERS}
+    return Row(run, source, trace.method, int(c.get("seed", 0)), knobs,
                int(s["target_forwards"]), s["tokens"] / max(1, s["target_forwards"]),
                s["relaxed"] / max(1, s["accepted_drafts"]), sum(ev.tv_cost for _, ev in trace.committing().values()),
                trace.implausible(),
@@ -113,9 +135,9 @@ class History:
     def csv(self) -> str:
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow([f.name for f in fields(Row)])
+        w.writerow(csv_header())
         for row in self.rows():
-            w.writerow(list(asdict(row).values()))
+            w.writerow(row.csv_cells())
         return buf.getvalue()
 
     def clear(self) -> None:

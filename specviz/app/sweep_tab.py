@@ -18,7 +18,7 @@ import gradio as gr
 from specviz.analysis import bench, front, sweep
 from specviz.app.errors import friendly
 from specviz.engine.config import METHODS
-from specviz.engine.methods import REGISTRY, knob
+from specviz.engine.methods import REGISTRY, Live, knob, ui_knobs
 from specviz.render import pareto
 from specviz.render.exports import export_dir
 
@@ -99,7 +99,16 @@ def handler(export_root: str | None):
     return run
 
 
-OPENED = ("lam", "delta", "tau_pos", "tau_seq", "cascade_budget", "pac_width", "pac_depth")   # knobs a point can set
+def _opened() -> tuple:
+    """The knobs a point can set: the sliders beside the methods (ui_knobs("main")), then every other sweepable knob
+    that is one of the race's controls, each once, from the registry."""
+    out = [k.name for k in ui_knobs("main")]
+    for ps in params().values():
+        out += [k for k in ps if k not in out and knob(k).ui]
+    return tuple(out)
+
+
+OPENED = Live(_opened)          # knobs a point can set (recomputed on each use: a method registered later joins)
 
 
 def open_point(points: list, row: int, knobs: dict, methods: list) -> dict:

@@ -40,7 +40,13 @@ class MethodCard:
 
 
 class Cards(dict):
-    """method name -> MethodCard; `of` answers a bare card for a name not among them."""
+    """method name -> MethodCard; `of` answers a bare card for a name not among them. `sliders`: the KnobCard of
+    each knob the app shows beside the methods and previews (the registry's ui="main" knobs), in its order — what
+    export names, the video's settings line and the preview text carry."""
+
+    def __init__(self, items=(), /, *, sliders: tuple = (), **named):
+        super().__init__(items, **named)
+        self.sliders = tuple(sliders)
 
     def of(self, name: str) -> MethodCard:
         return self[name] if name in self else MethodCard.bare(name)

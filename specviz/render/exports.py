@@ -1,7 +1,7 @@
 """Downloads for a finished comparison: one zip with everything, then each method's image (PNG), its trace (JSON),
 the heatmap composites, a 16:9 slide figure (PNG and PDF) and the race as a video (GIF and MP4), written into a fresh,
 uniquely named folder under the app's temp dir. File names carry the prompt, the seed, the noise when it is keyed
-(`_keyed`), the method and the values of the knobs its rule reads (shared files: the four live knobs)."""
+(`_keyed`), the method and the values of the knobs its rule reads (shared files: the sliders, `cards.sliders`)."""
 from __future__ import annotations
 
 import tempfile
@@ -13,8 +13,6 @@ from specviz.core import owned
 from specviz.core.cards import Cards
 from specviz.core.paths import slug
 from specviz.render import draw, figures, panels, video
-
-LIVE = ("lam", "delta", "tau_pos", "tau_seq")   # the sliders every shared file name carries
 
 
 def export_dir(root: str | Path | None = None) -> Path:
@@ -48,8 +46,8 @@ def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None 
     out = export_dir(root)
     config = next(iter(traces.values())).config
     stem = f"{slug(prompt)}_seed{config.get('seed', 0)}{noise_tag(config)}"
-    shared = f"{stem}_{knob_tag(config, LIVE)}"
-    paths = figures.in_one_thread(_slide, traces, images, prompt, out / f"{shared}_figure")
+    shared = f"{stem}_{knob_tag(config, [k.name for k in cards.sliders])}"       # every shared name: the sliders
+    paths = figures.in_one_thread(_slide, traces, images, prompt, out / f"{shared}_figure", cards.sliders)
     for m, t in traces.items():
         p = out / _name(stem, m, t.config, ".png", cards)
         draw.upscale(images[m], t.grid, 480).save(p)
@@ -71,8 +69,8 @@ def export_run(traces: dict, images: dict, prompt: str, root: str | Path | None 
     return [bundle] + paths
 
 
-def _slide(traces: dict, images: dict, prompt: str, stem: Path) -> list[Path]:
-    fig = figures.slide_figure(traces, images, prompt, video.settings_line(traces))
+def _slide(traces: dict, images: dict, prompt: str, stem: Path, sliders: tuple) -> list[Path]:
+    fig = figures.slide_figure(traces, images, prompt, video.settings_line(traces, sliders))
     return [figures.save(fig, stem.with_name(stem.name + ext)) for ext in (".pdf", ".png")]
 
 

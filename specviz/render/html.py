@@ -217,6 +217,11 @@ def _members(a, how: str) -> str:
             f"<th>child cos</th><th>group</th></tr>{rows or _EMPTY}</table>")
 
 
+def either(words: list) -> str:
+    """'λ, δ, τ_pos or τ_seq': the words as one phrase of alternatives ('a slider' when there are none)."""
+    return " or ".join(filter(None, (", ".join(words[:-1]), words[-1]))) if words else "a slider"
+
+
 def preview_table(previews: list, knobs, cards: Cards) -> str:
     def mean(v):
         return sum(v) / len(v) if v else 1.0
@@ -230,8 +235,7 @@ def preview_table(previews: list, knobs, cards: Cards) -> str:
             "achieves can differ; the History tab keeps both. <i>run achieved</i> is this run's tokens per forward; "
             "<i>E[step compression]</i> is the expectation over the acceptance draws, at the recorded knobs → at the "
             "new ones (the recorded run is one draw, so the first number need not equal it). "
-            f"λ = {knobs.lam:.2f}, "
-            f"δ = {knobs.delta:.2f}, τ_pos = {knobs.tau_pos:.2f}, τ_seq = {knobs.tau_seq:.2f}. "
+            f"{', '.join(f'{k.symbol} = {knobs[k.name]:.2f}' for k in cards.sliders)}. "
             "Release the slider (or press Enter in its box) to re-run. Expected values re-score only the drafts the "
             "run judged "
             f"(recorded knobs → new knobs); only {escape(', '.join(tunable))} depend on these knobs. Group-forming "

@@ -162,7 +162,7 @@ _DRAWINGS = {"numeric": lambda kind, traces, cards: _numeric_panels(kind, traces
 def preview_map(previews: list, traces: dict, images: dict, opacity: float = 1.0) -> Image.Image:
     """Acceptance probability b' of each recorded draft under the new knobs (shared 0..1 scale)."""
     if not previews:
-        return draw.message("Move λ, δ, τ_pos or τ_seq to preview the recorded drafts")
+        return draw.message("Move a slider beside the methods to preview the recorded drafts")
     panels = []
     for pv in previews:
         t = traces[pv.method]

@@ -10,7 +10,7 @@ Design (what the tests check):
 - A cell shows its final decoded patch from the forward that committed its token (committed tokens never change);
   undecided cells are hatched as in the app's race. The last frame's lane images are therefore exactly the final
   images, drawn by `panels.race_frame` at the lane's size.
-- Every frame carries the settings (prompt, seed, λ, δ, τ_pos, τ_seq) and the clock; lanes sit on a regular grid
+- Every frame carries the settings (prompt, seed, the sliders' values, noise) and the clock; lanes sit on a regular grid
   (no method emphasised), 16:9 at SIZE, each captioned whole — its name and caption wrapped, never cut — above or
   beside its image, the arrangement with the largest pictures (render/frame_layout.py); a finished lane's caption
   carries its step compression.
@@ -68,9 +68,17 @@ def slowest(traces: dict) -> int:
     return max(len(t.steps) for t in traces.values())
 
 
-def lane_labels(traces: dict, cards: Cards) -> dict:
-    """method -> its card's label (a method unknown here keeps its name)."""
-    return {m: cards.of(m).label for m in traces}
+class LaneLabels(dict):
+    """method -> the lane's name as drawn, with `sliders`: the knob cards the header's settings line carries."""
+
+    def __init__(self, items=(), /, *, sliders: tuple = (), **named):
+        super().__init__(items, **named)
+        self.sliders = tuple(sliders)
+
+
+def lane_labels(traces: dict, cards: Cards) -> LaneLabels:
+    """method -> its card's label (a method unknown here keeps its name), carrying the cards' sliders."""
+    return LaneLabels(((m, cards.of(m).label) for m in traces), sliders=cards.sliders)
 
 
 def clock(traces: dict) -> list[int]:
@@ -97,12 +105,12 @@ def committed_after(trace, k: int) -> np.ndarray:
     return done.reshape(gh, gw)
 
 
-def settings_line(traces: dict) -> str:
-    """Prompt-free settings every lane shares: the seed, the four live knobs and the noise (from the first trace's
-    config; a config without the quiet noise knob ran with the papers' noise)."""
+def settings_line(traces: dict, sliders: tuple = ()) -> str:
+    """Prompt-free settings every lane shares: the seed, each slider's value (`sliders`: knob cards, Cards.sliders)
+    and the noise (from the first trace's config; a config without the quiet noise knob ran with the papers' noise)."""
     cfg = next(iter(traces.values())).config
-    return (f"seed {cfg.get('seed', '?')} · λ {cfg.get('lam', '?')} · δ {cfg.get('delta', '?')} · "
-            f"τ_pos {cfg.get('tau_pos', '?')} · τ_seq {cfg.get('tau_seq', '?')} · {noise_words(cfg)}")
+    return " · ".join([f"seed {cfg.get('seed', '?')}", *(f"{k.symbol} {cfg.get(k.name, '?')}" for k in sliders),
+                       noise_words(cfg)])
 
 
 def noise_words(cfg: dict) -> str:
@@ -124,14 +132,17 @@ def proposals(trace, step: int) -> dict[int, int]:
 
 
 def draw_frame(traces: dict, images: dict, k: int, labels: dict | None = None, size=SIZE,
-               drafts=None) -> np.ndarray:
-    """One frame (H, W, 3) uint8 of the race after k target forwards (`drafts`: as lane_image's; None in the film)."""
+               drafts=None, sliders: tuple | None = None) -> np.ndarray:
+    """One frame (H, W, 3) uint8 of the race after k target forwards (`drafts`: as lane_image's; None in the film;
+    `sliders`: the header's knob cards, by default those `labels` carry when they are lane_labels')."""
+    if sliders is None:
+        sliders = labels.sliders if isinstance(labels, LaneLabels) else ()
     canvas = Image.new("RGB", size, BG)
     d = ImageDraw.Draw(canvas)
     prompt = str(next(iter(traces.values())).config.get("prompt", ""))
     d.text((GAP, 10), _fit(d, prompt, 30, size[0] - 2 * GAP, True), font=draw.font(30, True), fill=INK)
     total = slowest(traces)
-    head = f"{settings_line(traces)}   |   clock: target forward {min(k, total)} of {total}"
+    head = f"{settings_line(traces, sliders)}   |   clock: target forward {min(k, total)} of {total}"
     d.text((GAP, 52), head, font=draw.font(fitting_px(d, head, size[0] - 2 * GAP)), fill=SUB)
     vs = paired.against_ar(traces) if k >= total else {}            # the word on AR's image: once all are done
     for box, name, (m, t) in zip(frame_boxes(traces, size, labels), lane_names(traces, labels), traces.items()):

@@ -1,22 +1,26 @@
 """The method registry: a toy method added here — one rule function and one record, nothing else — appears in the
 CLI, the app's method list and lanes, the sweep tab and the instant preview, runs end to end, and its trace passes
 the checks. Also: every knob's range is what RunConfig enforces."""
+import dataclasses
 import json
+import tempfile
 
+import numpy as np
 import pytest
 import torch
 
 import app
 from specviz import __main__ as cli
+from specviz.analysis import history as hist
 from specviz.analysis.cards import cards
 from specviz.analysis.preview import KnobValues, rescore
 from specviz.app import sweep_tab
 from specviz.app.handlers import GEN_OUTPUTS, Handlers
-from specviz.core.knobs import ConfigError
+from specviz.core.knobs import ConfigError, Knob
 from specviz.core.trace import Trace
 from specviz.engine import config, families, methods
 from specviz.engine.groups import CandidateGroup
-from specviz.render import draw, html, panels
+from specviz.render import draw, exports, html, panels, video
 from tests.support.apptools import knob_inputs, tiny_backend
 from tests.support.toy import run, toy
 
@@ -138,3 +142,61 @@ def test_one_record_with_groups_and_an_inspector_line_reaches_app_maps_and_inspe
     # inspector: the record's line under the numbers, and its reading over the candidates table
     out = html.inspector(trace, grouped[0].pos, cards())
     assert "TOY LINE at level" in out and "toy sets: every sibling" in out
+
+
+TOY_SLIDER = Knob("toy_gain", float, 0.0, lo=0.0, hi=1.0, label="Toy gain γ", help="the toy rule's own slider",
+                  ui="main", step=0.05, symbol="γ")
+
+
+def _toy_slider_rule(cfg, model):
+    """a(y) = min(1, q(y)/p(y) + γ): relaxes by its own knob."""
+    def accept(q, p):
+        ratio = torch.where(p > 0, q / p.clamp_min(1e-30), torch.zeros_like(p))
+        return torch.where(p > 0, (ratio + cfg.toy_gain).clamp(max=1.0), torch.ones_like(p))
+    return accept
+
+
+def a_new_slider_reaches_history_exports_caption_preview_and_sweep_opening() -> None:
+    """A method declaring its own ui="main" knob (registered here, removed after): with nothing else changed, the
+    knob is a History column (table and CSV), in the shared export file names, in the video's settings line, in the
+    preview text, and a sweep point setting it opens in the race."""
+    rec = methods.Method(name="toyslider", label="TOYS", family=families.Jacobi, summary="Jacobi · toy slider",
+                         lossless=False, rule_knobs=("toy_gain",), declares=(TOY_SLIDER,), rule=_toy_slider_rule)
+    model, factory = toy(codes=8, grid=3)
+    base = run(model, factory, method="csd", seed=0, window=3, lam=0.5)
+    methods.register(rec)
+    try:
+        ts = {m: dataclasses.replace(base, method=m, config={**base.config, "method": m, "toy_gain": 0.25})
+              for m in ("csd", "toyslider")}
+        images = {m: np.zeros((3, 3, 3), np.uint8) for m in ts}
+        # History: a column "γ" after the four, its cell the run's value; the CSV's column "toy_gain"
+        h = hist.History()
+        h.add(ts, images, "generate")
+        headers = list(hist.Row.HEADERS)
+        assert headers[4:9] == ["λ", "δ", "τ_pos", "τ_seq", "γ"]
+        assert [r[headers.index("γ")] for r in h.table()] == [0.25, 0.25]
+        head, first = h.csv().splitlines()[:2]
+        assert head.split(",")[4:9] == ["lam", "delta", "tau_pos", "tau_seq", "toy_gain"]
+        assert first.split(",")[8] == "0.25"
+        # export names: every shared file carries it
+        with tempfile.TemporaryDirectory() as root:
+            names = [p.name for p in exports.export_run(ts, images, "red house", root, videos=False, cards=cards())]
+        assert names[0] == "red-house_seed0_lam0.5_delta0.5_taupos0.8_tauseq0.8_toygain0.25_all.zip", names[0]
+        assert "red-house_seed0_toyslider_toygain0.25.png" in names
+        # the video's settings line, as the film and the Replay tab draw it (lane_labels carry the sliders)
+        line = video.settings_line(ts, video.lane_labels(ts, cards()).sliders)
+        assert line == "seed 0 · λ 0.5 · δ 0.5 · τ_pos 0.8 · τ_seq 0.8 · γ 0.25 · papers' noise", line
+        # the preview text names it with its value
+        assert "τ_seq = 0.80, γ = 0.25. " in html.preview_table([], KnobValues.from_config(ts["csd"].config), cards())
+        # a sweep point setting it opens in the race
+        assert list(sweep_tab.OPENED)[4] == "toy_gain"                           # a control a point may set
+        opened = sweep_tab.open_point([("toyslider", {"toy_gain": 0.5})], 0, {k: 0.1 for k in sweep_tab.OPENED},
+                                      ["ar"])
+        assert opened["toy_gain"] == 0.5 and opened["methods"] == ["ar", "toyslider"]
+    finally:
+        del methods.REGISTRY["toyslider"]
+    assert "γ" not in hist.Row.HEADERS and "toy_gain" not in sweep_tab.OPENED       # gone with the record
+
+
+def test_a_new_slider_reaches_history_exports_caption_preview_and_sweep_opening():
+    a_new_slider_reaches_history_exports_caption_preview_and_sweep_opening()

@@ -48,7 +48,7 @@ def lanes(n: int) -> dict:
 
 def slide_is_clear(n: int) -> None:
     ts = lanes(n)
-    fig = figures.slide_figure(ts, images_of(ts), PROMPT, video.settings_line(ts))
+    fig = figures.slide_figure(ts, images_of(ts), PROMPT, video.settings_line(ts, cards().sliders))
     boxes = drawn_text_boxes(fig)
     labels = figures.row_labels(ts)
     assert [t for t, _ in boxes if t in labels.values()] == list(labels.values())    # every row's label is drawn
@@ -74,9 +74,9 @@ def ten_rows_clear() -> None:
 def test_the_video_and_the_slide_say_the_noise():
     for noise, word in (("keyed", "keyed noise"), ("papers", "papers' noise")):
         ts = three(noise)
-        assert video.settings_line(ts).endswith(f"τ_seq {ts['ar'].config.get('tau_seq')} · {word}")
+        assert video.settings_line(ts, cards().sliders).endswith(f"τ_seq {ts['ar'].config.get('tau_seq')} · {word}")
         header = drawn_texts(ts, {m: np.zeros((4, 4, 3), np.uint8) for m in ts}, 0)[1]
-        assert header[2].startswith(video.settings_line(ts))
+        assert header[2].startswith(video.settings_line(ts, cards().sliders))
 
 
 def header_fits() -> None:
@@ -84,7 +84,7 @@ def header_fits() -> None:
     ts = {m: dataclasses.replace(t, config={**t.config, "seed": 2 ** 63 - 1, "lam": 0.123456789})
           for m, t in three("keyed").items()}
     x, _, text, px, width = drawn_texts(ts, {m: np.zeros((4, 4, 3), np.uint8) for m in ts}, 0)[1]
-    assert text.startswith(video.settings_line(ts)) and "keyed noise" in text
+    assert text.startswith(video.settings_line(ts, cards().sliders)) and "keyed noise" in text
     assert x + width <= video.SIZE[0] - video.GAP and px >= 12
 
 

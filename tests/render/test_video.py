@@ -117,7 +117,7 @@ def drawn_texts(traces, images, k) -> list:
         return text(self, xy, s, *a, font=font, **kw)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ImageDraw.ImageDraw, "text", spy)
-        video.draw_frame(traces, images, k)
+        video.draw_frame(traces, images, k, sliders=cards().sliders)
     return seen
 
 
@@ -169,7 +169,7 @@ def test_export_writes_a_zip_named_videos_and_a_16_9_figure(run, tmp_path):
     assert len(g) == video.frame_count(traces, "gif") and len(v) == video.frame_count(traces, "mp4")
     assert g.shape[1:3] == v.shape[1:3] == (video.SIZE[1], video.SIZE[0])
     # the exported PNGs and the film's last frame show the same cells (compare cell centres: both are upscaled)
-    want_last = video.draw_frame(traces, images, video.clock(traces)[-1])
+    want_last = video.draw_frame(traces, images, video.clock(traces)[-1], video.lane_labels(traces, cards()))
     assert np.abs(g[-1][..., :3].astype(int) - want_last).mean() < 2              # GIF: a per-frame palette
     assert np.abs(v[-1].astype(int) - want_last).mean() < 6                        # MP4: lossy
     for box, (m, t) in zip(video.frame_boxes(traces), traces.items()):
