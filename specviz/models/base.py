@@ -157,3 +157,16 @@ def mark_static(caches) -> None:
     for pair in caches:
         for x in pair:
             torch._dynamo.mark_static_address(x)
+
+
+def write_kv(cache: tuple, start, k: torch.Tensor, v: torch.Tensor) -> None:
+    """Write a forward's keys and values into a preallocated (B, H, capacity, D) cache pair in place: at row `start`
+    onward (an int), or at the rows a tensor of positions names (index_copy_: the padded, compiled path)."""
+    kc, vc = cache
+    if isinstance(start, torch.Tensor):
+        kc.index_copy_(2, start, k)
+        vc.index_copy_(2, start, v)
+    else:
+        n = k.shape[2]
+        kc[:, :, start:start + n] = k
+        vc[:, :, start:start + n] = v

@@ -19,6 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from specviz.models.base import write_kv
+
 FAMILY = "llamagen"                    # config.json "family" of a converted directory
 T5_HUB = "google/flan-t5-xl"          # the text encoder the released t2i models use
 
@@ -127,13 +129,8 @@ class Attention(nn.Module):
         q = rotate(q.view(b, n, c.n_head, c.head_dim), cs).transpose(1, 2)
         k = rotate(k.view(b, n, c.kv_heads, c.head_dim), cs).transpose(1, 2)
         v = v.view(b, n, c.kv_heads, c.head_dim).transpose(1, 2)
+        write_kv(cache, start, k, v)
         kc, vc = cache
-        if isinstance(start, torch.Tensor):
-            kc.index_copy_(2, start, k)
-            vc.index_copy_(2, start, v)
-        else:
-            kc[:, :, start:start + n] = k
-            vc[:, :, start:start + n] = v
         keys, vals = kc[:, :, :mask.shape[-1]], vc[:, :, :mask.shape[-1]]
         rep = c.n_head // c.kv_heads
         if rep > 1:

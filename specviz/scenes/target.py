@@ -12,6 +12,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from specviz.models.base import write_kv
 from specviz.scenes.data import CAPTION_LEN, CAPTION_VOCAB
 
 
@@ -49,13 +50,8 @@ class Block(nn.Module):
         if cache is None:
             a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         else:
+            write_kv(cache, start, k, v)
             kc, vc = cache
-            if isinstance(start, torch.Tensor):
-                kc.index_copy_(2, start, k)
-                vc.index_copy_(2, start, v)
-            else:
-                kc[:, :, start:start + n] = k
-                vc[:, :, start:start + n] = v
             w = mask.shape[-1]
             a = F.scaled_dot_product_attention(q, kc[:, :, :w], vc[:, :, :w], attn_mask=mask)
         x = x + self.proj(a.transpose(1, 2).reshape(b, n, d))
