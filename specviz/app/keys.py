@@ -1,23 +1,22 @@
-"""A keyboard path to the inspector: a lane picture can be focused (Tab), inspected with Enter and moved with the
-arrow keys; every control shows a visible focus ring (issue 44, item 9).
-
-`KEYS_JS` labels each lane picture's button (`#img_<method>`: tabindex 0, aria-label "<method> picture: Enter inspects,
-arrows move") and handles its keys: Enter inspects the cell under the cursor (the inspected cell of this lane, else
-(0, 0)); an arrow moves the cursor one cell (clamped at the edges) and inspects again; Escape leaves the picture (its
-focus; present.py's own Escape closes the inspector). An inspection is a synthetic click at the point Gradio 6.31's
-rule (`scale = min(displayed / natural, 1)`, app/clicks.py) maps to the centre of the cell's pixels, so the existing
-select handlers move the inspector, the ring and the Primer; clicks.py leaves synthetic clicks alone, and `WHERE`
-already is that point. The grid is not in the page: it is read from the inspector's heading ("row r, column c
-(position p)": columns = (p - c) / r), after one inspection of the picture's bottom-left pixel when the lane's
-inspected cell is in row 0 or none is inspected (the cursor's cell is inspected once that probe's ring is drawn). `KEYS_CSS` draws a 3 px outline with an offset on every focused
-control (buttons, sliders, check boxes, radios, boxes, links, the lane pictures).
+"""A keyboard path to the inspector: a lane picture can be focused (Tab), inspected with Enter and moved with the arrow
+keys; every control shows a visible focus ring (issue 44, item 9). `KEYS_JS` labels each lane picture's button
+(`#img_<method>`: tabindex 0, aria-label "<method> picture: Enter inspects, arrows move") and handles its keys: Enter
+inspects the cell under the cursor (the inspected cell of this lane, else (0, 0)); an arrow moves the cursor one cell
+(clamped at the edges) and inspects again; Escape leaves the picture (its focus; present.py's own Escape closes the
+inspector). An inspection is a synthetic click at the point Gradio 6.31's rule (`scale = min(displayed / natural, 1)`,
+app/clicks.py) maps to the centre of the cell's pixels, so the existing select handlers move the inspector, the ring
+and the Primer; clicks.py leaves synthetic clicks alone. The point is the centre of a pixel near the cell's centre (a
+synthetic click's point is whole CSS px: a pixel's edge can read as the next one, or outside the picture). The grid is
+not in the page: it is read from the inspector's heading ("row r, column c (position p)": columns = (p - c) / r), after
+one inspection of a pixel three quarters down its middle when the lane's inspected cell is in row 0 or none is
+inspected (the cursor's cell is inspected once that probe's ring is drawn). `KEYS_CSS` draws a 3 px outline with an
+offset on every focused control (buttons, sliders, check boxes, radios, boxes, links, the lane pictures).
 tests/browser/test_browser_keys.py: Tab to a lane, Enter, ArrowRight x2, ArrowDown; the focus ring by pixels.
 """
 from __future__ import annotations
 
 import json
 
-from specviz.app.clicks import WHERE
 from specviz.app.commit import JS as COMMIT_JS  # noqa: F401 - re-exported: app.py's import line (app.py <= 300 lines)
 
 LABEL = "{method} picture: Enter inspects, arrows move"
@@ -33,7 +32,6 @@ button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-
 
 KEYS_JS = """
 () => {
-  const where = %(where)s;
   const step = %(step)s;
   const button = el => el && el.tagName === 'BUTTON' && el.closest('[id^="img_"] .image-container') &&
                        el.querySelector('img');
@@ -52,12 +50,11 @@ KEYS_JS = """
     return t ? [Number(t[1]), Number(t[2]), Number(e.getAttribute('data-pos'))] : null;
   };
   const columns = m => { const s = shown(m); return s && s[0] > 0 ? (s[2] - s[1]) / s[0] : null; };
-  const press = (img, nx, ny) => {                           // a click Gradio maps to natural pixel (nx, ny)
+  const press = (img, nx, ny) => {                           // a click Gradio's rule maps to natural pixel (nx, ny):
     const rect = img.getBoundingClientRect(), nat = {width: img.naturalWidth, height: img.naturalHeight};
-    const s = Math.min(rect.width / nat.width, rect.height / nat.height);
-    const c = {x: rect.left + (rect.width - nat.width * s) / 2 + (nx + 0.5) * s,
-               y: rect.top + (rect.height - nat.height * s) / 2 + (ny + 0.5) * s};
-    const p = where(rect, nat, c);
+    const r = Math.min(rect.width / nat.width, rect.height / nat.height, 1);   // its scale, at the pixel's centre
+    const p = {x: rect.left + (rect.width - nat.width * r) / 2 + (nx + 0.5) * r,  // (a synthetic click's point is
+               y: rect.top + (rect.height - nat.height * r) / 2 + (ny + 0.5) * r};  // whole px: a pixel's edge fails)
     img.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true, composed: true, view: window,
       detail: 1, clientX: p.x, clientY: p.y}));
   };
@@ -70,7 +67,7 @@ KEYS_JS = """
     if (g) { b._svGrid = g; b._svAt = [s[0], s[1]]; inspect(b, img); return; }
     b._svAt = s ? [s[0], s[1]] : [0, 0];
     const src = img.src;
-    press(img, 0, img.naturalHeight - 1);                    // the bottom-left cell names the grid; its ring is
+    press(img, img.naturalWidth >> 1, img.naturalHeight * 3 >> 2);  // a lower row names the grid; its ring is
     const t0 = Date.now();                                   // drawn before the cursor's cell is inspected (the
     const wait = () => {                                     // two ring events would race: app/follow.py)
       const g2 = columns(m), now = b.querySelector('img');
@@ -104,5 +101,5 @@ KEYS_JS = """
   };
   window.addEventListener('focusout', e => { if (button(e.target)) e.target._svGrid = undefined; }, true);
 }
-""" % dict(where=WHERE.strip(), step=json.dumps({k: list(v) for k, v in STEP.items()}),
+""" % dict(step=json.dumps({k: list(v) for k, v in STEP.items()}),
            label="`" + LABEL.replace("{method}", "${m}") + "`")
