@@ -1,0 +1,49 @@
+"""Wrong variants of the keyboard path (specviz/app/keys.py, JavaScript run in the browser). The detector is the
+served-app browser test (tests/browser/test_browser_keys.py: Tab, Enter, ArrowRight x2, ArrowDown at 1920x1080)
+run on the app served with the variant's script; without Chromium and Playwright no variant is listed (the browser
+tests skip there too)."""
+import os
+
+import app
+from specviz.app import keys
+from tests.browser.test_browser import CHROMIUM
+from tests.support.mutants import Mutant
+
+RIGHT, WRONG = '"ArrowDown": [1, 0]', '"ArrowDown": [0, 1]'       # ArrowDown taken as one more column
+
+
+def _walk():
+    """Tab to CSD's lane and press the keys on the app served with keys.KEYS_JS as it is now (the variant's script)."""
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only when a variant is checked
+
+    from tests.browser.test_browser import ARGS
+    from tests.browser.test_browser_clicks import run_page, serve
+    from tests.browser.test_browser_keys import MOVES, walk
+    assert app.KEYS_JS in app.STYLE["js"]
+    style = dict(app.STYLE, js=app.STYLE["js"].replace(app.KEYS_JS, keys.KEYS_JS))   # keys.KEYS_JS: as patched
+    demo, url = serve(style)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = run_page(browser, url, "1920x1080", ("ar", "sjd", "mcsjd", "csd"))
+                got = walk(page)
+            finally:
+                browser.close()
+    finally:
+        demo.close()
+    assert got == [(k, cell, True) for k, cell in MOVES], got
+
+
+def _available() -> bool:
+    try:
+        import playwright.sync_api  # noqa: F401 - only whether it is installed
+    except ImportError:
+        return False
+    return os.path.exists(CHROMIUM)
+
+
+VARIANTS = [
+    Mutant("keys: ArrowDown moves one column (the row step lost)",
+           lambda mp: mp.setattr(keys, "KEYS_JS", keys.KEYS_JS.replace(RIGHT, WRONG)), (_walk,)),
+] if _available() else []
