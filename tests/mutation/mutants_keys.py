@@ -12,6 +12,35 @@ from tests.support.mutants import Mutant
 RIGHT, WRONG = '"ArrowDown": [1, 0]', '"ArrowDown": [0, 1]'       # ArrowDown taken as one more column
 
 
+def _served(check):
+    """Run `check((browser, url), tmp)` on the app served with keys.KEYS_JS and keys.KEYS_CSS as they are now."""
+    import pathlib  # noqa: PLC0415 - only when a variant is checked
+    import tempfile  # noqa: PLC0415 - only when a variant is checked
+
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only when a variant is checked
+
+    from tests.browser.test_browser import ARGS
+    from tests.browser.test_browser_clicks import serve
+    assert app.KEYS_JS in app.STYLE["js"] and app.KEYS_CSS in app.STYLE["css"]
+    style = dict(app.STYLE, js=app.STYLE["js"].replace(app.KEYS_JS, keys.KEYS_JS),     # keys.*: as patched
+                 css=app.STYLE["css"].replace(app.KEYS_CSS, keys.KEYS_CSS))
+    demo, url = serve(style)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                check((browser, url), pathlib.Path(tempfile.mkdtemp()))
+            finally:
+                browser.close()
+    finally:
+        demo.close()
+
+
+def _focus_ring():
+    from tests.browser.test_browser_keys import test_every_kind_of_control_shows_a_focus_ring as check
+    _served(check)
+
+
 def _walk():
     """Tab to CSD's lane and press the keys on the app served with keys.KEYS_JS as it is now (the variant's script)."""
     from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only when a variant is checked
@@ -46,4 +75,6 @@ def _available() -> bool:
 VARIANTS = [
     Mutant("keys: ArrowDown moves one column (the row step lost)",
            lambda mp: mp.setattr(keys, "KEYS_JS", keys.KEYS_JS.replace(RIGHT, WRONG)), (_walk,)),
+    Mutant("keys: the focus-ring CSS dropped (Gradio's own focus styles only: the slider shows none)",
+           lambda mp: mp.setattr(keys, "KEYS_CSS", ""), (_focus_ring,)),
 ] if _available() else []
