@@ -42,26 +42,8 @@ def _focus_ring():
 
 
 def _walk():
-    """Tab to CSD's lane and press the keys on the app served with keys.KEYS_JS as it is now (the variant's script)."""
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only when a variant is checked
-
-    from tests.browser.test_browser import ARGS
-    from tests.browser.test_browser_clicks import run_page, serve
-    from tests.browser.test_browser_keys import MOVES, walk
-    assert app.KEYS_JS in app.STYLE["js"]
-    style = dict(app.STYLE, js=app.STYLE["js"].replace(app.KEYS_JS, keys.KEYS_JS))   # keys.KEYS_JS: as patched
-    demo, url = serve(style)
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                page = run_page(browser, url, "1920x1080", ("ar", "sjd", "mcsjd", "csd"))
-                got = walk(page)
-            finally:
-                browser.close()
-    finally:
-        demo.close()
-    assert got == [(k, cell, True) for k, cell in MOVES], got
+    from tests.browser.test_browser_keys import test_tab_enter_and_arrows_inspect_and_ring_each_cell_in_turn as check
+    _served(lambda served, tmp: check(served, "1920x1080"))
 
 
 def _available() -> bool:
