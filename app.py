@@ -19,9 +19,9 @@ from specviz.app import atlas_tab, bench, follow, history_tab, link, present, re
 from specviz.app import widgets as w
 from specviz.app.catalogue import Backend, default_backend
 from specviz.app.clicks import JS as CLICKS_JS
-from specviz.app.commit import JS as COMMIT_JS
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
+from specviz.app.keys import COMMIT_JS, KEYS_CSS, KEYS_JS
 from specviz.app.stream import API_FPS
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
@@ -40,9 +40,9 @@ INTRO = ("## specviz — speculative decoding, made visible\n"
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
          "Click any cell of an image or map to inspect it. What am I looking at? The *Primer* tab walks through one "
          "step of your run.")
-STYLE = dict(theme=gr.themes.Soft(),
-             css=html.CSS + present.CSS + bench.CSS + atlas_tab.CSS + history_tab.CSS + replay_fit.CSS,
-             js=f"() => {{ ({present.JS})(); ({bench.JS})(); ({replay_fit.JS})(); ({CLICKS_JS})(); ({COMMIT_JS})(); }}")
+STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS + bench.CSS + atlas_tab.CSS + history_tab.CSS
+             + replay_fit.CSS + KEYS_CSS, js=f"() => {{ ({present.JS})(); ({bench.JS})(); ({replay_fit.JS})(); "
+             f"({CLICKS_JS})(); ({COMMIT_JS})(); ({KEYS_JS})(); }}")
 # show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
 # message instead of "the app raised an exception"; every handler error is already one line (errors.friendly)
 # state_session_capacity: one session's finished run holds ~2 MB with all seven scenes traces (~7 MB on Janus-Pro);
