@@ -19,9 +19,10 @@ from specviz.app import atlas_tab, bench, follow, history_tab, link, present, re
 from specviz.app import widgets as w
 from specviz.app.catalogue import Backend, default_backend
 from specviz.app.clicks import JS as CLICKS_JS
+from specviz.app.commit import JS as COMMIT_JS
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
-from specviz.app.keys import COMMIT_JS, KEYS_CSS, KEYS_JS
+from specviz.app.keys import KEYS_CSS, KEYS_JS
 from specviz.app.stream import API_FPS
 from specviz.engine import families
 from specviz.engine.config import METHODS, RunConfig
@@ -199,8 +200,7 @@ def _wire(h: Handlers, c: dict, cols: list, demo: gr.Blocks) -> None:
     c["present"].change(None, [c["present"]], None, js=present.TOGGLE, api_visibility="private")
     c["stop"].click(lambda: html.STOPPED, None, [c["status"]], cancels=runs, queue=False, api_visibility="private")
     maps = pick(*views.map_outputs(), "present_on")
-    wire(c["opacity"].change, h.maps, pick("state", "opacity", "focus") | {"present": c["present_on"]}, maps,
-         **quick)
+    wire(c["opacity"].change, h.maps, pick("state", "opacity", "focus") | {"present": c["present_on"]}, maps, **quick)
     wire(c["present"].change, h.maps, pick("state", "opacity", "focus", "present"), maps, **quick)
     inspected = [c["inspector"], c["focus"]]                        # a click sets the fragment and the cell
     clicks = [c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], inspected, **quick) for m in METHODS]

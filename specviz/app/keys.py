@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 
-from specviz.app.commit import JS as COMMIT_JS  # noqa: F401 - re-exported: app.py's import line (app.py <= 300 lines)
-
 LABEL = "{method} picture: Enter inspects, arrows move"
 STEP = {"ArrowRight": (0, 1), "ArrowLeft": (0, -1), "ArrowDown": (1, 0), "ArrowUp": (-1, 0)}
 
