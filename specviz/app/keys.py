@@ -1,5 +1,5 @@
 """A keyboard path to the inspector: a lane picture can be focused (Tab), inspected with Enter and moved with the arrow
-keys; every control shows a visible focus ring (issue 44, item 9). `KEYS_JS` labels each lane picture's button
+keys; every control shows a visible focus ring. `KEYS_JS` labels each lane picture's button
 (`#img_<method>`: tabindex 0, aria-label "<method> picture: Enter inspects, arrows move") and handles its keys: Enter
 inspects the cell under the cursor (the inspected cell of this lane, else (0, 0)); an arrow moves the cursor one cell
 (clamped at the edges) and inspects again; Escape leaves the picture (its focus; present.py's own Escape closes the
