@@ -7,7 +7,7 @@ import re
 from specviz.analysis.cards import cards
 from specviz.render import html, verdict
 from specviz.render.verdict import pair
-from tests.render.test_primer import TRACES
+from tests.render.test_primer import NOISES, traces
 
 OUTCOME = {"exact": "kept", "relaxed": "kept", "rejected": "thrown away", "ar": "drew token",
            "bonus": "at no extra cost", "resampled": "thrown away"}
@@ -15,8 +15,8 @@ OUTCOME = {"exact": "kept", "relaxed": "kept", "rejected": "thrown away", "ar": 
 
 def plain_says_the_recorded_event():
     seen = set()
-    for noise, traces in TRACES.items():
-        for m, t in traces.items():
+    for noise, runs in zip(NOISES, map(traces, NOISES)):
+        for m, t in runs.items():
             for _, ev in t.events():
                 text = verdict.plain(ev)   # looked up at call time, so a mutant replaces it
                 seen.add((noise, ev.decision))
@@ -50,7 +50,7 @@ def test_the_plain_line_says_the_recorded_event():
 
 
 def test_the_inspector_opens_with_the_plain_line():
-    t = TRACES["papers"]["csd"]
+    t = traces("papers")["csd"]
     pos = next(ev.pos for _, ev in t.events() if ev.decision == "relaxed")
     page = html.inspector(t, pos, cards())
     assert page.index("class='sv-plain'") < page.index("sv-verdict"), page[:400]
