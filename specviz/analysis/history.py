@@ -1,6 +1,7 @@
 """The tuning history: every run (Generate, a slider re-run, a sweep point opened) appends one row per method — the
 knob values it ran with and what it gave — so a setting is always seen beside its result. Rows are read from the
-traces alone (summary, committed events), kept per session, bounded, exportable as CSV; a run can be pinned as the
+traces alone (summary, committed events), kept per session, bounded (a run keeps its rows, images and decision
+map, not its traces), exportable as CSV; a run can be pinned as the
 reference the next ones are compared with, and any two runs compared side by side (decision difference map).
 """
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import weakref
 from collections import deque
 from dataclasses import dataclass, field, fields
 
@@ -90,13 +92,30 @@ def row_of(trace, run: int, source: str, changed: int | None = None) -> Row:
                target_nll(trace), float(sum(st.seconds for st in trace.steps)), changed)
 
 
+@dataclass(frozen=True)
+class Kept:
+    """What the history keeps of one method's run besides its row: enough to compare two runs (decision map,
+    grid, step compression), not the trace — a trace weighs ~0.4 MB, and a served session holds MAX_RUNS runs."""
+    decisions: np.ndarray       # (H, W) index into DECISIONS of the committing decision, NaN undecided
+    compression: float          # the trace's summary step_compression
+
+    @classmethod
+    def of(cls, trace) -> "Kept":
+        return cls(views.decision_map(trace)[0], float(trace.summary["step_compression"]))
+
+    @property
+    def grid(self) -> tuple:
+        return tuple(self.decisions.shape)
+
+
 @dataclass
 class Run:
     number: int
     source: str
-    traces: dict                # method -> Trace
+    kept: dict                  # method -> Kept
     images: dict                # method -> (h, w, 3) uint8
     rows: list = field(default_factory=list)
+    made_of: tuple = ()         # weak references to the traces it was made from (History.holds)
 
 
 @dataclass
@@ -108,13 +127,19 @@ class History:
 
     def add(self, traces: dict, images: dict, source: str) -> Run:
         self.count += 1
-        run = Run(self.count, source, dict(traces), dict(images))
+        run = Run(self.count, source, {m: Kept.of(t) for m, t in traces.items()}, dict(images),
+                  made_of=tuple(weakref.ref(t) for t in traces.values()))
         vs = paired.against_ar(traces)
         run.rows = [row_of(t, self.count, source, vs.get(m) if m != "ar" else None) for m, t in traces.items()]
         self.runs.append(run)
         if self.pinned is not None and all(r.number != self.pinned for r in self.runs):
             self.pinned = None                                   # the reference dropped out of the window
         return run
+
+    def holds(self, traces: dict) -> bool:
+        """Whether the newest run was made from these very traces (a run is recorded once)."""
+        made = self.runs[-1].made_of if self.runs else ()
+        return len(made) == len(traces) and all(r() is t for r, t in zip(made, traces.values()))
 
     def get(self, number: int) -> Run | None:
         return next((r for r in self.runs if r.number == number), None)
@@ -145,12 +170,12 @@ class History:
         self.pinned = None
 
 
-def decision_difference(a, b) -> np.ndarray:
-    """(H, W) float: 1 where the two traces committed their cell by a different decision, 0 where the same, NaN
+def decision_difference(a: Kept, b: Kept) -> np.ndarray:
+    """(H, W) float: 1 where the two runs committed their cell by a different decision, 0 where the same, NaN
     where either left it undecided (same grid required)."""
     if list(a.grid) != list(b.grid):
         raise ValueError(f"runs on different grids ({a.grid} vs {b.grid}) cannot be compared cell by cell")
-    da, db = views.decision_map(a)[0], views.decision_map(b)[0]
+    da, db = a.decisions, b.decisions
     out = (da != db).astype(float)
     out[~(np.isfinite(da) & np.isfinite(db))] = np.nan
     return out

@@ -59,8 +59,7 @@ def record(st, h: hist.History | None, source: str):
     h = h or hist.History()
     if st is None or not getattr(st, "traces", None):
         return h, h.table(), gr.skip()
-    last = list(h.runs[-1].traces.values()) if h.runs else []
-    if len(last) != len(st.traces) or any(a is not b for a, b in zip(last, st.traces.values())):
+    if not h.holds(st.traces):
         h.add(st.traces, st.images, source)
     return h, h.table(), gr.Dropdown(choices=list(st.traces), value=next(iter(st.traces)))
 
@@ -85,15 +84,15 @@ def compare(h: hist.History | None, a, b, method: str):
     runs = [h.get(int(n or 0)) if h else None for n in (a, b)]
     if any(r is None for r in runs):
         raise gr.Error("Pick two run numbers that are in the history (Run A and Run B).")
-    if any(method not in r.traces for r in runs):
+    if any(method not in r.kept for r in runs):
         raise gr.Error(f"Both runs must include {method or 'the chosen method'}.")
-    ta, tb = (r.traces[method] for r in runs)
-    diff = hist.decision_difference(ta, tb)
-    panels = [(f"run {r.number} · {method} · {r.traces[method].summary['step_compression']:.2f}×",
-               draw.upscale(r.images[method], r.traces[method].grid)) if method in r.images else
+    ka, kb = (r.kept[method] for r in runs)
+    diff = hist.decision_difference(ka, kb)
+    panels = [(f"run {r.number} · {method} · {r.kept[method].compression:.2f}×",
+               draw.upscale(r.images[method], r.kept[method].grid)) if method in r.images else
               (f"run {r.number}", draw.message("no image (opened trace)")) for r in runs]
     n = int(np.nansum(diff))
-    panels.append((f"decisions differ · {n} cells", draw.upscale(draw.categorical(diff, DIFF_RGB), ta.grid)))
+    panels.append((f"decisions differ · {n} cells", draw.upscale(draw.categorical(diff, DIFF_RGB), ka.grid)))
     legend = draw.legend([("same committing decision", DIFF_RGB[0]), ("different decision", DIFF_RGB[1]),
                           ("undecided in either", draw.NAN_RGB)], "A vs B")
     return draw.composite(panels, legend)

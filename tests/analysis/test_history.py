@@ -3,15 +3,19 @@ code), the window is bounded, pinning and clearing behave, CSV round-trips, and 
 exactly the cells decided differently."""
 from __future__ import annotations
 
+import copy
 import csv
+import gc
 import io
 import math
+import weakref
 
 import numpy as np
 import pytest
 import torch
 
 from specviz.analysis import history as hist
+from specviz.analysis import views
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
 from tests.support.toy import toy
@@ -77,12 +81,28 @@ def test_window_pin_clear_and_csv(runs, monkeypatch):
 
 def test_decision_difference_marks_exactly_the_cells_decided_differently(runs):
     a, b = runs[0]["csd"], runs[1]["csd"]
-    diff = hist.decision_difference(a, b)
+    diff = hist.decision_difference(hist.Kept.of(a), hist.Kept.of(b))
     da = {ev.pos: ev.decision for st in a.steps for ev in st.events if ev.decision != "rejected"}
     db = {ev.pos: ev.decision for st in b.steps for ev in st.events if ev.decision != "rejected"}
     want = np.array([float(da[p] != db[p]) for p in range(16)]).reshape(4, 4)
     assert np.array_equal(diff, want) and diff.sum() > 0
-    assert np.all(hist.decision_difference(a, a) == 0)
+    assert np.all(hist.decision_difference(hist.Kept.of(a), hist.Kept.of(a)) == 0)
+
+
+def test_a_run_keeps_no_trace_and_is_recorded_once(runs):
+    """The history keeps each run's decision map and compression, never the trace (its weight, run after run, was
+    the served app's growth); the newest run's traces are recognised by identity, copies are not."""
+    h = hist.History()
+    traces = {m: copy.deepcopy(t) for m, t in runs[0].items()}
+    h.add(traces, {}, "generate")
+    assert h.holds(traces) and not h.holds(runs[0]) and not h.holds({m: traces[m] for m in list(traces)[:1]})
+    run = h.runs[-1]
+    assert all(np.array_equal(run.kept[m].decisions, views.decision_map(t)[0], equal_nan=True)
+               and run.kept[m].compression == t.summary["step_compression"] for m, t in traces.items())
+    ref = weakref.ref(traces["csd"])
+    del traces
+    gc.collect()
+    assert ref() is None and not h.holds(runs[0])              # the history did not keep the trace alive
 
 
 def test_nll_of_an_empty_trace_is_nan():

@@ -49,7 +49,7 @@ def test_compare_shows_both_images_and_the_decision_difference(two_runs):
     for (x, y), st in zip(((x0, y0), (x1, y1)), two_runs):
         want = np.asarray(draw.upscale(st.images["csd"], (6, 6)))
         assert np.array_equal(img[y:y + 6 * c, x:x + 6 * c], want)
-    diff = hist.decision_difference(two_runs[0].traces["csd"], two_runs[1].traces["csd"])
+    diff = hist.decision_difference(*(hist.Kept.of(st.traces["csd"]) for st in two_runs))
     drawn = img[y2 + c // 2:y2 + 6 * c:c, x2 + c // 2:x2 + 6 * c:c]
     assert np.array_equal((drawn == history_tab.DIFF_RGB[1]).all(-1), diff == 1) and (diff == 1).any()
 
