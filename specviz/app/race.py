@@ -60,7 +60,7 @@ class _Lane:
         self.cfg, self.model = cfg, model
         self.gen = decode(model, cfg, factory)
         needs = methods.get(cfg.method).family.needs_drafter
-        self.drafter = getattr(factory, "label", "") if needs else ""
+        self.drafter = factory.label if needs else ""
         self.last: Progress | None = None
         self.drawn, self.picture, self.raw = -1, None, None
         self.device = getattr(model, "device", "cpu")   # the toy models live on the CPU
