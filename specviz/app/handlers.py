@@ -39,7 +39,6 @@ GEN_OUTPUTS = Live(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m
                             *map_outputs(), "summary", "hist", "status", "state",
                             "replay_method", "replay_step", "replay_image", "replay_caption", "preview_image",
                             "preview_table", "replay_tree", "replay_tree_legend"))
-PREVIEW_OUTPUTS = ("preview_image", "preview_table")
 # heatmaps during a run: the map on screen every SHOWN_MAP_EVERY_S, all of them every MAPS_EVERY_S and whenever a lane
 # finishes (so a finished lane's maps are complete in the update that shows its final image). Cost, scenes, four
 # methods, 2026-12-02: drawing all six 32 ms, Gradio's PNG encoding of them ~110 ms; one map ~5 + ~20 ms
