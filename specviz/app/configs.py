@@ -1,21 +1,21 @@
 """Building a race's configs: the draft model a run uses, and one validated RunConfig per selected method."""
 from __future__ import annotations
 
-from specviz.app.catalogue import Backend
+from specviz.app.catalogue import Catalogue
 from specviz.core.knobs import ConfigError
-from specviz.engine import methods
+from specviz.engine import families, methods
 from specviz.engine.config import METHODS, RunConfig
 from specviz.models import offers_own_drafter
 
 
-def default_draft(backend: Backend, model: str, draft: str, chosen) -> str:
+def default_draft(catalogue: Catalogue, model: str, draft: str, chosen) -> str:
     """The draft model a run uses: the caller's choice (`draft`, checked); else, when tree methods run on a model
     without a drafter of its own (its backend's row says: models.offers_own_drafter) and the app offers exactly one
     draft model, that one."""
     needs = any(m in methods.REGISTRY and methods.get(m).family.needs_drafter for m in (chosen or []))
-    if draft or not needs or len(backend.drafters) != 1 or offers_own_drafter(model):
+    if draft or not needs or len(catalogue.drafters) != 1 or offers_own_drafter(model):
         return draft
-    return backend.drafters[0]
+    return catalogue.drafters[0]
 
 
 def make_configs(methods, **knobs) -> list[RunConfig]:
@@ -29,3 +29,19 @@ def make_configs(methods, **knobs) -> list[RunConfig]:
 
 def _drafted(method: str, knobs: dict) -> dict:
     return knobs if methods.get(method).family.needs_drafter else {**knobs, "draft_model": ""}
+
+
+def tree_methods() -> tuple:
+    """The methods that draft with the Drafter control's choice (their family needs a tree drafter), METHODS order."""
+    return tuple(m for m in METHODS if methods.get(m).family.needs_drafter)
+
+
+def families_line() -> str:
+    """'Jacobi: sjd, csd, gsd · draft tree: sd, cascade, lantern' from the registry (the Methods control's info)."""
+    names = {families.Jacobi: "Jacobi", families.TreeFamily: "draft tree"}
+    groups: dict = {}
+    for m in METHODS:
+        fam = next((n for f, n in names.items() if issubclass(methods.get(m).family, f)), None)
+        if fam:
+            groups.setdefault(fam, []).append(m)
+    return " · ".join(f"{fam}: {', '.join(ms)}" for fam, ms in groups.items())

@@ -16,7 +16,7 @@ from specviz.analysis.cards import cards
 from specviz.analysis.preview import KnobValues, outcomes, rescore
 from specviz.analysis.views import MAPS, by_output, map_outputs
 from specviz.app import sweep_tab
-from specviz.app.catalogue import Backend, check_draft, check_model, load
+from specviz.app.catalogue import Catalogue, check_draft, check_model, load
 from specviz.app.configs import default_draft, make_configs
 from specviz.app.errors import friendly
 from specviz.app.follow import Cell, inspecting, lane_pictures, map_lane, marked
@@ -28,7 +28,7 @@ from specviz.app.serving import drop_copies
 from specviz.app.stream import API_FPS, API_PICTURES_EVERY_S, is_api_call, only_changed, trimmed_heap
 from specviz.engine.config import METHODS, ConfigError
 from specviz.engine.methods import Live, knob, ui_knobs
-from specviz.render import bench, draw, html, panels
+from specviz.render import draw, html, knob_text, panels
 from specviz.render.exports import export_run
 from specviz.render.figures import histogram_image
 
@@ -55,10 +55,11 @@ class RunState:
 
 
 class Handlers:
-    def __init__(self, backend: Backend, export_root: str | None = None, fps: float = 8.0, api_fps: float = API_FPS):
-        self.backend, self.export_root, self.fps, self.api_fps = backend, export_root, fps, api_fps
+    def __init__(self, catalogue: Catalogue, export_root: str | None = None, fps: float = 8.0,
+                 api_fps: float = API_FPS):
+        self.catalogue, self.export_root, self.fps, self.api_fps = catalogue, export_root, fps, api_fps
         self.maps_every = {"all": MAPS_EVERY_S, "shown": SHOWN_MAP_EVERY_S}
-        self.replay = Replay(backend)
+        self.replay = Replay(catalogue)
         self.demo = None            # build_demo sets it: each run drops its session's component copies (serving)
 
     # Every handler takes its inputs as one dict keyed by name and returns (or yields) updates keyed by output name
@@ -77,7 +78,7 @@ class Handlers:
     def rerun(self, inputs: dict):
         """Slider released: re-run only on the embedded (fast) models; elsewhere the preview must do. {GEN_INPUTS...,
         opacity, state}: the finished run shows the preview's prediction for it beside what it achieved."""
-        if inputs["model"] not in self.backend.live:
+        if inputs["model"] not in self.catalogue.reruns:
             yield {}
             return
         before = inputs.get("state")
@@ -85,18 +86,18 @@ class Handlers:
             if isinstance(upd.get("state"), RunState) and before and before.traces:
                 rows = outcomes(before.traces, upd["state"].traces, PREVIEWED)
                 upd["preview_table"] = html.outcome_table(rows)
-                upd["status"] = upd.get("status", "") + bench.outcome_line(rows, cards())    # in view beside the knobs
+                upd["status"] = upd.get("status", "") + knob_text.outcome_line(rows, cards())  # beside the knobs
             yield upd
 
     @friendly
     def _race(self, knobs: dict, opacity: float, lean: bool = False, kind: str = "entropy", focus=None,
               present: bool = False):
-        name = check_model(self.backend, knobs.pop("model") or "")
+        name = check_model(self.catalogue, knobs.pop("model") or "")
         methods = knobs.pop("methods")
-        knobs["draft_model"] = default_draft(self.backend, name, check_draft(self.backend, knobs.get("draft_model",
+        knobs["draft_model"] = default_draft(self.catalogue, name, check_draft(self.catalogue, knobs.get("draft_model",
                                                                                                        "")), methods)
         cfgs = make_configs(methods, model=name, **_typed(knobs))
-        model, factory = load(self.backend, name, knobs["draft_model"])
+        model, factory = load(self.catalogue, name, knobs["draft_model"])
         with trimmed_heap():
             yield from self._stream(name, cfgs, model, factory, opacity, lean, kind, focus, present)
 
@@ -151,7 +152,7 @@ class Handlers:
         methods."""
         files, opacity = inputs["files"], inputs["opacity"]
         drop_copies(self.demo, inputs.get("request"))
-        traces, images, note = read_traces(self.backend, [_path(f) for f in (files or [])])
+        traces, images, note = read_traces(self.catalogue, [_path(f) for f in (files or [])])
         first = next(iter(traces.values()))
         prompt = first.config.get("prompt", "")
         upd = {f"stats_{m}": "" for m in METHODS}

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from specviz.app.catalogue import (  # noqa: F401  (re-exported)
-    Backend,
+    Catalogue,
     Loader,
     LoadError,
     available_models,
     check_draft,
     check_model,
-    default_backend,
+    default_catalogue,
     load,
 )
 from specviz.app.configs import default_draft, make_configs  # noqa: F401  (re-exported)

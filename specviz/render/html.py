@@ -7,8 +7,8 @@ from html import escape
 from specviz.analysis import paired, views
 from specviz.core.cards import Cards
 from specviz.core.numbers import gib
-from specviz.render.bench import knob_caption
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
+from specviz.render.knob_text import knob_caption
 from specviz.render.verdict import num, plain, verdict
 
 SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",

@@ -1,15 +1,15 @@
-"""Wrong variants of the tuning bench's words (specviz/render/bench.py), of the re-run's predictions
+"""Wrong variants of the tuning bench's words (specviz/render/knob_text.py), of the re-run's predictions
 (analysis/preview.outcomes) and of the Summary tab's step compression (render/html.summary_rows)."""
 from specviz.analysis import preview
 from specviz.engine import methods
-from specviz.render import bench, html
+from specviz.render import html, knob_text
 from tests.analysis.test_rerun_outcome import untuned_methods_are_predicted_at_their_previous_run as untuned
 from tests.app.test_app_bench import lane_headers_carry_the_knobs_of_their_run as headers
 from tests.app.test_app_bench import outcome_line_states_before_predicted_achieved as outcome
 from tests.engine.test_summary import test_summary_and_history_show_the_same_step_compression as same_compression
 from tests.support.mutants import Mutant
 
-_LINE = bench.outcome_line
+_LINE = knob_text.outcome_line
 
 
 def _swapped(rows, cards):
@@ -22,7 +22,7 @@ def _default_knobs(method, config, cards):
     return [(s, k.default) for (s, _), k in zip(_VALUES(method, config, cards), _knobs(method))]
 
 
-_VALUES = bench.knob_values
+_VALUES = knob_text.knob_values
 
 
 def _knobs(method):
@@ -31,9 +31,9 @@ def _knobs(method):
 
 
 VARIANTS = [
-    Mutant("bench: predicted and achieved swapped", lambda mp: mp.setattr(bench, "outcome_line", _swapped),
+    Mutant("bench: predicted and achieved swapped", lambda mp: mp.setattr(knob_text, "outcome_line", _swapped),
            (outcome,)),
-    Mutant("bench: lane headers show the defaults", lambda mp: mp.setattr(bench, "knob_values", _default_knobs),
+    Mutant("bench: lane headers show the defaults", lambda mp: mp.setattr(knob_text, "knob_values", _default_knobs),
            (headers,)),
     Mutant("preview: an untuned method predicted from its estimate",
            lambda mp: mp.setattr(preview, "tunable", lambda method: True), (untuned,)),
