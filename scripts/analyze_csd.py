@@ -15,8 +15,8 @@ import torch  # noqa: E402
 
 from specviz.analysis import bench  # noqa: E402
 from specviz.engine.config import RunConfig  # noqa: E402
-from specviz.engine.runner import run  # noqa: E402
 from specviz.models import load_model  # noqa: E402
+from specviz.models.runner import run  # noqa: E402
 
 
 def main() -> int:

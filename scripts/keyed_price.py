@@ -21,8 +21,8 @@ import torch  # noqa: E402
 from specviz.analysis.bench import prompt_set  # noqa: E402
 from specviz.engine import methods  # noqa: E402
 from specviz.engine.config import RunConfig  # noqa: E402
-from specviz.engine.runner import run  # noqa: E402
 from specviz.models import load_model  # noqa: E402
+from specviz.models.runner import run  # noqa: E402
 
 MODES = ("papers", "keyed")
 

@@ -23,8 +23,8 @@ from specviz.core import trace as trace_mod
 from specviz.core.numbers import standard_error
 from specviz.engine.config import RunConfig
 from specviz.engine.methods import all_knobs
-from specviz.engine.runner import run
 from specviz.models import is_embedded, load_model
+from specviz.models.runner import run
 from specviz.scenes import data
 
 IMPLAUSIBLE_Q = trace_mod.IMPLAUSIBLE_Q      # a committed code with target q below this: AR draws it rarely

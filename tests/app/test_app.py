@@ -16,7 +16,7 @@ from specviz.app.follow import Cell
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, Handlers, RunState
 from specviz.app.race import race
 from specviz.engine.config import RunConfig
-from specviz.engine.runner import run
+from specviz.models.runner import run
 from specviz.render import draw, panels
 from tests.support.apptools import (
     knob_args,

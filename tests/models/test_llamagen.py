@@ -30,8 +30,8 @@ from specviz.models import load_model  # noqa: E402
 from specviz.models.llamagen import LlamaGenModel  # noqa: E402
 from specviz.models.llamagen_net import GPTConfig, LlamaGenGPT  # noqa: E402
 from specviz.models.llamagen_vq import VQConfig, VQDecoder  # noqa: E402
+from specviz.models.runner import run  # noqa: E402
 from specviz.render import panels  # noqa: E402
-from specviz.runner import run  # noqa: E402
 from tests.models.test_janus import ancestors_mask  # noqa: E402  (one oracle of the tree mask)
 from tests.support import llamagen_tiny as lt  # noqa: E402
 from tests.support.toy import check_decisions  # noqa: E402

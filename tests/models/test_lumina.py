@@ -19,7 +19,7 @@ from specviz.__main__ import main as cli  # noqa: E402
 from specviz.core.trace import COMMITTING, Trace  # noqa: E402
 from specviz.engine.config import METHODS, RunConfig  # noqa: E402
 from specviz.models import load_model  # noqa: E402
-from specviz.runner import run  # noqa: E402
+from specviz.models.runner import run  # noqa: E402
 from tests.support.lumina_tiny import make_tiny_lumina  # noqa: E402
 from tests.support.toy import check_decisions  # noqa: E402
 
