@@ -37,8 +37,8 @@ from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
 from specviz.app.keys import KEYS_CSS, KEYS_JS
 from specviz.app.stream import API_FPS
-from specviz.engine.config import METHODS, RunConfig
-from specviz.engine.methods import get, ui_knobs
+from specviz.engine.config import RunConfig
+from specviz.engine.registry import METHODS, get, ui_knobs
 from specviz.models import ALLOWED_HUB, converted_models, use_compile
 from specviz.render import html, primer
 

@@ -38,7 +38,8 @@ from specviz.app.configs import make_configs  # noqa: E402
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS  # noqa: E402
 from specviz.app.race import race  # noqa: E402
 from specviz.app.serving import cpu_seconds, served_app  # noqa: E402
-from specviz.engine.config import METHODS, RunConfig  # noqa: E402
+from specviz.engine.config import RunConfig  # noqa: E402
+from specviz.engine.registry import METHODS  # noqa: E402
 
 SETS = {"four": list(app.DEFAULT_METHODS), "all": list(METHODS)}
 KNOB_VALUES = {k: getattr(RunConfig(), k) for k in GEN_INPUTS if k not in ("model", "methods")}   # the app's defaults

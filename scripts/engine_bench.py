@@ -29,7 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from specviz.engine import methods  # noqa: E402
+from specviz.engine import (
+    registry,  # noqa: E402
+)
 from specviz.engine.config import RunConfig  # noqa: E402
 from specviz.engine.decode import decode  # noqa: E402
 from specviz.engine.stub import StubTarget, stub_drafter  # noqa: E402
@@ -92,7 +94,7 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--sync-steps", type=int, default=8)
     ap.add_argument("--shapes", nargs="+", default=["24"], choices=list(SHAPES))
-    ap.add_argument("--methods", nargs="+", default=list(methods.METHODS))
+    ap.add_argument("--methods", nargs="+", default=list(registry.METHODS))
     ap.add_argument("--noises", nargs="+", default=list(NOISES), choices=NOISES)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--tiny", action="store_true")

@@ -19,7 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402
 
 from specviz.analysis.bench import prompt_set  # noqa: E402
-from specviz.engine import methods  # noqa: E402
+from specviz.engine import (
+    registry,  # noqa: E402
+)
 from specviz.engine.config import RunConfig  # noqa: E402
 from specviz.models import load_model  # noqa: E402
 from specviz.models.runner import run  # noqa: E402
@@ -30,7 +32,7 @@ MODES = ("papers", "keyed")
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--images", type=int, default=24)
-    ap.add_argument("--methods", nargs="+", default=list(methods.METHODS))
+    ap.add_argument("--methods", nargs="+", default=list(registry.METHODS))
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
@@ -58,7 +60,7 @@ def main() -> int:
     for m in args.methods:
         c = {mode: st.median(x[0] for x in rows[(m, mode)]) for mode in MODES}
         s = {mode: st.median(x[1] for x in rows[(m, mode)]) for mode in MODES}
-        lossless = methods.get(m).lossless
+        lossless = registry.get(m).lossless
         out["methods"][m] = {"compression": c, "seconds": s, "identical": identical[m], "lossless": lossless}
         print(f"| {m} | {c['papers']:.3f} | {c['keyed']:.3f} | {s['papers']:.2f} | {s['keyed']:.2f} | "
               f"{s['keyed'] / s['papers']:.3f} | {identical[m]}/{args.images} |")

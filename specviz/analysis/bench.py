@@ -22,7 +22,7 @@ from specviz.core import memory
 from specviz.core import trace as trace_mod
 from specviz.core.numbers import standard_error
 from specviz.engine.config import RunConfig
-from specviz.engine.methods import all_knobs
+from specviz.engine.registry import all_knobs
 from specviz.models import is_embedded, load_model
 from specviz.models.runner import run
 from specviz.scenes import data

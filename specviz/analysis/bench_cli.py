@@ -12,9 +12,10 @@ import numpy as np
 import torch
 
 from specviz.analysis import bench, paper, prompts, quality
-from specviz.core.memory import gib
-from specviz.engine.config import METHODS, RunConfig
+from specviz.core.numbers import gib
+from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode
+from specviz.engine.registry import METHODS
 from specviz.models import is_embedded, load_model
 
 

@@ -11,7 +11,7 @@ import gradio as gr
 from specviz.analysis import atlas, atlas_paired, atlas_run, bench
 from specviz.app import widgets as w
 from specviz.app.errors import friendly
-from specviz.engine.config import METHODS
+from specviz.engine.registry import METHODS
 from specviz.render import atlas_fig
 from specviz.render.exports import export_dir
 

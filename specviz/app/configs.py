@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from specviz.app.catalogue import Catalogue
 from specviz.core.knobs import ConfigError
-from specviz.engine import families, methods
-from specviz.engine.config import METHODS, RunConfig
+from specviz.engine import families, registry
+from specviz.engine.config import RunConfig
+from specviz.engine.registry import METHODS
 from specviz.models import offers_own_drafter
 
 
@@ -12,7 +13,7 @@ def default_draft(catalogue: Catalogue, model: str, draft: str, chosen) -> str:
     """The draft model a run uses: the caller's choice (`draft`, checked); else, when tree methods run on a model
     without a drafter of its own (its backend's row says: models.offers_own_drafter) and the app offers exactly one
     draft model, that one."""
-    needs = any(m in methods.REGISTRY and methods.get(m).family.needs_drafter for m in (chosen or []))
+    needs = any(m in registry.REGISTRY and registry.get(m).family.needs_drafter for m in (chosen or []))
     if draft or not needs or len(catalogue.drafters) != 1 or offers_own_drafter(model):
         return draft
     return catalogue.drafters[0]
@@ -28,12 +29,12 @@ def make_configs(methods, **knobs) -> list[RunConfig]:
 
 
 def _drafted(method: str, knobs: dict) -> dict:
-    return knobs if methods.get(method).family.needs_drafter else {**knobs, "draft_model": ""}
+    return knobs if registry.get(method).family.needs_drafter else {**knobs, "draft_model": ""}
 
 
 def tree_methods() -> tuple:
     """The methods that draft with the Drafter control's choice (their family needs a tree drafter), METHODS order."""
-    return tuple(m for m in METHODS if methods.get(m).family.needs_drafter)
+    return tuple(m for m in METHODS if registry.get(m).family.needs_drafter)
 
 
 def families_line() -> str:
@@ -41,7 +42,7 @@ def families_line() -> str:
     names = {families.Jacobi: "Jacobi", families.TreeFamily: "draft tree"}
     groups: dict = {}
     for m in METHODS:
-        fam = next((n for f, n in names.items() if issubclass(methods.get(m).family, f)), None)
+        fam = next((n for f, n in names.items() if issubclass(registry.get(m).family, f)), None)
         if fam:
             groups.setdefault(fam, []).append(m)
     return " · ".join(f"{fam}: {', '.join(ms)}" for fam, ms in groups.items())

@@ -13,7 +13,7 @@ import gradio as gr
 
 from specviz.analysis import paired
 from specviz.analysis.cards import cards
-from specviz.analysis.preview import KnobValues, outcomes, rescore
+from specviz.analysis.preview import outcomes, rescore
 from specviz.analysis.views import MAPS, by_output, map_outputs
 from specviz.app import sweep_tab
 from specviz.app.catalogue import Catalogue, check_draft, check_model, load
@@ -26,16 +26,16 @@ from specviz.app.race import LaneView, race
 from specviz.app.replay_tab import Replay
 from specviz.app.serving import drop_copies
 from specviz.app.stream import API_FPS, API_PICTURES_EVERY_S, is_api_call, only_changed, trimmed_heap
-from specviz.engine.config import METHODS, ConfigError
-from specviz.engine.methods import Live, knob, ui_knobs
+from specviz.core.knobs import ConfigError
+from specviz.engine.registry import METHODS, KnobValues, Recomputed, knob, ui_knobs
 from specviz.render import draw, html, knob_text, panels
 from specviz.render.exports import export_run
 from specviz.render.figures import histogram_image
 
 # the /generate inputs: the run's identity, then every knob the registry shows as a control (methods.ui_knobs)
-GEN_INPUTS = Live(lambda: ("prompt", "seed", "model", "methods", *(k.name for k in ui_knobs())))
-PREVIEWED = Live(lambda: tuple(k.name for k in ui_knobs("main")))     # the sliders the instant preview moves
-GEN_OUTPUTS = Live(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m in METHODS),
+GEN_INPUTS = Recomputed(lambda: ("prompt", "seed", "model", "methods", *(k.name for k in ui_knobs())))
+PREVIEWED = Recomputed(lambda: tuple(k.name for k in ui_knobs("main")))     # the sliders the instant preview moves
+GEN_OUTPUTS = Recomputed(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m in METHODS),
                             *map_outputs(), "summary", "hist", "status", "state",
                             "replay_method", "replay_step", "replay_image", "replay_caption", "preview_image",
                             "preview_table", "replay_tree", "replay_tree_legend"))

@@ -14,8 +14,7 @@ from specviz.app import widgets as w
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS
 from specviz.core.knobs import Knob
-from specviz.engine.config import METHODS
-from specviz.engine.methods import ui_knobs
+from specviz.engine.registry import METHODS, ui_knobs
 
 PAGE_KEYS = ("present",)                        # read by the page's own script, not a control
 MAX_PROMPT = 500

@@ -10,7 +10,7 @@ import torch
 from specviz.app.catalogue import Catalogue, load
 from specviz.core.knobs import ConfigError
 from specviz.core.trace import Trace
-from specviz.engine.config import METHODS
+from specviz.engine.registry import METHODS
 from specviz.engine.summary import summarize
 from specviz.engine.validate import read_trace
 

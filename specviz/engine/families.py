@@ -11,8 +11,8 @@ from typing import Callable
 import torch
 
 from specviz.core.noise import Noise
+from specviz.core.records import Drafted
 from specviz.core.sampling import sample, target_probs
-from specviz.core.trace import Drafted
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.drafters.jacobi import JacobiDrafter
 from specviz.engine.drafters.pac import PACDrafter

@@ -232,7 +232,7 @@ def test_slider_release_reruns_only_live_models(state):
 
 def test_model_allow_list():
     from specviz.app.catalogue import Catalogue, check_model
-    from specviz.engine.config import ConfigError
+    from specviz.core.knobs import ConfigError
     closed = Catalogue(lambda n: None, ("scenes",))
     assert check_model(closed, "scenes") == "scenes"
     with pytest.raises(ConfigError, match="--allow-paths"):

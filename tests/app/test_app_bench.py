@@ -6,9 +6,10 @@ from functools import lru_cache
 
 from specviz.analysis import history as hist
 from specviz.analysis.cards import cards
-from specviz.analysis.preview import KnobValues, outcomes, rescore
+from specviz.analysis.preview import outcomes, rescore
 from specviz.app.handlers import PREVIEWED, Handlers
 from specviz.app.race import LaneView
+from specviz.engine.registry import KnobValues
 from specviz.render import html, knob_text
 from tests.support.apptools import knob_inputs, tiny_backend
 

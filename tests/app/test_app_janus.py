@@ -11,7 +11,8 @@ import pytest
 from specviz.app.catalogue import Catalogue, default_catalogue
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, Handlers
 from specviz.core.trace import Trace
-from specviz.engine.config import METHODS, RunConfig
+from specviz.engine.config import RunConfig
+from specviz.engine.registry import METHODS
 from specviz.models import load_model
 from specviz.models.runner import run
 from tests.support.apptools import module_gradio_tmp, serve_checkpoints  # noqa: F401 (fixture)

@@ -10,7 +10,7 @@ from gradio_client import Client
 import app
 from specviz.app.catalogue import available_models, default_catalogue
 from specviz.app.handlers import GEN_OUTPUTS
-from specviz.engine.config import METHODS
+from specviz.engine.registry import METHODS
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture)
 from tests.support.llamagen_tiny import converted_pair
 

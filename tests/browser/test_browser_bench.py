@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from specviz.engine.config import METHODS
-from specviz.engine.methods import get
+from specviz.engine.registry import METHODS, get
 from tests.browser.test_browser_present import VIEWS, in_view, page_trace, save, served  # noqa: F401 (fixture)
 
 COUNTS = {1: ["csd"], 4: ["ar", "sjd", "mcsjd", "csd"], 10: list(METHODS)}

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from specviz.core.sampling import entropy, safe_norm, tv
-from specviz.engine import methods, rules
+from specviz.engine import codebook, registry, rules
 from specviz.engine.config import RunConfig
 from tests.support import promises
 
@@ -78,7 +78,7 @@ def recorded_costs(q, p, accept_fn):
 
 
 def rule(method, **kw):
-    return methods.get(method).rule(RunConfig(method=method, **kw), MODEL)
+    return registry.get(method).rule(RunConfig(method=method, **kw), MODEL)
 
 
 CASES = {   # name -> (method, knobs)
@@ -138,7 +138,7 @@ def test_lantern_cost_is_its_promise_and_within_delta_for_point_masses():
     for name, bound in (("lantern", lambda q, x: 0.2), ("lanternpp", lambda q, x: 3.0 * float(q[x]))):
         method, kw = CASES[name]
         fn = rule(method, **kw)
-        nbrs = methods.neighbour_table(MODEL, kw["lantern_k"] + 1)
+        nbrs = codebook.neighbour_table(MODEL, kw["lantern_k"] + 1)
         for seed in range(3):
             for q, p in laws(seed):
                 budget = rules.lantern_budget(q[None], kw.get("lantern_delta", 0.0), kw.get("lanternpp_lambda"))
@@ -167,7 +167,7 @@ def test_lantern_sampled_draft_can_exceed_delta():
                                        ("lantern", dict(lantern_delta=0.0, lantern_k=3)),
                                        ("lanternpp", dict(lanternpp_lambda=1.0, lantern_k=3))])
 def test_lossless_settings_give_exactly_q(method, kw):
-    fn = methods.get(method).accept_fn(RunConfig(method=method, **kw), MODEL)
+    fn = registry.get(method).accept_fn(RunConfig(method=method, **kw), MODEL)
     for seed in range(2):
         for q, p in laws(seed):
             if float(q.max()) == 1.0 and method.startswith("lantern"):
@@ -205,8 +205,8 @@ def test_gsd_released_measures_input_embeddings():
         def __init__(self):
             pass
     cfg = dict(gsd_group=14, gsd_gap=1.0, gsd_dist=0.5)
-    released = methods.get("gsd").rule(RunConfig(method="gsd", gsd_mode="released", **cfg), M())
-    ours = methods.get("gsd").rule(RunConfig(method="gsd", **cfg), M())
+    released = registry.get("gsd").rule(RunConfig(method="gsd", gsd_mode="released", **cfg), M())
+    ours = registry.get("gsd").rule(RunConfig(method="gsd", **cfg), M())
     assert abs(float(released(q, p)[0, 1]) - 0.55) < 1e-6
     assert abs(float(ours(q, p)[0, 1]) - 1.0) < 1e-6
 
@@ -215,7 +215,7 @@ def test_lantern_refuses_delta_above_one():
     with pytest.raises(ValueError, match="lanternpp"):
         RunConfig(method="lantern", lantern_delta=5.0)
     assert RunConfig(method="lanternpp", lanternpp_lambda=5.0).lanternpp_lambda == 5.0
-    assert methods.METHODS.index("lanternpp") == methods.METHODS.index("lantern") + 1
+    assert registry.METHODS.index("lanternpp") == registry.METHODS.index("lantern") + 1
 
 
 def test_csd_rule_units():

@@ -4,8 +4,10 @@ import json
 import pytest
 import torch
 
-from specviz.core.trace import COMMITTING, Trace
-from specviz.engine.config import ConfigError, RunConfig
+from specviz.core.knobs import ConfigError
+from specviz.core.records import COMMITTING
+from specviz.core.trace import Trace
+from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode
 from tests.support.toy import CountingModel, check_decisions, grp, run, toy
 

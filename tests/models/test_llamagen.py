@@ -23,9 +23,11 @@ torch.set_num_threads(1)
 from specviz.__main__ import main  # noqa: E402
 from specviz.analysis import views  # noqa: E402
 from specviz.analysis.cards import cards  # noqa: E402
-from specviz.core.trace import COMMITTING, Trace  # noqa: E402
-from specviz.engine.config import METHODS, RunConfig  # noqa: E402
+from specviz.core.records import COMMITTING  # noqa: E402
+from specviz.core.trace import Trace  # noqa: E402
+from specviz.engine.config import RunConfig  # noqa: E402
 from specviz.engine.drafters import drafter_factory  # noqa: E402
+from specviz.engine.registry import METHODS  # noqa: E402
 from specviz.models import load_model  # noqa: E402
 from specviz.models.llamagen import LlamaGenModel  # noqa: E402
 from specviz.models.llamagen_net import GPTConfig, LlamaGenGPT  # noqa: E402

@@ -16,8 +16,10 @@ import torch
 torch.set_num_threads(1)
 
 from specviz.__main__ import main as cli  # noqa: E402
-from specviz.core.trace import COMMITTING, Trace  # noqa: E402
-from specviz.engine.config import METHODS, RunConfig  # noqa: E402
+from specviz.core.records import COMMITTING  # noqa: E402
+from specviz.core.trace import Trace  # noqa: E402
+from specviz.engine.config import RunConfig  # noqa: E402
+from specviz.engine.registry import METHODS  # noqa: E402
 from specviz.models import load_model  # noqa: E402
 from specviz.models.runner import run  # noqa: E402
 from tests.support.lumina_tiny import make_tiny_lumina  # noqa: E402

@@ -1,7 +1,7 @@
 """Wrong variants of the tuning bench's words (specviz/render/knob_text.py), of the re-run's predictions
 (analysis/preview.outcomes) and of the Summary tab's step compression (render/html.summary_rows)."""
 from specviz.analysis import preview
-from specviz.engine import methods
+from specviz.engine import registry
 from specviz.render import html, knob_text
 from tests.analysis.test_rerun_outcome import untuned_methods_are_predicted_at_their_previous_run as untuned
 from tests.app.test_app_bench import lane_headers_carry_the_knobs_of_their_run as headers
@@ -26,8 +26,8 @@ _VALUES = knob_text.knob_values
 
 
 def _knobs(method):
-    m = methods.REGISTRY[method]
-    return [k for k in methods.all_knobs() if k.name in m.rule_knobs and k.kind is not str]
+    m = registry.REGISTRY[method]
+    return [k for k in registry.all_knobs() if k.name in m.rule_knobs and k.kind is not str]
 
 
 VARIANTS = [

@@ -59,7 +59,7 @@ def fingerprint(outputs) -> tuple:
     from PIL import Image
 
     from specviz.app.handlers import GEN_OUTPUTS
-    from specviz.engine.config import METHODS
+    from specviz.engine.registry import METHODS
     rows = tuple(tuple(r[:-1]) for r in outputs[GEN_OUTPUTS.index("summary")]["data"])    # last column: time s
     pixels = []
     for m in METHODS:
