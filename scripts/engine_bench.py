@@ -19,7 +19,7 @@ python scripts/engine_bench.py [--steps 30] [--sync-steps 8] [--shapes 24 32 lum
 import argparse
 import json
 import platform
-import statistics as st
+import statistics
 import sys
 import time
 from datetime import datetime, timezone
@@ -75,7 +75,8 @@ def measure(shape: str, method: str, noise: str, steps: int, sync_steps: int, se
     with counter:
         counted = run_steps(StubTarget(vocab, grid, dims=dims, seed=seed), cfg, sync_steps, counter)
     return dict(shape=shape, method=method, noise=noise, steps=len(timed),
-                ms=1e3 * st.median(s - f for s, f, _, _ in timed), fwd_ms=1e3 * st.median(f for _, f, _, _ in timed),
+                ms=1e3 * statistics.median(s - f for s, f, _, _ in timed),
+                fwd_ms=1e3 * statistics.median(f for _, f, _, _ in timed),
                 syncs=sum(c for _, _, c, _ in counted) / max(1, len(counted)),
                 tokens=sum(k for *_, k in timed) / max(1, len(timed)))
 

@@ -8,7 +8,7 @@ python scripts/keyed_price.py [--images 24] [--methods ar sjd ...] [--threads 1]
 import argparse
 import json
 import platform
-import statistics as st
+import statistics
 import sys
 import time
 from datetime import datetime, timezone
@@ -58,8 +58,8 @@ def main() -> int:
     print("| method | compression papers | compression keyed | wall s papers | wall s keyed | keyed/papers wall "
           "| identical to AR (keyed) |\n|---|---|---|---|---|---|---|")
     for m in args.methods:
-        c = {mode: st.median(x[0] for x in rows[(m, mode)]) for mode in MODES}
-        s = {mode: st.median(x[1] for x in rows[(m, mode)]) for mode in MODES}
+        c = {mode: statistics.median(x[0] for x in rows[(m, mode)]) for mode in MODES}
+        s = {mode: statistics.median(x[1] for x in rows[(m, mode)]) for mode in MODES}
         lossless = registry.get(m).lossless
         out["methods"][m] = {"compression": c, "seconds": s, "identical": identical[m], "lossless": lossless}
         print(f"| {m} | {c['papers']:.3f} | {c['keyed']:.3f} | {s['papers']:.2f} | {s['keyed']:.2f} | "

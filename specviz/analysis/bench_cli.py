@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-import statistics as st
+import statistics
 import sys
 import time
 from dataclasses import replace
@@ -115,4 +115,5 @@ def trace_overhead(model, cfg: RunConfig, images: int = 5) -> dict:
             for _ in decode(model, c, None, record=rec):
                 pass
             acc.append(time.perf_counter() - t0)
-    return {"on": st.median(on), "off": st.median(off), "overhead": st.median(on) / st.median(off) - 1}
+    on, off = statistics.median(on), statistics.median(off)
+    return {"on": on, "off": off, "overhead": on / off - 1}

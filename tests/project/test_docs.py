@@ -64,7 +64,7 @@ def test_every_named_path_exists():
 
 
 def test_a_planted_stale_path_is_found():
-    planted = {"docs/x.md": "see `specviz/render/html.py` and `specviz/ui.py`, `app/session.make_configs`,\n"
+    planted = {"docs/x.md": "see `specviz/render/html.py` and `specviz/ui.py`, `app/configs.make_configs`,\n"
                             "and engine/nowhere.py"}
     assert stale_paths(planted) == ["docs/x.md:1: specviz/ui.py", "docs/x.md:2: engine/nowhere.py"]
 

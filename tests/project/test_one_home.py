@@ -75,3 +75,18 @@ def test_a_second_path_is_found(tmp_path):
     user.write_text("from pk.home import Thing\nfrom pk import sub, home\nfrom pk.shim import LIMIT\n")
     files = [user, pkg / "shim.py"]
     assert second_paths(tmp_path, files, "pk") == ["user.py:3: LIMIT from pk.shim"]
+
+
+def abbreviated_modules(files: list[Path], modules=("statistics",)) -> list[str]:
+    """'file:line: statistics as st' for every import that renames one of `modules` (its short name then reads like a
+    record: `st` is the app's RunState everywhere else)."""
+    return [f"{f.name}:{n.lineno}: {a.name} as {a.asname}" for f in files for n in ast.walk(ast.parse(f.read_text()))
+            if isinstance(n, ast.Import) for a in n.names if a.name in modules and a.asname]
+
+
+def test_statistics_is_never_abbreviated(tmp_path):
+    tracked = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    assert abbreviated_modules([ROOT / f for f in tracked if (ROOT / f).exists()]) == []
+    planted = tmp_path / "p.py"
+    planted.write_text("import os\nimport statistics as st\n")
+    assert abbreviated_modules([planted]) == ["p.py:2: statistics as st"]
