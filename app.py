@@ -204,7 +204,7 @@ def _wire(h: Handlers, c: dict, cols: list, demo: gr.Blocks) -> None:
     opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"],
                                                    "focus": c["focus"], "present": c["present_on"]},
                   outs | pick("methods"), request=True, api_name="open_traces", **model)
-    c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
+    wire(c["export"].click, h.export, pick("state"), pick("files"), concurrency_id="export", api_visibility="private")
     sweep_tab.wire(h, c)
     opening = {"points": c["sw_points"], "methods": c["methods"]} | pick(*sweep_tab.OPENED)
     chosen = wire(c["sw_table"].select, sweep_tab.picked, opening, pick("methods", *sweep_tab.OPENED), select=True,

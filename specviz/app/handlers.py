@@ -63,7 +63,8 @@ class Handlers:
         self.demo = None            # build_demo sets it: each run drops its session's component copies (serving)
 
     # Every handler takes its inputs as one dict keyed by name and returns (or yields) updates keyed by output name
-    # (GEN_OUTPUTS, ...); app/edge.py wires the names to components.
+    # (GEN_OUTPUTS, ...); app/edge.py wires the names to components. The exceptions are POSITIONAL (below), each
+    # for a value Gradio hands only to a positional parameter.
     # ------------------------------------------------------------------------------------------------ generate
     @on_gpu(run_seconds)
     def generate(self, inputs: dict):
@@ -234,17 +235,26 @@ class Handlers:
         return fn
 
     @friendly
-    def export(self, st: RunState):
+    def export(self, inputs: dict):
+        """{state} -> {files: the run's exported paths}."""
+        st = inputs["state"]
         if not st or not st.traces:
             raise gr.Error("Nothing to export yet: generate first.")
         with trimmed_heap():
-            return [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root, cards=cards())]
+            return {"files": [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root,
+                                                         cards=cards())]}
 
     @on_gpu(MAX_S)
     def sweep(self, method: str, param: str, values: str, prompts, measure: str = "implausible", noise: str = "",
               progress=gr.Progress()):  # noqa: B008 (Gradio API)
         """The Sweep tab's Run (sweep_tab.handler, under the page's noise) inside a GPU lease where there is one."""
         return sweep_tab.handler(self.export_root)(method, param, values, prompts, measure, noise, progress=progress)
+
+
+# the handlers Gradio calls positionally, and why: a click's gr.SelectData and a sweep's gr.Progress reach only
+# positional parameters with those type hints (docs/architecture.md; tests/app/test_handler_convention.py)
+POSITIONAL = {"inspect_slot": "a click's gr.SelectData", "inspect_map": "a click's gr.SelectData",
+              "sweep": "the sweep's gr.Progress"}
 
 
 def slot_visibility(methods) -> list:

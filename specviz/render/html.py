@@ -17,7 +17,7 @@ SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accept
 
 
 def lane_stats(v, cards: Cards) -> str:
-    """The counters under one race panel (v: session.LaneView; `cards`: the methods' cards)."""
+    """The counters under one race panel (v: a lane of the race, app/race.LaneView; `cards`: the methods' cards)."""
     state = (f"<span class='sv-done'>✓ done at forward {v.forwards}</span>" if v.done
              else f"<span class='sv-run'>● forward {v.forwards}</span>")
     drafter = f"<br><span class='sv-sub'>drafter: {escape(v.drafter)}</span>" if v.drafter else ""

@@ -142,14 +142,14 @@ def test_preview_inspector_replay_and_export_handlers(state):
     evt = gr.SelectData(None, {"index": [c * 3 + 1, 1], "value": None})
     html, cell = h.inspect_slot("cascade")(st, evt)
     assert "row 0, column 3" in html and cell == Cell("cascade", 3)
-    paths = h.export(st)
+    paths = h.export({"state": st})["files"]
     names = {p.rsplit("/", 1)[-1] for p in paths}
     shared = "a-red-house_seed2_lam0.5_delta0.5_taupos0.5_tauseq0.5"
     assert {"a-red-house_seed2_ar.png", f"{shared}_figure.pdf", f"{shared}_figure.png", f"{shared}_all.zip",
             "a-red-house_seed2_csd_lam0.5_delta0.5_trace.json", f"{shared}_race.gif", f"{shared}_race.mp4"} <= names
     assert all(Image.open(p).size[0] > 100 for p in paths if p.endswith(".png"))
     with pytest.raises(gr.Error, match="generate first"):
-        h.export(RunState())
+        h.export({"state": RunState()})
 
 
 def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
