@@ -66,12 +66,18 @@ def mismatches(impl, proto) -> list[str]:
 BACKENDS = [ScenesModel, JanusModel, LlamaGenModel, LuminaModel, stub.StubTarget]
 
 
-@pytest.mark.parametrize("impl,proto", [
-    (JacobiDrafter, ChainDrafter), (HeadDrafter, TreeDrafter), (ModelDrafter, TreeDrafter),
-    (stub.StubTreeDrafter, TreeDrafter), (PACDrafter, ProactiveDrafter),
-    *((cls, Model) for cls in BACKENDS)], ids=lambda x: getattr(x, "__name__", ""))
+CASES = [(JacobiDrafter, ChainDrafter), (HeadDrafter, TreeDrafter), (ModelDrafter, TreeDrafter),
+         (stub.StubTreeDrafter, TreeDrafter), (PACDrafter, ProactiveDrafter), *((cls, Model) for cls in BACKENDS)]
+
+
+@pytest.mark.parametrize("impl,proto", CASES, ids=lambda x: getattr(x, "__name__", ""))
 def test_class_conforms(impl, proto):
     assert mismatches(impl, proto) == []
+
+
+def every_class_conforms():
+    """All CASES at once (the mutation check's detector)."""
+    assert {impl.__name__: mismatches(impl, proto) for impl, proto in CASES} == {impl.__name__: [] for impl, _ in CASES}
 
 
 def test_tiny_models_and_factories_conform():
