@@ -1,12 +1,25 @@
-"""Building a race's configs: the draft model a run uses, and one validated RunConfig per selected method."""
+"""A request resolved: `resolve` turns the app's inputs into the model, its drafter factory and one validated
+RunConfig per selected method (the model and draft model checked against the catalogue, then loaded)."""
 from __future__ import annotations
 
-from specviz.app.catalogue import Catalogue
+from specviz.app.catalogue import Catalogue, check_draft, check_model, load
 from specviz.core.knobs import ConfigError
 from specviz.engine import families, registry
 from specviz.engine.config import RunConfig
 from specviz.engine.registry import METHODS
 from specviz.models import offers_own_drafter
+
+
+def resolve(catalogue: Catalogue, inputs: dict) -> tuple:
+    """{model, methods, draft_model, prompt, seed, the knobs...} -> (model, drafter factory, configs): every check
+    before any loading (a wrong knob costs no model load)."""
+    knobs = dict(inputs)
+    name = check_model(catalogue, knobs.pop("model") or "")
+    chosen = knobs.pop("methods")
+    knobs["draft_model"] = default_draft(catalogue, name, check_draft(catalogue, knobs.get("draft_model", "")), chosen)
+    cfgs = make_configs(chosen, model=name, **_typed(knobs))
+    model, factory = load(catalogue, name, knobs["draft_model"])
+    return model, factory, cfgs
 
 
 def default_draft(catalogue: Catalogue, model: str, draft: str, chosen) -> str:
@@ -26,6 +39,20 @@ def make_configs(methods, **knobs) -> list[RunConfig]:
     if not chosen:
         raise ConfigError("choose at least one method to compare")
     return [RunConfig(method=m, **_drafted(m, knobs)) for m in chosen]
+
+
+def _typed(knobs: dict) -> dict:
+    """UI numbers arrive as floats: cast each knob to its registry kind (validation happens in RunConfig)."""
+    out = dict(knobs)
+    for name, v in knobs.items():
+        if name == "prompt":
+            continue
+        k = registry.knob(name)
+        if v is None and k.kind is not str:
+            raise ConfigError(f"{name} is empty; enter {'a whole number' if k.kind is int else 'a number'}")
+        out[name] = k.cast(v)
+    out["prompt"] = (out.get("prompt") or "").strip()
+    return out
 
 
 def _drafted(method: str, knobs: dict) -> dict:

@@ -16,8 +16,8 @@ from specviz.analysis.cards import cards
 from specviz.analysis.preview import outcomes, rescore
 from specviz.analysis.views import MAPS, by_output, map_outputs
 from specviz.app import sweep_tab
-from specviz.app.catalogue import Catalogue, check_draft, check_model, load
-from specviz.app.configs import default_draft, make_configs
+from specviz.app.catalogue import Catalogue
+from specviz.app.configs import resolve
 from specviz.app.errors import friendly
 from specviz.app.follow import Cell, inspecting, lane_pictures, map_lane, marked
 from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
@@ -26,8 +26,7 @@ from specviz.app.race import LaneView, race
 from specviz.app.replay_tab import Replay
 from specviz.app.serving import drop_copies
 from specviz.app.stream import API_FPS, API_PICTURES_EVERY_S, is_api_call, only_changed, trimmed_heap
-from specviz.core.knobs import ConfigError
-from specviz.engine.registry import METHODS, KnobValues, Recomputed, knob, ui_knobs
+from specviz.engine.registry import METHODS, KnobValues, Recomputed, ui_knobs
 from specviz.render import draw, html, knob_text, panels
 from specviz.render.exports import export_run
 from specviz.render.figures import histogram_image
@@ -93,14 +92,9 @@ class Handlers:
     @friendly
     def _race(self, knobs: dict, opacity: float, lean: bool = False, kind: str = "entropy", focus=None,
               present: bool = False):
-        name = check_model(self.catalogue, knobs.pop("model") or "")
-        methods = knobs.pop("methods")
-        knobs["draft_model"] = default_draft(self.catalogue, name, check_draft(self.catalogue, knobs.get("draft_model",
-                                                                                                       "")), methods)
-        cfgs = make_configs(methods, model=name, **_typed(knobs))
-        model, factory = load(self.catalogue, name, knobs["draft_model"])
+        model, factory, cfgs = resolve(self.catalogue, knobs)
         with trimmed_heap():
-            yield from self._stream(name, cfgs, model, factory, opacity, lean, kind, focus, present)
+            yield from self._stream(cfgs[0].model, cfgs, model, factory, opacity, lean, kind, focus, present)
 
     def _stream(self, name, cfgs, model, factory, opacity, lean, kind, focus, present=False):
         t0, finished, pictures_at, sent = time.perf_counter(), set(), time.perf_counter(), {}
@@ -259,20 +253,6 @@ POSITIONAL = {"inspect_slot": "a click's gr.SelectData", "inspect_map": "a click
 
 def slot_visibility(methods) -> list:
     return [gr.Column(visible=m in (methods or [])) for m in METHODS]
-
-
-def _typed(knobs: dict) -> dict:
-    """UI numbers arrive as floats: cast each knob to its registry kind (validation happens in RunConfig)."""
-    out = dict(knobs)
-    for name, v in knobs.items():
-        if name == "prompt":
-            continue
-        k = knob(name)
-        if v is None and k.kind is not str:
-            raise ConfigError(f"{name} is empty; enter {'a whole number' if k.kind is int else 'a number'}")
-        out[name] = k.cast(v)
-    out["prompt"] = (out.get("prompt") or "").strip()
-    return out
 
 
 def _path(f) -> str:

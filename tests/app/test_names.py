@@ -29,3 +29,26 @@ def test_tree_methods_are_the_registry_s():
 
 def test_a_lane_shows_its_factory_s_label():
     a_lane_shows_its_factory_s_label()
+
+
+def test_one_resolver_checks_everything_before_it_loads():
+    """configs.resolve: the app's inputs -> (model, drafter factory, configs) in one call; a wrong value fails before
+    any model is loaded, a right request loads its model once."""
+    import pytest  # test-local: only this test expects a refusal
+
+    from specviz.app.catalogue import Catalogue
+    from specviz.core.knobs import ConfigError
+    from tests.support.apptools import knob_inputs
+
+    model, factory = toy(codes=4, grid=2)
+    loads = []
+    catalogue = Catalogue(lambda name: loads.append(name) or (model, factory), ("scenes",))
+    inputs = {k: v for k, v in knob_inputs(["sd", "ar"]).items() if k != "opacity"}
+    with pytest.raises(ConfigError):
+        configs.resolve(catalogue, inputs | {"window": 0})
+    with pytest.raises(ConfigError):
+        configs.resolve(catalogue, inputs | {"model": "elsewhere"})
+    assert loads == []
+    got, made, cfgs = configs.resolve(catalogue, inputs)
+    assert loads == ["scenes"] and got is model and made is factory
+    assert [c.method for c in cfgs] == ["ar", "sd"] and {c.model for c in cfgs} == {"scenes"}
