@@ -31,9 +31,9 @@ def _knobs(method):
 
 
 VARIANTS = [
-    Mutant("bench: predicted and achieved swapped", lambda mp: mp.setattr(knob_text, "outcome_line", _swapped),
+    Mutant("knob_text: predicted and achieved swapped", lambda mp: mp.setattr(knob_text, "outcome_line", _swapped),
            (outcome,)),
-    Mutant("bench: lane headers show the defaults", lambda mp: mp.setattr(knob_text, "knob_values", _default_knobs),
+    Mutant("knob_text: lane headers show the defaults", lambda mp: mp.setattr(knob_text, "knob_values", _default_knobs),
            (headers,)),
     Mutant("preview: an untuned method predicted from its estimate",
            lambda mp: mp.setattr(preview, "tunable", lambda method: True), (untuned,)),
