@@ -1,4 +1,5 @@
-"""specviz app: layout and wiring only (logic: specviz/app/handlers.py and session.py; pictures: specviz/render/).
+"""specviz app: layout and wiring only (logic: specviz/app/, one handler per event in handlers.py; pictures:
+specviz/render/).
 
     python app.py [--model scenes] [--device auto] [--host 127.0.0.1] [--port 7860] [--share] [--allow-paths]
 """
@@ -9,24 +10,35 @@ if __name__ == "__main__":      # served (python app.py): before torch and gradi
     heap.map_big_blocks()       # memory stays flat run after run (specviz/core/heap.py; importers keep theirs)
 import argparse
 import os
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import gradio as gr
 import torch
 
 from specviz.analysis import front, views
-from specviz.app import atlas_tab, bench, follow, history_tab, link, present, replay_fit, replay_tab, serving, sweep_tab
+from specviz.app import (
+    atlas_tab,
+    configs,
+    follow,
+    history_tab,
+    link,
+    pinned,
+    present,
+    replay_fit,
+    replay_tab,
+    serving,
+    sweep_tab,
+)
 from specviz.app import widgets as w
-from specviz.app.catalogue import Backend, default_backend
+from specviz.app.catalogue import Catalogue, default_catalogue
 from specviz.app.clicks import JS as CLICKS_JS
 from specviz.app.commit import JS as COMMIT_JS
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, PREVIEWED, Handlers, slot_visibility
 from specviz.app.keys import KEYS_CSS, KEYS_JS
 from specviz.app.stream import API_FPS
-from specviz.engine import families
-from specviz.engine.config import METHODS, RunConfig
-from specviz.engine.methods import get, ui_knobs
+from specviz.engine.config import RunConfig
+from specviz.engine.registry import METHODS, get, ui_knobs
 from specviz.models import ALLOWED_HUB, converted_models, use_compile
 from specviz.render import html, primer
 
@@ -41,8 +53,8 @@ INTRO = ("## specviz — speculative decoding, made visible\n"
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
          "Click any cell of an image or map to inspect it. What am I looking at? The *Primer* tab walks through one "
          "step of your run.")
-STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS + bench.CSS + atlas_tab.CSS + history_tab.CSS
-             + replay_fit.CSS + KEYS_CSS, js=f"() => {{ ({present.JS})(); ({bench.JS})(); ({replay_fit.JS})(); "
+STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS + pinned.CSS + atlas_tab.CSS + history_tab.CSS
+             + replay_fit.CSS + KEYS_CSS, js=f"() => {{ ({present.JS})(); ({pinned.JS})(); ({replay_fit.JS})(); "
              f"({CLICKS_JS})(); ({COMMIT_JS})(); ({KEYS_JS})(); }}")
 # show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
 # message instead of "the app raised an exception"; every handler error is already one line (errors.friendly)
@@ -53,7 +65,7 @@ STATE_TTL_S = 2 * 3600
 D = RunConfig()
 
 
-def _controls(backend: Backend, c: dict) -> None:
+def _controls(catalogue: Catalogue, c: dict) -> None:
     c["prompt"] = w.Textbox(D.prompt, label="Prompt", lines=2, elem_id="prompt")
     with gr.Row():
         c["go"] = gr.Button("Generate", variant="primary", elem_id="generate")
@@ -61,45 +73,26 @@ def _controls(backend: Backend, c: dict) -> None:
     gr.Examples([[e] for e in EXAMPLES], [c["prompt"]], label="Example prompts", elem_id="examples")
     with gr.Row(elem_id="seed_model"):
         c["seed"] = w.Number(D.seed, label="Seed", precision=0, minimum=0, elem_id="seed")
-        c["model"] = w.Dropdown(list(backend.models), value=backend.models[0], label="Model",
-                                 allow_custom_value=backend.allow_paths, elem_id="model")
+        c["model"] = w.Dropdown(list(catalogue.models), value=catalogue.models[0], label="Model",
+                                 allow_custom_value=catalogue.allow_paths, elem_id="model")
     c["methods"] = w.CheckboxGroup([(get(m).label, m) for m in METHODS], value=DEFAULT_METHODS,
-                                    label="Methods to compare", info=_families_line(), elem_id="methods")
+                                    label="Methods to compare", info=configs.families_line(), elem_id="methods")
     w.Markdown("Moving a slider previews the recorded drafts; releasing it re-runs the methods.",
                 elem_classes="sv-sub")
     for k in ui_knobs("setup") + ui_knobs("main"):
-        c[k.name] = _control(k)
+        c[k.name] = w.knob_control(k, getattr(D, k.name))
     with gr.Accordion("Sampling and drafting", open=False, elem_id="setup"):
         for k in ui_knobs("advanced"):
-            c[k.name] = _drafters(backend, k) if k.name == "draft_model" else _control(k)
+            c[k.name] = (_drafters(catalogue, k) if k.name == "draft_model"
+                         else w.knob_control(k, getattr(D, k.name)))
 
 
-def _drafters(backend: Backend, k):
+def _drafters(catalogue: Catalogue, k):
     """The Drafter control: the model's own drafter (the EAGLE head shipped with scenes) or an offered draft model."""
-    return w.Dropdown([("model's own (scenes: EAGLE head)", ""), *backend.drafters], value="", label=k.label,
-                      info="tree methods (sd, cascade, lantern) propose with this drafter; on a model without its "
-                           "own, the one draft model offered here is the default",
-                      allow_custom_value=backend.allow_paths, elem_id=k.name)
-
-
-def _control(k):
-    """The app's control for a registry knob: a radio for choices, else a slider over the knob's UI range."""
-    if k.choices:
-        return w.Radio(list(k.choices), value=getattr(D, k.name), label=k.label, elem_id=k.name)
-    lo = k.ui_lo if k.ui_lo is not None else k.lo
-    hi = k.ui_hi if k.ui_hi is not None else k.hi
-    return w.Slider(lo, hi, getattr(D, k.name), step=k.step, label=k.label, elem_id=k.name)
-
-
-def _families_line() -> str:
-    """'Jacobi: sjd, csd, gsd · draft tree: sd, cascade, lantern' from the registry."""
-    names = {families.Jacobi: "Jacobi", families.TreeFamily: "draft tree"}
-    groups: dict = {}
-    for m in METHODS:
-        fam = next((n for f, n in names.items() if issubclass(get(m).family, f)), None)
-        if fam:
-            groups.setdefault(fam, []).append(m)
-    return " · ".join(f"{fam}: {', '.join(ms)}" for fam, ms in groups.items())
+    return w.Dropdown([("model's own (scenes: EAGLE head)", ""), *catalogue.drafters], value="", label=k.label,
+                      info=f"tree methods ({', '.join(configs.tree_methods())}) propose with this drafter; on a "
+                           "model without its own, the one draft model offered here is the default",
+                      allow_custom_value=catalogue.allow_paths, elem_id=k.name)
 
 
 def _race_row(c: dict) -> list:
@@ -211,7 +204,7 @@ def _wire(h: Handlers, c: dict, cols: list, demo: gr.Blocks) -> None:
     opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"],
                                                    "focus": c["focus"], "present": c["present_on"]},
                   outs | pick("methods"), request=True, api_name="open_traces", **model)
-    c["export"].click(h.export, [c["state"]], [c["files"]], concurrency_id="export", api_visibility="private")
+    wire(c["export"].click, h.export, pick("state"), pick("files"), concurrency_id="export", api_visibility="private")
     sweep_tab.wire(h, c)
     opening = {"points": c["sw_points"], "methods": c["methods"]} | pick(*sweep_tab.OPENED)
     chosen = wire(c["sw_table"].select, sweep_tab.picked, opening, pick("methods", *sweep_tab.OPENED), select=True,
@@ -230,11 +223,11 @@ def _api_defaults() -> dict:
     return asdict(D) | {"methods": DEFAULT_METHODS, "opacity": 1.0}    # every knob, quiet ones too
 
 
-def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: str | None = None,
+def build_demo(catalogue: Catalogue | None = None, fps: float = 8.0, export_root: str | None = None,
                api_fps: float = API_FPS) -> gr.Blocks:
-    """The whole app. `backend` injects models (tests pass tiny ones); default: assets + local HF cache. `fps`: race
-    frames a second streamed to a page; `api_fps`: to gradio_client callers (app/stream.py)."""
-    h = Handlers(backend or default_backend(), export_root, fps, api_fps)
+    """The whole app. `catalogue` injects the models offered (tests pass tiny ones); default: assets + local HF cache.
+    `fps`: race frames a second streamed to a page; `api_fps`: to gradio_client callers (app/stream.py)."""
+    h = Handlers(catalogue or default_catalogue(), export_root, fps, api_fps)
     c: dict = {}
     with gr.Blocks(title="specviz", fill_width=True, delete_cache=serving.cache_rule()) as demo:
         c["state"] = gr.State(None, time_to_live=STATE_TTL_S)
@@ -243,7 +236,7 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
         w.Markdown(INTRO, elem_id="intro")
         with gr.Row():
             with gr.Column(scale=1, min_width=300, elem_id="controls"):
-                _controls(h.backend, c)
+                _controls(h.catalogue, c)
             with gr.Column(scale=4, elem_id="main"):
                 with gr.Row():
                     c["status"] = w.HTML(elem_id="status")
@@ -259,7 +252,8 @@ def build_demo(backend: Backend | None = None, fps: float = 8.0, export_root: st
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description="specviz: speculative decoding of image generators, made visible")
-    p.add_argument("--model", default="scenes", help="model to preload (scenes or an allow-listed Janus-Pro id)")
+    p.add_argument("--model", default="scenes", help=f"model to preload (scenes, {', '.join(ALLOWED_HUB)} or a "
+                                                     "converted checkpoint under $SPECVIZ_MODELS)")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda")
     # Hugging Face Spaces (and Docker setups) say where to listen through Gradio's own variables; an explicit
     # server_name would override them, so they are the defaults here
@@ -283,14 +277,14 @@ def main(argv=None) -> None:
         if name not in ("scenes", *ALLOWED_HUB, *converted_models()) and not args.allow_paths:
             raise SystemExit(f"error: {flag} {name} is not allow-listed (scenes, {', '.join(ALLOWED_HUB)}); "
                              "pass --allow-paths to serve a local checkpoint directory")
-    backend = default_backend(args.device, args.allow_paths, tuple(args.draft_model))
-    models = (args.model, *(m for m in backend.models if m != args.model))      # the preloaded model first
-    backend = Backend(backend.load, models, backend.live, backend.allow_paths, backend.drafters)
+    catalogue = default_catalogue(args.device, args.allow_paths, tuple(args.draft_model))
+    models = (args.model, *(m for m in catalogue.models if m != args.model))      # the preloaded model first
+    catalogue = replace(catalogue, models=models)
     try:
-        backend.load(args.model)                                  # load once, before the first visitor waits
+        catalogue.load(args.model)                                  # load once, before the first visitor waits
     except (FileNotFoundError, ValueError) as e:
         raise SystemExit(f"error: {e}") from None
-    demo = build_demo(backend)
+    demo = build_demo(catalogue)
     serving.trace_memory_if_asked()                               # SPECVIZ_TRACEMALLOC=1 (scripts/soak.py)
     serving.quiet_when_idle(demo.queue(default_concurrency_limit=1)).launch(  # idle CPU: see specviz/app/serving.py
         server_name=args.host, server_port=args.port, share=args.share, **STYLE, **SERVE)

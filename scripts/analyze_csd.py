@@ -5,7 +5,7 @@ python scripts/analyze_csd.py --prompts 8 --set lam=0.4 delta=0.95
 """
 import argparse
 import json
-import statistics as st
+import statistics
 import sys
 from pathlib import Path
 
@@ -15,8 +15,8 @@ import torch  # noqa: E402
 
 from specviz.analysis import bench  # noqa: E402
 from specviz.engine.config import RunConfig  # noqa: E402
-from specviz.engine.runner import run  # noqa: E402
 from specviz.models import load_model  # noqa: E402
+from specviz.models.runner import run  # noqa: E402
 
 
 def main() -> int:
@@ -40,7 +40,7 @@ def main() -> int:
                 for e in s.events:
                     if e.decision in ("exact", "relaxed", "rejected"):
                         kinds["fresh" if e.point_mass else "refined"].append(e)
-        out = {"step_compression_median": st.median(sc)}
+        out = {"step_compression_median": statistics.median(sc)}
         for k, evs in kinds.items():
             if not evs:
                 continue
@@ -48,9 +48,9 @@ def main() -> int:
             out[k] = {"judged": len(evs), "accepted": round(sum(e.decision != "rejected" for e in evs) / len(evs), 3),
                       "relaxed": round(sum(e.decision == "relaxed" for e in evs) / len(evs), 3),
                       "tv_below_delta": round(sum(e.tv < gate for e in evs) / len(evs), 3),
-                      "mean_tv": round(st.mean(e.tv for e in evs), 3),
-                      "mean_entropy_norm": round(st.mean(e.entropy_norm for e in evs), 3),
-                      "mean_q_x": round(st.mean(e.p_target for e in evs), 3)}
+                      "mean_tv": round(statistics.mean(e.tv for e in evs), 3),
+                      "mean_entropy_norm": round(statistics.mean(e.entropy_norm for e in evs), 3),
+                      "mean_q_x": round(statistics.mean(e.p_target for e in evs), 3)}
         stats[method] = out
     print(json.dumps(stats, indent=2))
     return 0

@@ -33,12 +33,13 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import app  # noqa: E402
-from specviz.app.catalogue import default_backend  # noqa: E402
+from specviz.app.catalogue import default_catalogue  # noqa: E402
 from specviz.app.configs import make_configs  # noqa: E402
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS  # noqa: E402
 from specviz.app.race import race  # noqa: E402
 from specviz.app.serving import cpu_seconds, served_app  # noqa: E402
-from specviz.engine.config import METHODS, RunConfig  # noqa: E402
+from specviz.engine.config import RunConfig  # noqa: E402
+from specviz.engine.registry import METHODS  # noqa: E402
 
 SETS = {"four": list(app.DEFAULT_METHODS), "all": list(METHODS)}
 KNOB_VALUES = {k: getattr(RunConfig(), k) for k in GEN_INPUTS if k not in ("model", "methods")}   # the app's defaults
@@ -162,7 +163,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     load0 = round(os.getloadavg()[0], 2)               # other work on the machine skews every number
     from gradio_client import Client
-    model, factory = default_backend().load("scenes")         # what the app's default backend loads
+    model, factory = default_catalogue().load("scenes")         # what the app's default backend loads
     runs, browser = {}, None
     log = Path(tempfile.gettempdir()) / "app_latency_app.log"
     with served_app("--threads", str(args.threads), log_path=log) as (proc, url):

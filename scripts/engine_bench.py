@@ -19,7 +19,7 @@ python scripts/engine_bench.py [--steps 30] [--sync-steps 8] [--shapes 24 32 lum
 import argparse
 import json
 import platform
-import statistics as st
+import statistics
 import sys
 import time
 from datetime import datetime, timezone
@@ -29,7 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from specviz.engine import methods  # noqa: E402
+from specviz.engine import (
+    registry,  # noqa: E402
+)
 from specviz.engine.config import RunConfig  # noqa: E402
 from specviz.engine.decode import decode  # noqa: E402
 from specviz.engine.stub import StubTarget, stub_drafter  # noqa: E402
@@ -73,7 +75,8 @@ def measure(shape: str, method: str, noise: str, steps: int, sync_steps: int, se
     with counter:
         counted = run_steps(StubTarget(vocab, grid, dims=dims, seed=seed), cfg, sync_steps, counter)
     return dict(shape=shape, method=method, noise=noise, steps=len(timed),
-                ms=1e3 * st.median(s - f for s, f, _, _ in timed), fwd_ms=1e3 * st.median(f for _, f, _, _ in timed),
+                ms=1e3 * statistics.median(s - f for s, f, _, _ in timed),
+                fwd_ms=1e3 * statistics.median(f for _, f, _, _ in timed),
                 syncs=sum(c for _, _, c, _ in counted) / max(1, len(counted)),
                 tokens=sum(k for *_, k in timed) / max(1, len(timed)))
 
@@ -92,7 +95,7 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--sync-steps", type=int, default=8)
     ap.add_argument("--shapes", nargs="+", default=["24"], choices=list(SHAPES))
-    ap.add_argument("--methods", nargs="+", default=list(methods.METHODS))
+    ap.add_argument("--methods", nargs="+", default=list(registry.METHODS))
     ap.add_argument("--noises", nargs="+", default=list(NOISES), choices=NOISES)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--tiny", action="store_true")

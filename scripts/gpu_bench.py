@@ -33,10 +33,11 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from specviz.engine.config import METHODS, RunConfig  # noqa: E402
+from specviz.engine.config import RunConfig  # noqa: E402
 from specviz.engine.decode import decode, drain  # noqa: E402
 from specviz.engine.drafters import drafter_factory  # noqa: E402
 from specviz.engine.drafters.draft_tree import ancestor_rows  # noqa: E402
+from specviz.engine.registry import METHODS  # noqa: E402
 from specviz.models import layouts  # noqa: E402
 
 RACE = ("ar", "sjd", "mcsjd", "csd")

@@ -8,7 +8,7 @@ python scripts/keyed_price.py [--images 24] [--methods ar sjd ...] [--threads 1]
 import argparse
 import json
 import platform
-import statistics as st
+import statistics
 import sys
 import time
 from datetime import datetime, timezone
@@ -19,10 +19,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402
 
 from specviz.analysis.bench import prompt_set  # noqa: E402
-from specviz.engine import methods  # noqa: E402
+from specviz.engine import (
+    registry,  # noqa: E402
+)
 from specviz.engine.config import RunConfig  # noqa: E402
-from specviz.engine.runner import run  # noqa: E402
 from specviz.models import load_model  # noqa: E402
+from specviz.models.runner import run  # noqa: E402
 
 MODES = ("papers", "keyed")
 
@@ -30,7 +32,7 @@ MODES = ("papers", "keyed")
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--images", type=int, default=24)
-    ap.add_argument("--methods", nargs="+", default=list(methods.METHODS))
+    ap.add_argument("--methods", nargs="+", default=list(registry.METHODS))
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
@@ -56,9 +58,9 @@ def main() -> int:
     print("| method | compression papers | compression keyed | wall s papers | wall s keyed | keyed/papers wall "
           "| identical to AR (keyed) |\n|---|---|---|---|---|---|---|")
     for m in args.methods:
-        c = {mode: st.median(x[0] for x in rows[(m, mode)]) for mode in MODES}
-        s = {mode: st.median(x[1] for x in rows[(m, mode)]) for mode in MODES}
-        lossless = methods.get(m).lossless
+        c = {mode: statistics.median(x[0] for x in rows[(m, mode)]) for mode in MODES}
+        s = {mode: statistics.median(x[1] for x in rows[(m, mode)]) for mode in MODES}
+        lossless = registry.get(m).lossless
         out["methods"][m] = {"compression": c, "seconds": s, "identical": identical[m], "lossless": lossless}
         print(f"| {m} | {c['papers']:.3f} | {c['keyed']:.3f} | {s['papers']:.2f} | {s['keyed']:.2f} | "
               f"{s['keyed'] / s['papers']:.3f} | {identical[m]}/{args.images} |")

@@ -93,8 +93,10 @@ def present(page, url: str, methods=()) -> None:
 
 def present10(page, url: str) -> None:
     """Present mode with every method ticked, a cell of the CSD lane clicked."""
-    from specviz.engine.config import METHODS  # the method list (the script's start needs no engine)
-    from specviz.engine.methods import get
+    from specviz.engine.registry import (
+        METHODS,  # the method list (the script's start needs no engine)
+        get,
+    )
     present(page, url, [get(m).label for m in METHODS])
 
 

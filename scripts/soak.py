@@ -50,7 +50,8 @@ from specviz.app.handlers import GEN_INPUTS as KNOBS  # noqa: E402
 from specviz.app.handlers import GEN_OUTPUTS, PREVIEWED  # noqa: E402
 from specviz.app.serving import served_app  # noqa: E402
 from specviz.core import owned  # noqa: E402
-from specviz.engine.config import METHODS, RunConfig  # noqa: E402
+from specviz.engine.config import RunConfig  # noqa: E402
+from specviz.engine.registry import METHODS  # noqa: E402
 
 FAST = ("ar", "sjd", "mcsjd", "csd")                    # --fast: the chain methods that take about a second each
 BASE = 20                                               # the slope and the ratio start at this run

@@ -14,7 +14,7 @@ _API = {
     "METHODS": "specviz.engine.config", "RunConfig": "specviz.engine.config", "ConfigError": "specviz.core.knobs",
     "Progress": "specviz.engine.decode", "decode": "specviz.engine.decode",
     "drafter_factory": "specviz.engine.drafters", "load_model": "specviz.models",
-    "run": "specviz.engine.runner", "stream": "specviz.engine.runner",
+    "run": "specviz.models.runner", "stream": "specviz.models.runner",
     "DECISIONS": "specviz.core.trace", "TokenEvent": "specviz.core.trace", "StepEvent": "specviz.core.trace",
     "Trace": "specviz.core.trace",
 }

@@ -12,11 +12,11 @@ import torch
 from tqdm import tqdm
 
 from specviz.analysis import atlas, atlas_paired, atlas_run, bench, bench_cli, front, sweep
-from specviz.engine.config import METHODS, RunConfig
+from specviz.engine.config import RunConfig
 from specviz.engine.drafters import drafter_factory
-from specviz.engine.methods import all_knobs
-from specviz.engine.runner import run
+from specviz.engine.registry import METHODS, all_knobs
 from specviz.models import load_model, use_compile
+from specviz.models.runner import run
 from specviz.render import atlas_fig, pareto
 from specviz.scenes import train
 

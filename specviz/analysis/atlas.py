@@ -21,8 +21,9 @@ import numpy as np
 from specviz.analysis import atlas_paired, views
 from specviz.analysis.atlas_keys import MAP_KEYS, METRICS
 from specviz.core.detail import DETAIL_CLASSES, DETAIL_EDGES, detail_class, patch_detail
-from specviz.core.trace import DECISIONS, Trace
-from specviz.engine import methods
+from specviz.core.records import DECISIONS
+from specviz.core.trace import Trace
+from specviz.engine import registry
 from specviz.scenes.regions import OBJECT, REGIONS
 
 _EXACT, _RELAXED, _RESAMPLED = (DECISIONS.index(d) for d in ("exact", "relaxed", "resampled"))
@@ -186,7 +187,7 @@ def _checked(atlas: dict) -> list:
     """[(Claim, its headline row, True / False / None)] for every claim of a method in the atlas (the method
     records' `claims`), in the catalogue's order."""
     out = []
-    for m in methods.REGISTRY.values():
+    for m in registry.REGISTRY.values():
         h = atlas["headline"].get(m.name)
         for c in m.claims:
             if h and h[c.gate] and h[c.part] is not None and h[c.base] is not None:

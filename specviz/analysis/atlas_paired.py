@@ -5,7 +5,7 @@ tokens changed. Rows of the papers' noise carry none of it and the atlas then ha
 from __future__ import annotations
 
 import math
-import statistics as st
+import statistics
 
 import numpy as np
 
@@ -39,7 +39,7 @@ def keyed(rows: list[dict]) -> bool:
 
 
 def _mean_se(values: list) -> tuple:
-    return (None, None) if not values else (float(st.mean(values)), float(standard_error(values)))
+    return (None, None) if not values else (float(statistics.mean(values)), float(standard_error(values)))
 
 
 def summary(rows: list[dict]) -> dict:

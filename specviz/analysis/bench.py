@@ -10,7 +10,7 @@ the command and its tables: bench_cli.py, paper.py.
 from __future__ import annotations
 
 import json
-import statistics as st
+import statistics
 import time
 from pathlib import Path
 
@@ -22,9 +22,9 @@ from specviz.core import memory
 from specviz.core import trace as trace_mod
 from specviz.core.numbers import standard_error
 from specviz.engine.config import RunConfig
-from specviz.engine.methods import all_knobs
-from specviz.engine.runner import run
+from specviz.engine.registry import all_knobs
 from specviz.models import is_embedded, load_model
+from specviz.models.runner import run
 from specviz.scenes import data
 
 IMPLAUSIBLE_Q = trace_mod.IMPLAUSIBLE_Q      # a committed code with target q below this: AR draws it rarely
@@ -191,11 +191,11 @@ def pooled_hist(r: list) -> list[int]:
 
 
 def aggregate(r: list, ar: list | None) -> dict:
-    med = lambda k: round(st.median(x[k] for x in r), 4)
+    med = lambda k: round(statistics.median(x[k] for x in r), 4)
     agg = {"images": len(r), "target_forwards": med("target_forwards"), "step_compression": med("step_compression"),
-           "step_compression_mean": round(st.mean(x["step_compression"] for x in r), 4),
+           "step_compression_mean": round(statistics.mean(x["step_compression"] for x in r), 4),
            "seconds": med("seconds"), "mean_accepted": med("mean_accepted"), "nll": med("nll"),
-           "tv_cost": med("tv_cost"), "implausible": round(st.mean(x["implausible"] for x in r), 3),
+           "tv_cost": med("tv_cost"), "implausible": round(statistics.mean(x["implausible"] for x in r), 3),
            "implausible_se": _se(r, "implausible"),
            "relaxed_share": round(sum(x["relaxed"] for x in r) / max(1, sum(x["accepted_drafts"] for x in r)), 4),
            "accepted_hist": pooled_hist(r), "peak_memory": max(x.get("peak_memory", 0) for x in r)}
@@ -207,12 +207,12 @@ def aggregate(r: list, ar: list | None) -> dict:
         by_image = {(a["index"], a["seed"]): a["seconds"] for a in ar}
         ratios = [by_image[(x["index"], x["seed"])] / x["seconds"] for x in r if (x["index"], x["seed"]) in by_image]
         if ratios:
-            agg["speedup_vs_ar"] = round(st.median(ratios), 4)
+            agg["speedup_vs_ar"] = round(statistics.median(ratios), 4)
     return agg
 
 
 def _mean(r: list, k: str) -> float:
-    return round(st.mean(x[k] for x in r), 4)
+    return round(statistics.mean(x[k] for x in r), 4)
 
 
 def _se(r: list, k: str) -> float:

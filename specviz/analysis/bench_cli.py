@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-import statistics as st
+import statistics
 import sys
 import time
 from dataclasses import replace
@@ -12,9 +12,10 @@ import numpy as np
 import torch
 
 from specviz.analysis import bench, paper, prompts, quality
-from specviz.core.memory import gib
-from specviz.engine.config import METHODS, RunConfig
+from specviz.core.numbers import gib
+from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode
+from specviz.engine.registry import METHODS
 from specviz.models import is_embedded, load_model
 
 
@@ -114,4 +115,5 @@ def trace_overhead(model, cfg: RunConfig, images: int = 5) -> dict:
             for _ in decode(model, c, None, record=rec):
                 pass
             acc.append(time.perf_counter() - t0)
-    return {"on": st.median(on), "off": st.median(off), "overhead": st.median(on) / st.median(off) - 1}
+    on, off = statistics.median(on), statistics.median(off)
+    return {"on": on, "off": off, "overhead": on / off - 1}

@@ -4,16 +4,16 @@ the record's own callables: render calls them without importing the engine."""
 from __future__ import annotations
 
 from specviz.core.cards import Cards, KnobCard, MethodCard
-from specviz.engine import methods
+from specviz.engine import registry
 
 
 def knob_card(k) -> KnobCard:
     return KnobCard(name=k.name, symbol=k.sym, flag=k.flag, default=k.default, kind=k.kind)
 
 
-def card(m: methods.Method) -> MethodCard:
+def card(m: registry.Method) -> MethodCard:
     """One record's card."""
-    own = tuple(knob_card(k) for k in methods.all_knobs() if k.name in m.rule_knobs)
+    own = tuple(knob_card(k) for k in registry.all_knobs() if k.name in m.rule_knobs)
     return MethodCard(name=m.name, label=m.label, summary=m.summary, lossless=m.lossless, relaxation=m.relaxation,
                       reading=m.reading, forms_groups=m.groups is not None, drafts=bool(m.family.drafts),
                       rescorable=m.rescore is not None, rule_knobs=own, knob_names=tuple(m.rule_knobs),
@@ -22,10 +22,10 @@ def card(m: methods.Method) -> MethodCard:
 
 def cards() -> Cards:
     """Every registered method's card, in catalogue order, with the sliders' knob cards (methods.ui_knobs("main"))."""
-    return Cards(((m.name, card(m)) for m in methods.REGISTRY.values()),
-                 sliders=tuple(knob_card(k) for k in methods.ui_knobs("main")))
+    return Cards(((m.name, card(m)) for m in registry.REGISTRY.values()),
+                 sliders=tuple(knob_card(k) for k in registry.ui_knobs("main")))
 
 
 def symbol(knob_name: str) -> str:
     """Any knob as plots write it (λ, δ, τ_pos, ...; its name when it has no symbol), asked of its record."""
-    return methods.knob(knob_name).sym
+    return registry.knob(knob_name).sym

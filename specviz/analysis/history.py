@@ -17,10 +17,10 @@ import numpy as np
 
 from specviz.analysis import paired, views
 from specviz.core.trace import mean_nll
-from specviz.engine.methods import Live, ui_knobs
+from specviz.engine.registry import Recomputed, ui_knobs
 
 MAX_RUNS = 50                   # runs kept per session (the oldest drop out first)
-SLIDERS = Live(lambda: ui_knobs("main"))     # the knobs a row carries: the registry's sliders beside the methods
+SLIDERS = Recomputed(lambda: ui_knobs("main"))     # the knobs a row carries: the registry's sliders beside the methods
 
 
 def target_nll(trace) -> float:
@@ -45,7 +45,7 @@ class Row:
     seconds: float              # the method's own compute time
     changed: int | None = None  # keyed noise: tokens changed against the same run's AR (None: nothing compared)
 
-    HEADERS = Live(lambda: ("run", "source", "method", "seed", *(k.sym for k in SLIDERS), "forwards",
+    HEADERS = Recomputed(lambda: ("run", "source", "method", "seed", *(k.sym for k in SLIDERS), "forwards",
                             "step compression", "relaxed share", "TV cost", "implausible", "NLL nats/token", "time s",
                             "changed vs AR"))
 

@@ -13,7 +13,7 @@ import torch
 from specviz.analysis import paired
 from specviz.core.trace import Trace
 from specviz.engine.config import RunConfig
-from specviz.engine.runner import run
+from specviz.models.runner import run
 
 _AR = weakref.WeakKeyDictionary()   # model -> {AR's keyed config: [AR's trace, its image or None]}: one AR run per
 #                                   image across methods and sweep points, forgotten with the model

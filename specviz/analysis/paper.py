@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from specviz.core.memory import gib
+from specviz.core.numbers import gib
 
 SHOWN_POSITIONS = 6          # the Markdown shows the first rates; the JSON has them all
 

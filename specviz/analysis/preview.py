@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specviz.core.trace import JUDGED, TokenEvent, Trace
-from specviz.engine import methods
-from specviz.engine.registry import KnobValues  # noqa: F401  (re-exported: the knob values a preview runs with)
+from specviz.core.records import JUDGED, TokenEvent
+from specviz.core.trace import Trace
+from specviz.engine import registry
+from specviz.engine.registry import KnobValues
 
 
 @dataclass(frozen=True)
@@ -36,12 +37,12 @@ class Preview:
 
 def tunable(method: str) -> bool:
     """Whether the method's rule depends on the previewed knobs at all (it has a re-scoring in the registry)."""
-    return method in methods.REGISTRY and methods.get(method).rescore is not None
+    return method in registry.REGISTRY and registry.get(method).rescore is not None
 
 
 def step_scores(trace: Trace, knobs: KnobValues) -> list[list[tuple[TokenEvent, float]]]:
     """Per step: (judged event, b') in judge order; methods without a re-scoring keep the recorded b."""
-    rescore_fn = methods.get(trace.method).rescore if tunable(trace.method) else None
+    rescore_fn = registry.get(trace.method).rescore if tunable(trace.method) else None
     out = []
     for st in trace.steps:
         judged = [ev for ev in st.events if ev.decision in JUDGED]

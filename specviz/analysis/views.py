@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from specviz.analysis import paired
-from specviz.core.trace import COMMITTING, DECISIONS, JUDGED, Groups, TokenEvent, Trace
+from specviz.core.records import COMMITTING, DECISIONS, JUDGED, Groups, TokenEvent
+from specviz.core.trace import Trace
 
 NO_GROUPS = Groups()            # what an event without the `groups` extension reads as
 

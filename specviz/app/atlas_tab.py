@@ -11,7 +11,7 @@ import gradio as gr
 from specviz.analysis import atlas, atlas_paired, atlas_run, bench
 from specviz.app import widgets as w
 from specviz.app.errors import friendly
-from specviz.engine.config import METHODS
+from specviz.engine.registry import METHODS
 from specviz.render import atlas_fig
 from specviz.render.exports import export_dir
 
@@ -74,13 +74,13 @@ def layout(c: dict) -> None:
 
 
 def wire(h, c: dict) -> None:
-    """Wire the tab to the app's handlers `h` (its backend loads the model; files go under its export root)."""
+    """Wire the tab to the app's handlers `h` (its catalogue loads the model; files go under its export root)."""
 
     @friendly
     def build(methods, prompts, seeds, noise=NOISE.default, progress=gr.Progress()):  # noqa: B008 (Gradio API)
-        if MODEL not in h.backend.models:
+        if MODEL not in h.catalogue.models:
             raise ValueError(f"the atlas runs on the embedded model, which this app does not offer ({MODEL})")
-        return run_atlas(lambda: h.backend.load(MODEL), methods, prompts or DEFAULT_PROMPTS, seeds or 1,
+        return run_atlas(lambda: h.catalogue.load(MODEL), methods, prompts or DEFAULT_PROMPTS, seeds or 1,
                          h.export_root, progress, noise or NOISE.default)
 
     c["at_go"].click(build, [c["at_methods"], c["at_prompts"], c["at_seeds"], c["at_noise"]],

@@ -1,4 +1,4 @@
-"""The model catalogue: which models and draft models this app offers (`Backend`), loading one with every failure
+"""The model catalogue: which models and draft models this app offers (`Catalogue`), loading one with every failure
 turned into one clear message (`load`), and checking a typed-in model or draft model against what is offered."""
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ Loader = Callable[..., tuple[Any, Any]]            # (model name[, draft model])
 
 
 @dataclass(frozen=True)
-class Backend:
+class Catalogue:
     """Where models come from: the app's default loads from assets / the local HF cache; tests inject tiny ones."""
     load: Loader
     models: tuple                                   # names the UI offers
-    live: tuple = ("scenes",)                       # models on which releasing a slider re-runs the methods
+    reruns: tuple = ("scenes",)                     # models on which releasing a slider re-runs the methods
     allow_paths: bool = False                       # accept a local checkpoint directory typed into the UI
     drafters: tuple = ()                            # draft models the UI offers for tree methods ("" = own drafter)
 
@@ -39,11 +39,11 @@ class LoadError(ValueError):
     """A model could not be loaded; the message says which and why."""
 
 
-def load(backend: Backend, name: str, draft: str = ""):
-    """backend.load (with a draft model when one is chosen) with every failure turned into one clear LoadError
+def load(catalogue: Catalogue, name: str, draft: str = ""):
+    """catalogue.load (with a draft model when one is chosen) with every failure turned into one clear LoadError
     (out-of-memory stays itself)."""
     try:
-        return backend.load(name, draft) if draft else backend.load(name)
+        return catalogue.load(name, draft) if draft else catalogue.load(name)
     except (MemoryError, torch.OutOfMemoryError):
         raise
     except Exception as e:                              # noqa: BLE001 - any loader failure becomes one message
@@ -52,7 +52,7 @@ def load(backend: Backend, name: str, draft: str = ""):
                         "the app is still usable with the other models") from None
 
 
-def default_backend(device: str = "auto", allow_paths: bool = False, drafters: tuple = ()) -> Backend:
+def default_catalogue(device: str = "auto", allow_paths: bool = False, drafters: tuple = ()) -> Catalogue:
     """Models from assets / the local HF cache / $SPECVIZ_MODELS. Draft models offered: `drafters` (e.g. app.py
     --draft-model), the allow-listed Janus-Pro-1B when it is cached, and the converted directories."""
 
@@ -60,22 +60,22 @@ def default_backend(device: str = "auto", allow_paths: bool = False, drafters: t
         model = load_model(name, device)
         return model, drafter_factory(model, load_model(draft, device) if draft else None)
     cached = tuple(m for m in available_models() if m == ALLOWED_HUB[0] or m in converted_models())
-    return Backend(load, available_models(), ("scenes",), allow_paths, tuple(dict.fromkeys(drafters + cached)))
+    return Catalogue(load, available_models(), ("scenes",), allow_paths, tuple(dict.fromkeys(drafters + cached)))
 
 
-def check_model(backend: Backend, name: str) -> str:
-    if name in backend.models or (backend.allow_paths and name and name.strip()):
+def check_model(catalogue: Catalogue, name: str) -> str:
+    if name in catalogue.models or (catalogue.allow_paths and name and name.strip()):
         return name.strip()
-    raise ConfigError(f"model {name!r} is not offered here; choose one of {', '.join(backend.models)} "
+    raise ConfigError(f"model {name!r} is not offered here; choose one of {', '.join(catalogue.models)} "
                       "(local checkpoint paths need `python app.py --allow-paths`)")
 
 
-def check_draft(backend: Backend, name: str) -> str:
+def check_draft(catalogue: Catalogue, name: str) -> str:
     """'' (the model's own drafter), an offered draft model, or — with --allow-paths — a local checkpoint."""
     if name is not None and not isinstance(name, str):
         raise ConfigError(f"draft model must be a name or a path, got {name!r}")
     name = (name or "").strip()
-    if not name or name in backend.drafters or backend.allow_paths:
+    if not name or name in catalogue.drafters or catalogue.allow_paths:
         return name
-    offered = ", ".join(backend.drafters) or "none (start the app with --draft-model ID|PATH)"
+    offered = ", ".join(catalogue.drafters) or "none (start the app with --draft-model ID|PATH)"
     raise ConfigError(f"draft model {name!r} is not offered here; offered: {offered}")

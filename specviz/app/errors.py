@@ -9,7 +9,7 @@ import logging
 import gradio as gr
 import torch
 
-from specviz.engine.config import ConfigError
+from specviz.core.knobs import ConfigError
 
 log = logging.getLogger("specviz.app")
 OOM_MESSAGE = ("Out of memory during this run; its memory has been released. Try fewer methods, a shorter window or "

@@ -17,8 +17,8 @@ from PIL import Image
 from specviz.analysis.cards import cards
 from specviz.analysis.views import by_output, map_outputs
 from specviz.app.edge import wire as wire_names
-from specviz.app.session import RACE_PX
-from specviz.engine.config import METHODS
+from specviz.app.race import RACE_PX
+from specviz.engine.registry import METHODS
 from specviz.render import draw, html, panels, primer
 
 

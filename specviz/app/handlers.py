@@ -13,11 +13,11 @@ import gradio as gr
 
 from specviz.analysis import paired
 from specviz.analysis.cards import cards
-from specviz.analysis.preview import KnobValues, outcomes, rescore
+from specviz.analysis.preview import outcomes, rescore
 from specviz.analysis.views import MAPS, by_output, map_outputs
 from specviz.app import sweep_tab
-from specviz.app.catalogue import Backend, check_draft, check_model, load
-from specviz.app.configs import default_draft, make_configs
+from specviz.app.catalogue import Catalogue
+from specviz.app.configs import resolve
 from specviz.app.errors import friendly
 from specviz.app.follow import Cell, inspecting, lane_pictures, map_lane, marked
 from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
@@ -26,20 +26,18 @@ from specviz.app.race import LaneView, race
 from specviz.app.replay_tab import Replay
 from specviz.app.serving import drop_copies
 from specviz.app.stream import API_FPS, API_PICTURES_EVERY_S, is_api_call, only_changed, trimmed_heap
-from specviz.engine.config import METHODS, ConfigError
-from specviz.engine.methods import Live, knob, ui_knobs
-from specviz.render import bench, draw, html, panels
+from specviz.engine.registry import METHODS, KnobValues, Recomputed, ui_knobs
+from specviz.render import draw, html, knob_text, panels
 from specviz.render.exports import export_run
 from specviz.render.figures import histogram_image
 
 # the /generate inputs: the run's identity, then every knob the registry shows as a control (methods.ui_knobs)
-GEN_INPUTS = Live(lambda: ("prompt", "seed", "model", "methods", *(k.name for k in ui_knobs())))
-PREVIEWED = Live(lambda: tuple(k.name for k in ui_knobs("main")))     # the sliders the instant preview moves
-GEN_OUTPUTS = Live(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m in METHODS),
+GEN_INPUTS = Recomputed(lambda: ("prompt", "seed", "model", "methods", *(k.name for k in ui_knobs())))
+PREVIEWED = Recomputed(lambda: tuple(k.name for k in ui_knobs("main")))     # the sliders the instant preview moves
+GEN_OUTPUTS = Recomputed(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}" for m in METHODS),
                             *map_outputs(), "summary", "hist", "status", "state",
                             "replay_method", "replay_step", "replay_image", "replay_caption", "preview_image",
                             "preview_table", "replay_tree", "replay_tree_legend"))
-PREVIEW_OUTPUTS = ("preview_image", "preview_table")
 # heatmaps during a run: the map on screen every SHOWN_MAP_EVERY_S, all of them every MAPS_EVERY_S and whenever a lane
 # finishes (so a finished lane's maps are complete in the update that shows its final image). Cost, scenes, four
 # methods, 2026-12-02: drawing all six 32 ms, Gradio's PNG encoding of them ~110 ms; one map ~5 + ~20 ms
@@ -56,14 +54,16 @@ class RunState:
 
 
 class Handlers:
-    def __init__(self, backend: Backend, export_root: str | None = None, fps: float = 8.0, api_fps: float = API_FPS):
-        self.backend, self.export_root, self.fps, self.api_fps = backend, export_root, fps, api_fps
+    def __init__(self, catalogue: Catalogue, export_root: str | None = None, fps: float = 8.0,
+                 api_fps: float = API_FPS):
+        self.catalogue, self.export_root, self.fps, self.api_fps = catalogue, export_root, fps, api_fps
         self.maps_every = {"all": MAPS_EVERY_S, "shown": SHOWN_MAP_EVERY_S}
-        self.replay = Replay(backend)
+        self.replay = Replay(catalogue)
         self.demo = None            # build_demo sets it: each run drops its session's component copies (serving)
 
     # Every handler takes its inputs as one dict keyed by name and returns (or yields) updates keyed by output name
-    # (GEN_OUTPUTS, ...); app/edge.py wires the names to components.
+    # (GEN_OUTPUTS, ...); app/edge.py wires the names to components. The exceptions are POSITIONAL (below), each
+    # for a value Gradio hands only to a positional parameter.
     # ------------------------------------------------------------------------------------------------ generate
     @on_gpu(run_seconds)
     def generate(self, inputs: dict):
@@ -78,7 +78,7 @@ class Handlers:
     def rerun(self, inputs: dict):
         """Slider released: re-run only on the embedded (fast) models; elsewhere the preview must do. {GEN_INPUTS...,
         opacity, state}: the finished run shows the preview's prediction for it beside what it achieved."""
-        if inputs["model"] not in self.backend.live:
+        if inputs["model"] not in self.catalogue.reruns:
             yield {}
             return
         before = inputs.get("state")
@@ -86,20 +86,15 @@ class Handlers:
             if isinstance(upd.get("state"), RunState) and before and before.traces:
                 rows = outcomes(before.traces, upd["state"].traces, PREVIEWED)
                 upd["preview_table"] = html.outcome_table(rows)
-                upd["status"] = upd.get("status", "") + bench.outcome_line(rows, cards())    # in view beside the knobs
+                upd["status"] = upd.get("status", "") + knob_text.outcome_line(rows, cards())  # beside the knobs
             yield upd
 
     @friendly
     def _race(self, knobs: dict, opacity: float, lean: bool = False, kind: str = "entropy", focus=None,
               present: bool = False):
-        name = check_model(self.backend, knobs.pop("model") or "")
-        methods = knobs.pop("methods")
-        knobs["draft_model"] = default_draft(self.backend, name, check_draft(self.backend, knobs.get("draft_model",
-                                                                                                       "")), methods)
-        cfgs = make_configs(methods, model=name, **_typed(knobs))
-        model, factory = load(self.backend, name, knobs["draft_model"])
+        model, factory, cfgs = resolve(self.catalogue, knobs)
         with trimmed_heap():
-            yield from self._stream(name, cfgs, model, factory, opacity, lean, kind, focus, present)
+            yield from self._stream(cfgs[0].model, cfgs, model, factory, opacity, lean, kind, focus, present)
 
     def _stream(self, name, cfgs, model, factory, opacity, lean, kind, focus, present=False):
         t0, finished, pictures_at, sent = time.perf_counter(), set(), time.perf_counter(), {}
@@ -152,7 +147,7 @@ class Handlers:
         methods."""
         files, opacity = inputs["files"], inputs["opacity"]
         drop_copies(self.demo, inputs.get("request"))
-        traces, images, note = read_traces(self.backend, [_path(f) for f in (files or [])])
+        traces, images, note = read_traces(self.catalogue, [_path(f) for f in (files or [])])
         first = next(iter(traces.values()))
         prompt = first.config.get("prompt", "")
         upd = {f"stats_{m}": "" for m in METHODS}
@@ -234,11 +229,14 @@ class Handlers:
         return fn
 
     @friendly
-    def export(self, st: RunState):
+    def export(self, inputs: dict):
+        """{state} -> {files: the run's exported paths}."""
+        st = inputs["state"]
         if not st or not st.traces:
             raise gr.Error("Nothing to export yet: generate first.")
         with trimmed_heap():
-            return [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root, cards=cards())]
+            return {"files": [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root,
+                                                         cards=cards())]}
 
     @on_gpu(MAX_S)
     def sweep(self, method: str, param: str, values: str, prompts, measure: str = "implausible", noise: str = "",
@@ -247,22 +245,14 @@ class Handlers:
         return sweep_tab.handler(self.export_root)(method, param, values, prompts, measure, noise, progress=progress)
 
 
+# the handlers Gradio calls positionally, and why: a click's gr.SelectData and a sweep's gr.Progress reach only
+# positional parameters with those type hints (docs/architecture.md; tests/app/test_handler_convention.py)
+POSITIONAL = {"inspect_slot": "a click's gr.SelectData", "inspect_map": "a click's gr.SelectData",
+              "sweep": "the sweep's gr.Progress"}
+
+
 def slot_visibility(methods) -> list:
     return [gr.Column(visible=m in (methods or [])) for m in METHODS]
-
-
-def _typed(knobs: dict) -> dict:
-    """UI numbers arrive as floats: cast each knob to its registry kind (validation happens in RunConfig)."""
-    out = dict(knobs)
-    for name, v in knobs.items():
-        if name == "prompt":
-            continue
-        k = knob(name)
-        if v is None and k.kind is not str:
-            raise ConfigError(f"{name} is empty; enter {'a whole number' if k.kind is int else 'a number'}")
-        out[name] = k.cast(v)
-    out["prompt"] = (out.get("prompt") or "").strip()
-    return out
 
 
 def _path(f) -> str:

@@ -2,7 +2,7 @@
 with those controls and runs once; "Copy link" writes the controls' values the same way. Every control of a run is a
 parameter by its RunConfig name (GEN_INPUTS: prompt, seed, model, methods, every knob the app shows); `present`
 belongs to the page (app/present.py reads it). A value that cannot be used is left at the page's own with one line
-saying so; a number outside its control's range is clamped with the line a typed value gets (app/bench.py)."""
+saying so; a number outside its control's range is clamped with the line a typed value gets (app/pinned.py)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -14,8 +14,7 @@ from specviz.app import widgets as w
 from specviz.app.edge import wire
 from specviz.app.handlers import GEN_INPUTS
 from specviz.core.knobs import Knob
-from specviz.engine.config import METHODS
-from specviz.engine.methods import ui_knobs
+from specviz.engine.registry import METHODS, ui_knobs
 
 PAGE_KEYS = ("present",)                        # read by the page's own script, not a control
 MAX_PROMPT = 500
@@ -26,7 +25,7 @@ def _num(v: float) -> str:
 
 
 def clamp_note(name: str, raw: str, lo: float, hi: float, used: float) -> str:
-    """The typed value's clamping line (app/bench.py writes it under the box), for a URL parameter."""
+    """The typed value's clamping line (app/pinned.py writes it under the box), for a URL parameter."""
     return f"{name}={raw} is outside {_num(lo)}–{_num(hi)}: set to {_num(used)}, and the run uses {_num(used)}."
 
 
@@ -153,7 +152,7 @@ def wire_link(demo: gr.Blocks, h, c: dict, gen_in: dict, outs: dict, model: dict
     """On load, a link's settings go to the controls and run once (the run's dependency is returned: History and the
     inspected cell follow it); 'Copy link' writes the controls' link."""
     controls = {n: c[n] for n in GEN_INPUTS}
-    loaded = wire(demo.load, loader(h.backend.models), {}, controls, request=True,   # queued: its toast shows
+    loaded = wire(demo.load, loader(h.catalogue.models), {}, controls, request=True,   # queued: its toast shows
                   api_visibility="private", show_progress="hidden")
     linked = wire(loaded.success, h.generate, gen_in, outs, request=True, api_visibility="private", **model)
     wire(c["copy_link"].click, copy, controls, {"link": c["link"]}, queue=False,

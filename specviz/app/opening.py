@@ -7,15 +7,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from specviz.app.catalogue import Backend, load
+from specviz.app.catalogue import Catalogue, load
 from specviz.core.knobs import ConfigError
 from specviz.core.trace import Trace
-from specviz.engine.config import METHODS
+from specviz.engine.registry import METHODS
 from specviz.engine.summary import summarize
 from specviz.engine.validate import read_trace
 
 
-def read_traces(backend: Backend, paths) -> tuple[dict, dict, str]:
+def read_traces(catalogue: Catalogue, paths) -> tuple[dict, dict, str]:
     """Trace JSON files (from the CLI, an export or anyone) -> (method -> checked Trace, method -> image, note).
     Images are decoded only when the trace's model is offered here and fits; the maps need no model."""
     paths = [p for p in (paths or []) if p]
@@ -38,15 +38,15 @@ def read_traces(backend: Backend, paths) -> tuple[dict, dict, str]:
         summarize(t, sum(s.seconds for s in t.steps))          # never trust a file's own summary
         traces[t.method] = t
     traces = {m: traces[m] for m in METHODS if m in traces}
-    return traces, *_decode_all(backend, traces)
+    return traces, *_decode_all(catalogue, traces)
 
 
-def _decode_all(backend: Backend, traces: dict) -> tuple[dict, str]:
+def _decode_all(catalogue: Catalogue, traces: dict) -> tuple[dict, str]:
     names = {t.model for t in traces.values()}
     name = next(iter(names))
-    if len(names) > 1 or name not in backend.models:
+    if len(names) > 1 or name not in catalogue.models:
         return {}, f"images not decoded: {', '.join(sorted(names))} is not offered here (the maps need no model)"
-    model, _ = load(backend, name)
+    model, _ = load(catalogue, name)
     images = {}
     for m, t in traces.items():
         fits = list(model.grid) == t.grid and len(t.tokens) == t.grid[0] * t.grid[1]

@@ -85,7 +85,7 @@ body.sv-present #tabs img {height: var(--sv-map-h, 31vh); max-height: none; widt
 body.sv-present #opacity {display: none !important;}
 body.sv-present #lanes .block, body.sv-present #lanes .html-container {padding: 0 2px;}
 body.sv-present #main {row-gap: 4px;}
-body.sv-present #lanes {gap: 8px;}            /* columns and picture size: app/bench.py fits them */
+body.sv-present #lanes {gap: 8px;}            /* columns and picture size: app/pinned.py fits them */
 /* a lecture hall: large type (lane titles and verdict 24 px at 1920 px wide), short one-line titles, no buttons
    over a picture, no footer: the page is one screen */
 body.sv-present footer {display: none;}
@@ -136,7 +136,7 @@ JS = """
     col.classList.remove('sv-narrow');
     const t = col.querySelector('.sv-t');
     if (t && t.getBoundingClientRect().right > col.getBoundingClientRect().right) col.classList.add('sv-narrow');
-    const r = v.getBoundingClientRect();     // (not once the user scrolled since the last click: app/bench.py)
+    const r = v.getBoundingClientRect();     // (not once the user scrolled since the last click: app/pinned.py)
     if ((window._svScrolledAt || 0) > (window._svActedAt || 0)) return;
     if (r.top < 0 || r.bottom > window.innerHeight) v.scrollIntoView({block: 'nearest'});
   }).observe(document.body, {childList: true, subtree: true});

@@ -16,7 +16,7 @@ import torch
 from specviz.analysis import paired
 from specviz.core import memory
 from specviz.core.trace import Trace
-from specviz.engine import methods
+from specviz.engine import registry
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import Progress, decode
 from specviz.render.panels import race_frame
@@ -59,8 +59,8 @@ class _Lane:
     def __init__(self, model, cfg: RunConfig, factory):
         self.cfg, self.model = cfg, model
         self.gen = decode(model, cfg, factory)
-        needs = methods.get(cfg.method).family.needs_drafter
-        self.drafter = getattr(factory, "label", "") if needs else ""
+        needs = registry.get(cfg.method).family.needs_drafter
+        self.drafter = factory.label if needs else ""
         self.last: Progress | None = None
         self.drawn, self.picture, self.raw = -1, None, None
         self.device = getattr(model, "device", "cpu")   # the toy models live on the CPU

@@ -17,8 +17,7 @@ import gradio as gr
 
 from specviz.analysis import bench, front, sweep
 from specviz.app.errors import friendly
-from specviz.engine.config import METHODS
-from specviz.engine.methods import REGISTRY, Live, knob, ui_knobs
+from specviz.engine.registry import METHODS, REGISTRY, Recomputed, knob, ui_knobs
 from specviz.render import pareto
 from specviz.render.exports import export_dir
 
@@ -108,7 +107,7 @@ def _opened() -> tuple:
     return tuple(out)
 
 
-OPENED = Live(_opened)          # knobs a point can set (recomputed on each use: a method registered later joins)
+OPENED = Recomputed(_opened)          # knobs a point can set (recomputed on each use: a method registered later joins)
 
 
 def open_point(points: list, row: int, knobs: dict, methods: list) -> dict:

@@ -233,3 +233,13 @@ class Dataframe(_Info, gr.Dataframe):
 
 class Plot(_Info, gr.Plot):
     pass
+
+
+def knob_control(k, value):
+    """The app's control for a registry knob (`k`, a core.knobs.Knob) at `value`: a radio for choices, else a slider
+    over the knob's UI range."""
+    if k.choices:
+        return Radio(list(k.choices), value=value, label=k.label, elem_id=k.name)
+    lo = k.ui_lo if k.ui_lo is not None else k.lo
+    hi = k.ui_hi if k.ui_hi is not None else k.hi
+    return Slider(lo, hi, value, step=k.step, label=k.label, elem_id=k.name)

@@ -12,8 +12,6 @@ import sys
 
 import torch
 
-from specviz.core.numbers import gib  # noqa: F401  (re-exported: how the bench and the app write bytes)
-
 
 def _cuda(device) -> bool:
     kind = torch.device(device).type if device is not None else ("cuda" if torch.cuda.is_available() else "cpu")

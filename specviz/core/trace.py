@@ -14,13 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from specviz.core import checks
-from specviz.core.records import (  # noqa: F401  (re-exported: the records of a trace)
-    ACCEPTED,
-    COMMITTING,
+from specviz.core.records import (
     DECISIONS,
     GROUP_FIELDS,
-    JUDGED,
-    TARGET_SAMPLED,
     Drafted,
     Groups,
     Sibling,

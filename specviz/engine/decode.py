@@ -12,11 +12,13 @@ from typing import Iterator
 
 import torch
 
+from specviz.core.knobs import ConfigError
 from specviz.core.noise import noise_for
+from specviz.core.records import StepEvent
 from specviz.core.sampling import sample, target_probs
-from specviz.core.trace import StepEvent, Trace
-from specviz.engine import methods
-from specviz.engine.config import ConfigError, RunConfig
+from specviz.core.trace import Trace
+from specviz.engine import registry
+from specviz.engine.config import RunConfig
 from specviz.engine.drafters.protocols import TreeDrafterFactory
 from specviz.engine.events import simple_event
 from specviz.engine.families import Ctx, host
@@ -36,9 +38,9 @@ def decode(model, cfg: RunConfig, make_drafter: TreeDrafterFactory | None = None
            record: bool = True) -> Iterator[Progress]:
     """Run cfg.method on `model`. make_drafter(model, cfg, gen) builds the tree drafter for tree methods.
     A tree method without a drafter fails here, before any model work."""
-    method = methods.get(cfg.method)
+    method = registry.get(cfg.method)
     if method.family.needs_drafter and make_drafter is None:
-        tree = ", ".join(m.name for m in methods.REGISTRY.values() if m.family.needs_drafter)
+        tree = ", ".join(m.name for m in registry.REGISTRY.values() if m.family.needs_drafter)
         raise ConfigError(f"{cfg.method} needs a tree drafter: the scenes model ships one "
                           "(assets/drafter.safetensors); for other models choose a Drafter (the draft_model knob: "
                           "`--draft-model ID|PATH` for the CLI and for `python app.py`), or untick the tree methods "

@@ -11,12 +11,12 @@ from typing import Callable
 import torch
 
 from specviz.core.noise import Noise
+from specviz.core.records import Drafted
 from specviz.core.sampling import sample, target_probs
-from specviz.core.trace import Drafted
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.drafters.jacobi import JacobiDrafter
 from specviz.engine.drafters.pac import PACDrafter
-from specviz.engine.drafters.protocols import ChainDrafter, TreeDrafter, TreeDrafterFactory
+from specviz.engine.drafters.protocols import ChainDrafter, TreeBuilder, TreeDrafter, TreeDrafterFactory
 from specviz.engine.events import chain_pack, chain_record, simple_pack, simple_record, tree_events
 from specviz.engine.keyed import keyed_chain, keyed_tree
 from specviz.engine.registry import Method, RunConfigBase
@@ -125,7 +125,7 @@ class TreeSteps(Family):
     """The tree step TreeFamily and SJD-PAC share: the drafter builds a DraftTree under the newest committed token,
     ONE target forward under its mask, the walk (CASCADE: with the method's groups), the path's KV rows kept, and
     `learn` tells the drafter what the step found. `features`: whether the drafter reads the target's hidden states."""
-    drafter: TreeDrafter | PACDrafter
+    drafter: TreeBuilder
     features = True
 
     def step(self, state, committed):

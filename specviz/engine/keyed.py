@@ -15,8 +15,9 @@ import torch
 from specviz.core.noise import Noise
 from specviz.core.sampling import change_prob, coupled_accept, relax_excess, tv
 from specviz.engine import rules
+from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
-from specviz.engine.verify import ChainResult, DraftTree, Level, TreeStep, TreeWalk, fit_level, kid_laws, settled
+from specviz.engine.verify import ChainResult, Level, TreeStep, TreeWalk, fit_level, kid_laws, settled
 
 
 def _exact(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor) -> torch.Tensor:

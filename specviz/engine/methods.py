@@ -1,8 +1,9 @@
 """The catalogue of decoding methods: one registered record each (registry.py), with its hooks (rule builder, bound,
 re-scoring, group builder, what it adds to the inspector).
 
-Importing this module registers every method, and re-exports the registry's API (`get`, `REGISTRY`, `all_knobs`, ...),
-so `methods.get(name)` always sees the whole catalogue. This is the one place that knows methods by name.
+Importing this module registers every method; the engine package imports it first (engine/__init__.py), so the
+registry's API, imported from registry.py, always sees the whole catalogue. This is the one place that knows methods by
+name.
 """
 from __future__ import annotations
 
@@ -14,19 +15,11 @@ from specviz.engine import families, rescore, rules
 from specviz.engine.codebook import embedding_table, neighbour_table
 from specviz.engine.drafters.pac import tree_nodes
 from specviz.engine.groups import READINGS, cascade_groups
-from specviz.engine.registry import (  # noqa: F401  (re-exported: the registry's API)
-    METHODS,
-    REGISTRY,
+from specviz.engine.registry import (
     Claim,
     KnobValues,
-    Live,
     Method,
-    RunConfigBase,
-    all_knobs,
-    get,
-    knob,
     register,
-    ui_knobs,
 )
 
 

@@ -107,7 +107,7 @@ def ui_knobs(where: str | None = None) -> tuple[Knob, ...]:
     return tuple(k for k in all_knobs() if k.ui and (where is None or k.ui == where))
 
 
-class Live(Sequence):
+class Recomputed(Sequence):
     """A tuple recomputed on every use from the registry (so names registered later, e.g. by a test, appear in
     every list derived from it)."""
 
@@ -130,7 +130,7 @@ class Live(Sequence):
         return repr(self.make())
 
 
-METHODS = Live(lambda: tuple(REGISTRY))
+METHODS = Recomputed(lambda: tuple(REGISTRY))
 
 
 class RunConfigBase:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from specviz.core.trace import TokenEvent
+from specviz.core.records import TokenEvent
 from specviz.engine import rules, verify
 from specviz.engine.groups import cascade_sets
 from specviz.engine.registry import KnobValues

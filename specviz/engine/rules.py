@@ -50,12 +50,6 @@ def csd_g(h_norm, shape: str):
     return rest.clamp_min(0) if isinstance(rest, torch.Tensor) else max(0.0, rest)
 
 
-def csd_promise(p_target: torch.Tensor, p_draft: torch.Tensor, relax: torch.Tensor, delta: float) -> torch.Tensor:
-    """CSD's per-token bound (§3.3): min(TV(p, q), relax) where TV(p, q) < delta, else 0. (L,)."""
-    d = tv(p_draft, p_target)
-    return torch.where(d < delta, torch.minimum(d, relax), torch.zeros_like(d))
-
-
 # ------------------------------------------------------------------------------------------------------------ GSD
 def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, vectors: torch.Tensor, group: int, gap: float,
         dist: float, mode: str = "ours") -> torch.Tensor:
@@ -209,14 +203,6 @@ def lantern_residual(neighbours: torch.Tensor, k: int, budget_fn: Callable, vari
         return torch.where(empty, torch.ones_like(mass), mass)
     residual.per_draft = True
     return residual
-
-
-def lantern_promise(p_target: torch.Tensor, p_draft: torch.Tensor, neighbours: torch.Tensor, k: int,
-                    budget) -> torch.Tensor:
-    """The TV-optimal residual's exact cost for a single draft, Σ_y min([p(y) - q(y)]+, q~(y) - q(y)) (§5.4), which
-    is <= B(x) for a point-mass draft x and <= min(TV(p, q), Σ_{p > q} B) in general. (L,)."""
-    moved = lantern_mass(p_target, neighbours, k, budget) - p_target
-    return torch.minimum((p_draft - p_target).clamp_min(0), moved).sum(-1)
 
 
 def cascade(p_target: torch.Tensor, p_draft: torch.Tensor, x: int, group_tokens: list[int],

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
+from specviz.engine.drafters import Factory
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.target import Prefilled
 
@@ -102,6 +103,5 @@ class StubTreeDrafter:
         return DraftTree(tokens, parents, depths, [None] * len(tokens))
 
 
-def stub_drafter(model, cfg, gen):
-    """A TreeDrafterFactory for the stub target."""
-    return StubTreeDrafter(model, cfg, gen)
+# the stub target's TreeDrafterFactory: (model, cfg, gen) -> StubTreeDrafter
+stub_drafter = Factory(StubTreeDrafter, "the stub's own top tokens")

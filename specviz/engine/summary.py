@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from specviz.core.trace import ACCEPTED, JUDGED, Trace
-from specviz.engine import methods
+from specviz.core.records import ACCEPTED, JUDGED
+from specviz.core.trace import Trace
+from specviz.engine import registry
 from specviz.engine.registry import KnobValues
 
 
@@ -28,7 +29,7 @@ def summarize(trace: Trace, seconds: float) -> dict:
         "accepted_drafts": int(sum(accepted)), "relaxed": decisions.count("relaxed"),
         "rejected": decisions.count("rejected"), "tv_cost": round(total, 4),
         "judged_positions": len(judged), "tv_cost_mean": round(total / max(1, len(judged)), 6),
-        "tv_bound": promised(methods.get(trace.method), trace.config, judged),
+        "tv_bound": promised(registry.get(trace.method), trace.config, judged),
         "accepted_hist": np.bincount(per_step[1:], minlength=1).tolist() if len(per_step) > 1 else [0],
     }
     return trace.summary

@@ -7,19 +7,19 @@ from pathlib import Path
 
 from specviz.core.checks import want
 from specviz.core.trace import Trace
-from specviz.engine import methods
+from specviz.engine import registry
 from specviz.engine.config import RunConfig
 
 
 def check_method(trace: Trace) -> None:
     """ValueError ("not a specviz trace: ...") naming the first thing the method's record does not allow."""
-    want(trace.method in methods.REGISTRY, f"method {trace.method!r} is not one of {', '.join(methods.REGISTRY)}")
+    want(trace.method in registry.REGISTRY, f"method {trace.method!r} is not one of {', '.join(registry.REGISTRY)}")
     try:
         cfg = RunConfig.from_dict(trace.config)
     except (TypeError, ValueError) as e:
         raise ValueError(f"not a specviz trace: config: {e}") from None
     want(cfg.method == trace.method, "config method differs from the trace method")
-    allowed = methods.get(trace.method).decisions
+    allowed = registry.get(trace.method).decisions
     for st in trace.steps[1:]:
         want(all(ev.decision in allowed for ev in st.events),
              f"step {st.step}: a {trace.method} run makes only {', '.join(sorted(allowed))} decisions here")

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import torch
 
-from specviz.engine.target import Model, Prefilled  # noqa: F401  (re-exported: the boundary, declared by its user)
-
 SCRATCH = 256                   # cache rows after prompt + grid: the largest padded forward (tree_nodes <= 128, with
 #                                 Lumina's end-of-line rows at most 2 x 128)
 BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)

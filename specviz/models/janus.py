@@ -24,9 +24,9 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from specviz.engine.target import Prefilled
 from specviz.models.base import (
     SCRATCH,
-    Prefilled,
     additive,
     bucket,
     compact_path,

@@ -27,9 +27,9 @@ from pathlib import Path
 import torch
 from PIL import Image
 
+from specviz.engine.target import Prefilled
 from specviz.models.base import (
     SCRATCH,
-    Prefilled,
     bucket,
     compact_path,
     compiled,

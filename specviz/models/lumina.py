@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 import torch
 from PIL import Image
 
+from specviz.engine.target import Prefilled
 from specviz.models.base import (
     SCRATCH,
-    Prefilled,
     additive,
     bucket,
     compact_path,

@@ -9,9 +9,9 @@ import torch
 from PIL import Image
 
 from specviz.core.paths import assets_dir
+from specviz.engine.target import Prefilled
 from specviz.models.base import (
     SCRATCH,
-    Prefilled,
     bucket,
     compact_path,
     compiled,

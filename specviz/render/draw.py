@@ -11,7 +11,7 @@ import matplotlib
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from specviz.core.trace import DECISIONS, TARGET_SAMPLED
+from specviz.core.records import DECISIONS, TARGET_SAMPLED
 
 PANEL = 240                                   # px of one upscaled grid image
 MARGIN, TITLE, GAP, COLS = 12, 60, 14, 4      # composite layout (TITLE: two lines above each panel)

@@ -14,7 +14,7 @@ from matplotlib.patches import Patch
 
 from specviz.analysis import paired, views
 from specviz.core.cards import Cards
-from specviz.core.trace import DECISIONS
+from specviz.core.records import DECISIONS
 from specviz.render import charts, draw
 
 SLIDE_IN = (16, 9)                  # inches: a 16:9 slide (1920 x 1080 px at 120 dpi)

@@ -16,7 +16,6 @@ from specviz.render import draw
 SIZE = (1280, 720)                  # 16:9
 HEADER, GAP = 92, 16                # px: settings band, gaps
 STYLES = ((24, 20), (24, 16), (20, 16), (18, 14), (16, 14))   # (name, caption) font px, the larger preferred
-NAME_H = STYLES[0][0] + 6           # px: a name line at the largest name font
 
 
 @dataclass(frozen=True)

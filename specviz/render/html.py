@@ -7,8 +7,8 @@ from html import escape
 from specviz.analysis import paired, views
 from specviz.core.cards import Cards
 from specviz.core.numbers import gib
-from specviz.render.bench import knob_caption
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
+from specviz.render.knob_text import knob_caption
 from specviz.render.verdict import num, plain, verdict
 
 SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",
@@ -17,7 +17,7 @@ SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accept
 
 
 def lane_stats(v, cards: Cards) -> str:
-    """The counters under one race panel (v: session.LaneView; `cards`: the methods' cards)."""
+    """The counters under one race panel (v: a lane of the race, app/race.LaneView; `cards`: the methods' cards)."""
     state = (f"<span class='sv-done'>✓ done at forward {v.forwards}</span>" if v.done
              else f"<span class='sv-run'>● forward {v.forwards}</span>")
     drafter = f"<br><span class='sv-sub'>drafter: {escape(v.drafter)}</span>" if v.drafter else ""

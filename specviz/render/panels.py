@@ -8,7 +8,8 @@ from PIL import Image
 
 from specviz.analysis import paired, views
 from specviz.core.cards import Cards
-from specviz.core.trace import DECISIONS, Trace
+from specviz.core.records import DECISIONS
+from specviz.core.trace import Trace
 from specviz.render import draw, focus
 
 GROUP_PX = 480                  # the groups map's panels: member counts need cells of ~30 px

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from specviz.core.trace import JUDGED, Trace
+from specviz.core.records import JUDGED
+from specviz.core.trace import Trace
 from specviz.render.verdict import num, verdict
 
 GLOSSARY = (

@@ -30,7 +30,7 @@ from PIL import Image, ImageDraw
 
 from specviz.analysis import paired
 from specviz.core.cards import Cards
-from specviz.core.trace import ACCEPTED
+from specviz.core.records import ACCEPTED
 from specviz.render import draw
 from specviz.render.frame_layout import GAP, SIZE, LaneBox, lane_boxes, wrap
 from specviz.render.panels import race_frame

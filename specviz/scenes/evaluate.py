@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics as st
+import statistics
 import time
 
 import numpy as np
@@ -61,7 +61,7 @@ def evaluate(n: int = 100, seed: int = 0, stack: Stack = SCENES, n_ambiguity: in
     return {"heldout_captions": n, "fidelity_cfg3": round(float(np.mean(f_c)), 4),
             "fidelity_per_field": {f: round(float(a), 4) for f, a in zip(data.FIELD_NAMES, per_field)},
             "fidelity_caption_dropped": round(float(np.mean(f_u)), 4), "chance_fidelity": round(chance, 4),
-            "ar_seconds_median_of_5": round(st.median(times), 3), "vq": vq_psnr(model.vq, batch_fn=stack.batch),
+            "ar_seconds_median_of_5": round(statistics.median(times), 3), "vq": vq_psnr(model.vq, batch_fn=stack.batch),
             "ambiguity": ambiguity.measure(model, n_ambiguity, seed), "torch_threads": torch.get_num_threads(),
             "shapes": {"size": stack.size, "grid": model.grid[0], "codes": model.vq.codes, "code_dim": model.vq.dim,
                        "world": stack.batch.__module__.replace(".", "/") + ".py"}}

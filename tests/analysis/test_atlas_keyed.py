@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
-import statistics as st
+import statistics
 import tempfile
 from pathlib import Path
 
@@ -68,8 +68,8 @@ def test_keyed_summary_and_map_from_the_rows():
         s = result["paired"][spec]
         counts = [len(paired.changed_positions(traces[(spec, r["prompt"], r["seed"])].tokens,
                                                traces[("ar", r["prompt"], r["seed"])].tokens)) for r in rs]
-        assert s["images"] == len(rs) == 6 and s["changed"] == pytest.approx(st.mean(counts))
-        assert s["changed_se"] == pytest.approx(st.stdev(counts) / math.sqrt(len(counts)))
+        assert s["images"] == len(rs) == 6 and s["changed"] == pytest.approx(statistics.mean(counts))
+        assert s["changed_se"] == pytest.approx(statistics.stdev(counts) / math.sqrt(len(counts)))
         assert s["identical_share"] == pytest.approx(sum(c == 0 for c in counts) / len(counts))
         assert s["changed_images"] == sum(c > 0 for c in counts)
         firsts = [r["first_changed"] for r in rs if r["changed"]]
@@ -78,8 +78,9 @@ def test_keyed_summary_and_map_from_the_rows():
             if not vals:
                 assert s[k] is None and s[k + "_se"] is None
                 continue
-            assert s[k] == pytest.approx(st.mean(vals))
-            assert s[k + "_se"] == pytest.approx(st.stdev(vals) / math.sqrt(len(vals)) if len(vals) > 1 else 0.0)
+            assert s[k] == pytest.approx(statistics.mean(vals))
+            se = statistics.stdev(vals) / math.sqrt(len(vals)) if len(vals) > 1 else 0.0
+            assert s[k + "_se"] == pytest.approx(se)
         share = np.zeros(9)
         for r in rs:
             share += [a != b for a, b in zip(traces[(spec, r["prompt"], r["seed"])].tokens,

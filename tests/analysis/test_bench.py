@@ -32,7 +32,7 @@ def test_implausible_counts_committed_codes_the_target_finds_unlikely(monkeypatc
     """The bench's implausible column: per image, the committed codes whose TARGET probability is below the
     threshold (not the draft's), averaged over images; checked against the traces themselves."""
     from specviz.engine.config import RunConfig
-    from specviz.engine.runner import run
+    from specviz.models.runner import run
     from tests.support.toy import toy
     assert bench.implausible([0.0005, 0.001, 0.5]) == 1                     # strictly below IMPLAUSIBLE_Q
     model, _ = toy(codes=8, grid=3)

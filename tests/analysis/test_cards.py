@@ -5,13 +5,13 @@ from __future__ import annotations
 from specviz.analysis import front
 from specviz.analysis.cards import cards
 from specviz.core.cards import MethodCard
-from specviz.engine import methods
+from specviz.engine import registry
 
 
 def every_card_mirrors_its_record() -> None:
     cs = cards()
-    assert list(cs) == list(methods.REGISTRY)
-    for name, m in methods.REGISTRY.items():
+    assert list(cs) == list(registry.REGISTRY)
+    for name, m in registry.REGISTRY.items():
         c = cs.of(name)
         assert (c.name, c.label, c.summary, c.relaxation, c.reading) == (m.name, m.label, m.summary, m.relaxation,
                                                                        m.reading)
@@ -22,7 +22,7 @@ def every_card_mirrors_its_record() -> None:
         assert c.knob_names == tuple(m.rule_knobs)
         assert {k.name for k in c.rule_knobs} == set(m.rule_knobs)
         for k in c.rule_knobs:
-            rec = methods.knob(k.name)
+            rec = registry.knob(k.name)
             assert (k.symbol, k.flag, k.default, k.kind) == (rec.sym, rec.flag, rec.default, rec.kind)
         assert c.explain is m.explain and c.group_reading is m.group_reading
 
@@ -32,7 +32,7 @@ def test_every_card_mirrors_its_record():
 
 
 def the_sweeps_references_are_the_lossless_records() -> None:
-    want = frozenset(m.name for m in methods.REGISTRY.values() if m.lossless and m.name != "ar")
+    want = frozenset(m.name for m in registry.REGISTRY.values() if m.lossless and m.name != "ar")
     assert cards().lossless() == front.lossless_methods() == want and "sjdpac" in want and "csd" not in want
 
 

@@ -3,7 +3,7 @@ against AR's tokens for the same image, the aggregate its mean and paired standa
 draws ±1 SE bars (analysis/bench.py, analysis/sweep.py, render/pareto.py)."""
 from __future__ import annotations
 
-import statistics as st
+import statistics
 
 import numpy as np
 import pytest
@@ -37,8 +37,8 @@ def test_aggregate_has_mean_and_paired_standard_error(measured):
     _, res = measured
     rows, agg = res["runs"]["csd:lam=2.0"], res["methods"]["csd:lam=2.0"]
     counts = [r["changed"] for r in rows]
-    assert agg["changed"] == pytest.approx(st.mean(counts), abs=1e-4)
-    assert agg["changed_se"] == pytest.approx(st.stdev(counts) / len(counts) ** 0.5, abs=1e-4)
+    assert agg["changed"] == pytest.approx(statistics.mean(counts), abs=1e-4)
+    assert agg["changed_se"] == pytest.approx(statistics.stdev(counts) / len(counts) ** 0.5, abs=1e-4)
     assert agg["identical_share"] == pytest.approx(sum(c == 0 for c in counts) / len(counts), abs=1e-4)
     assert res["methods"]["csd:lam=0.0"]["changed_se"] == 0.0
 

@@ -5,8 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from specviz.analysis.preview import KnobValues, expected_length, rescore, step_scores
-from specviz.core.trace import TokenEvent
+from specviz.analysis.preview import expected_length, rescore, step_scores
+from specviz.core.records import TokenEvent
+from specviz.engine.registry import KnobValues
 from specviz.engine.rescore import cascade_group, cascade_level, cascade_rescore, csd_accept, exact_prob
 from tests.support.toy import grp, run, toy
 

@@ -2,8 +2,9 @@
 knobs and what the re-run achieved — each number checked against the traces it describes."""
 from functools import lru_cache
 
-from specviz.analysis.preview import KnobValues, outcomes, rescore, tunable
+from specviz.analysis.preview import outcomes, rescore, tunable
 from specviz.app.handlers import PREVIEWED, Handlers
+from specviz.engine.registry import KnobValues
 from tests.support.apptools import knob_inputs, tiny_backend
 
 METHODS = ["ar", "sjd", "csd", "cascade"]

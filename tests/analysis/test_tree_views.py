@@ -8,7 +8,7 @@ import pytest
 from specviz.analysis import views
 from specviz.analysis.cards import cards
 from specviz.engine.groups import READINGS
-from specviz.engine.methods import get
+from specviz.engine.registry import get
 from specviz.render import html
 from tests.support.toy import grp, run, toy
 

@@ -16,7 +16,7 @@ from specviz.app.follow import Cell
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, Handlers, RunState
 from specviz.app.race import race
 from specviz.engine.config import RunConfig
-from specviz.engine.runner import run
+from specviz.models.runner import run
 from specviz.render import draw, panels
 from tests.support.apptools import (
     knob_args,
@@ -142,14 +142,14 @@ def test_preview_inspector_replay_and_export_handlers(state):
     evt = gr.SelectData(None, {"index": [c * 3 + 1, 1], "value": None})
     html, cell = h.inspect_slot("cascade")(st, evt)
     assert "row 0, column 3" in html and cell == Cell("cascade", 3)
-    paths = h.export(st)
+    paths = h.export({"state": st})["files"]
     names = {p.rsplit("/", 1)[-1] for p in paths}
     shared = "a-red-house_seed2_lam0.5_delta0.5_taupos0.5_tauseq0.5"
     assert {"a-red-house_seed2_ar.png", f"{shared}_figure.pdf", f"{shared}_figure.png", f"{shared}_all.zip",
             "a-red-house_seed2_csd_lam0.5_delta0.5_trace.json", f"{shared}_race.gif", f"{shared}_race.mp4"} <= names
     assert all(Image.open(p).size[0] > 100 for p in paths if p.endswith(".png"))
     with pytest.raises(gr.Error, match="generate first"):
-        h.export(RunState())
+        h.export({"state": RunState()})
 
 
 def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
@@ -165,7 +165,7 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     started = r.start(st)
     assert started["replay_step"].maximum == total == len(st.traces["ar"].steps) == 16
     assert started["replay_method"].value == "csd" and "Nothing has happened yet" in started["replay_caption"]
-    patch = patches(h.backend.load("scenes")[0])
+    patch = patches(h.catalogue.load("scenes")[0])
     for k in (0, 1, 5, total):
         got = r.scrub({"state": st, "replay_method": "csd", "replay_step": k})
         want = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces, cards()),
@@ -225,19 +225,19 @@ def test_slider_release_reruns_only_live_models(state):
     frames = list(h.rerun(inputs))
     assert len(frames) >= 2 and set(frames[-1]) == set(GEN_OUTPUTS)
     assert isinstance(frames[-1]["state"], RunState)
-    frozen = Handlers(type(h.backend)(h.backend.load, ("scenes",), live=()))
+    frozen = Handlers(type(h.catalogue)(h.catalogue.load, ("scenes",), reruns=()))
     (only,) = list(frozen.rerun(inputs))
     assert only == {}                                                   # nothing updated
 
 
 def test_model_allow_list():
-    from specviz.app.catalogue import Backend, check_model
-    from specviz.engine.config import ConfigError
-    closed = Backend(lambda n: None, ("scenes",))
+    from specviz.app.catalogue import Catalogue, check_model
+    from specviz.core.knobs import ConfigError
+    closed = Catalogue(lambda n: None, ("scenes",))
     assert check_model(closed, "scenes") == "scenes"
     with pytest.raises(ConfigError, match="--allow-paths"):
         check_model(closed, "/some/checkpoint")
-    assert check_model(Backend(lambda n: None, ("scenes",), allow_paths=True), " /ckpt ") == "/ckpt"
+    assert check_model(Catalogue(lambda n: None, ("scenes",), allow_paths=True), " /ckpt ") == "/ckpt"
 
 
 def test_every_control_starts_inside_its_range():
@@ -298,11 +298,11 @@ def test_streamed_updates_send_values_not_skips(state):
     resending an unchanged value); only the state and the replay controls wait for the final update; the maps fill
     in during the run."""
     h, _ = state
-    h.backend.load("scenes")[0].delay = 0.02
+    h.catalogue.load("scenes")[0].delay = 0.02
     try:
         ups = list(h.generate(knob_inputs(["ar", "csd"])))
     finally:
-        h.backend.load("scenes")[0].delay = 0.0
+        h.catalogue.load("scenes")[0].delay = 0.0
     assert len(ups) >= 3
     skipped = {n for u in ups[:-1] for n in GEN_OUTPUTS if n not in u or u[n] == gr.skip()}
     assert skipped == {"state", "replay_method", "replay_step"}
@@ -314,13 +314,13 @@ def test_the_maps_keep_up_with_the_lanes(state):
     """During a run the map on screen is redrawn on its own cadence (here: every update) and every map is redrawn in
     the update where a lane finishes, complete for that lane: its decision panel is then already the final one."""
     h, _ = state
-    fast = Handlers(h.backend, fps=1000)
+    fast = Handlers(h.catalogue, fps=1000)
     fast.maps_every = {"all": 1e9, "shown": 0.0}
-    h.backend.load("scenes")[0].delay = 0.005
+    h.catalogue.load("scenes")[0].delay = 0.005
     try:
         ups = list(fast.generate(knob_inputs(["ar", "csd"]) | {"map_kind": "tv"}))
     finally:
-        h.backend.load("scenes")[0].delay = 0.0
+        h.catalogue.load("scenes")[0].delay = 0.0
     done = next(i for i, u in enumerate(ups) if "done at forward" in u["stats_csd"])
     assert 1 < done < len(ups) - 2
     for i in range(1, len(ups) - 1):
@@ -337,14 +337,14 @@ def test_api_callers_get_a_lean_stream(state, monkeypatch):
     maps only in the final update (which carries every output, as the call's result)."""
     import specviz.app.handlers as handlers_module
     h, _ = state
-    lean = Handlers(h.backend, fps=1000, api_fps=1000)
+    lean = Handlers(h.catalogue, fps=1000, api_fps=1000)
     monkeypatch.setattr(handlers_module, "API_PICTURES_EVERY_S", 0.15)
-    h.backend.load("scenes")[0].delay = 0.02
+    h.catalogue.load("scenes")[0].delay = 0.02
     try:
         ups = list(lean.generate(knob_inputs(["ar", "csd"]) | {"request": _ApiRequest()}))
         page = list(lean.generate(knob_inputs(["ar", "csd"])))
     finally:
-        h.backend.load("scenes")[0].delay = 0.0
+        h.catalogue.load("scenes")[0].delay = 0.0
     early = [p for u in ups[:-1] for p in _pictures(u)]
     assert not [u for u in ups[:-1] if any(u.get(n) == gr.skip() for n in GEN_OUTPUTS[:GEN_OUTPUTS.index("summary")])]
     assert not [n for n, _ in early if n.startswith("map_")]                       # maps: final update only

@@ -6,14 +6,15 @@ from functools import lru_cache
 
 from specviz.analysis import history as hist
 from specviz.analysis.cards import cards
-from specviz.analysis.preview import KnobValues, outcomes, rescore
+from specviz.analysis.preview import outcomes, rescore
 from specviz.app.handlers import PREVIEWED, Handlers
 from specviz.app.race import LaneView
-from specviz.render import bench, html
+from specviz.engine.registry import KnobValues
+from specviz.render import html, knob_text
 from tests.support.apptools import knob_inputs, tiny_backend
 
 METHODS = ["ar", "sjd", "csd", "cascade"]
-CLAMPED = dict(lam=10.0, delta=1.0)            # what the page sends after 1e9 and 2 were typed (app/bench.py clamps)
+CLAMPED = dict(lam=10.0, delta=1.0)            # what the page sends after 1e9 and 2 were typed (app/pinned.py clamps)
 
 
 @lru_cache(maxsize=1)
@@ -40,7 +41,7 @@ def lane_headers_carry_the_knobs_of_their_run() -> None:
     for m in METHODS:
         t = final["state"].traces[m]
         shown = re.search(r"<div class='sv-knobs'>(.*?)</div>", _stats(final, m)).group(1)
-        want = " · ".join(f"{s} {v:g}" for s, v in bench.knob_values(m, t.config, cards())) or "no knobs"
+        want = " · ".join(f"{s} {v:g}" for s, v in knob_text.knob_values(m, t.config, cards())) or "no knobs"
         assert _text(shown) == want, m
     csd = _text(re.search(r"<div class='sv-knobs'>(.*?)</div>", _stats(final, "csd")).group(1))
     assert csd == "λ 10 · δ 1" and final["state"].traces["csd"].config["lam"] == 10.0
@@ -50,7 +51,7 @@ def outcome_line_states_before_predicted_achieved() -> None:
     """Each tuned method: before = the first run's positions per forward, predicted = its drafts re-scored at the new
     knobs, achieved = the re-run's; the untuned ones: achieved only."""
     first, final = two_runs()
-    line = bench.outcome_line(outcomes(first.traces, final["state"].traces, PREVIEWED), cards())
+    line = knob_text.outcome_line(outcomes(first.traces, final["state"].traces, PREVIEWED), cards())
     assert "id='sv-outcome'" in line
     for m in METHODS:
         old, now = first.traces[m], final["state"].traces[m]
@@ -82,7 +83,7 @@ def test_outcome_line_states_before_predicted_achieved():
     outcome_line_states_before_predicted_achieved()
     first, final = two_runs()
     rows = outcomes(first.traces, final["state"].traces, PREVIEWED)
-    assert final["status"].endswith(bench.outcome_line(rows, cards()))
+    assert final["status"].endswith(knob_text.outcome_line(rows, cards()))
 
 
 def test_history_row_agrees_with_the_box():

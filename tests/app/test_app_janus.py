@@ -8,12 +8,13 @@ from dataclasses import asdict
 
 import pytest
 
-from specviz.app.catalogue import Backend, default_backend
+from specviz.app.catalogue import Catalogue, default_catalogue
 from specviz.app.handlers import GEN_INPUTS, GEN_OUTPUTS, Handlers
 from specviz.core.trace import Trace
-from specviz.engine.config import METHODS, RunConfig
-from specviz.engine.runner import run
+from specviz.engine.config import RunConfig
+from specviz.engine.registry import METHODS
 from specviz.models import load_model
+from specviz.models.runner import run
 from tests.support.apptools import module_gradio_tmp, serve_checkpoints  # noqa: F401 (fixture)
 from tests.support.janus_tiny import tiny_pair
 
@@ -70,8 +71,8 @@ def test_the_one_offered_draft_model_is_the_default_drafter(served, paths):
     assert list(_rows(result)) == ["sd", "cascade"]
     for m in ("sd", "cascade"):
         assert paths[1] in result[GEN_OUTPUTS.index(f"stats_{m}")], m
-    base = default_backend("cpu", allow_paths=True, drafters=(paths[1],))
-    h = Handlers(Backend(base.load, (paths[0],), (), True, base.drafters))
+    base = default_catalogue("cpu", allow_paths=True, drafters=(paths[1],))
+    h = Handlers(Catalogue(base.load, (paths[0],), (), True, base.drafters))
     args = {**asdict(RunConfig()), **SMALL, "prompt": "a red house", "model": paths[0], "methods": ["ar", "sd"]}
     final = list(h.generate({k: args[k] for k in GEN_INPUTS} | {"opacity": 1.0}))[-1]
     traces = final["state"].traces
@@ -81,10 +82,10 @@ def test_the_one_offered_draft_model_is_the_default_drafter(served, paths):
 def test_tree_methods_without_a_drafter_name_the_app_option(paths):
     """No draft model offered (or two: the caller must choose): the error names the Drafter option."""
     import gradio as gr
-    base = default_backend("cpu", allow_paths=True)
+    base = default_catalogue("cpu", allow_paths=True)
     args = {**asdict(RunConfig()), **SMALL, "prompt": "a red house", "model": paths[0], "methods": ["cascade"]}
     for drafters in [(), (paths[1], paths[0])]:
-        h = Handlers(Backend(base.load, (paths[0],), (), True, drafters))
+        h = Handlers(Catalogue(base.load, (paths[0],), (), True, drafters))
         with pytest.raises(gr.Error, match="Drafter"):
             list(h.generate({k: args[k] for k in GEN_INPUTS} | {"opacity": 1.0}))
 

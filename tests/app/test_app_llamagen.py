@@ -8,9 +8,9 @@ import torch
 from gradio_client import Client
 
 import app
-from specviz.app.catalogue import available_models, default_backend
+from specviz.app.catalogue import available_models, default_catalogue
 from specviz.app.handlers import GEN_OUTPUTS
-from specviz.engine.config import METHODS
+from specviz.engine.registry import METHODS
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture)
 from tests.support.llamagen_tiny import converted_pair
 
@@ -24,7 +24,7 @@ def served(tmp_path_factory):
     target, draft = converted_pair(root)
     mp = pytest.MonkeyPatch()
     mp.setenv("SPECVIZ_MODELS", str(root))
-    backend = default_backend("cpu")
+    backend = default_catalogue("cpu")
     assert {target, draft} <= set(available_models()) and {target, draft} <= set(backend.drafters)
     demo = app.build_demo(backend, fps=1000, export_root=str(tmp_path_factory.mktemp("exports")))
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True)

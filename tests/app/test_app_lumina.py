@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from specviz.app.handlers import GEN_OUTPUTS
-from specviz.engine.config import METHODS
+from specviz.engine.registry import METHODS
 from tests.support.apptools import module_gradio_tmp, serve_checkpoints  # noqa: F401 (fixture)
 from tests.support.lumina_tiny import make_tiny_lumina
 

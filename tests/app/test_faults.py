@@ -13,7 +13,7 @@ from gradio_client.utils import Status
 
 import app
 from specviz.app import race as race_mod
-from specviz.app.catalogue import Backend
+from specviz.app.catalogue import Catalogue
 from specviz.app.handlers import GEN_INPUTS
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
@@ -51,7 +51,7 @@ def served(tmp_path_factory):
         if name == "broken":
             raise OSError("model.safetensors: unexpected end of file")
         return faulty, factory
-    backend = Backend(load, ("tiny", "broken"), ("tiny",))        # a trace names its model "tiny"
+    backend = Catalogue(load, ("tiny", "broken"), ("tiny",))        # a trace names its model "tiny"
     with pytest.MonkeyPatch.context() as mp:
         init = race_mod._Lane.__init__
 

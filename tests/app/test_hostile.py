@@ -21,7 +21,7 @@ from gradio_client import Client, handle_file
 
 from specviz.app.handlers import GEN_INPUTS
 from specviz.engine.config import RunConfig
-from specviz.engine.runner import run
+from specviz.models.runner import run
 from tests.support.apptools import fingerprint, knob_args
 
 ROOT = Path(__file__).resolve().parents[2]

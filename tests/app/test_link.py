@@ -8,7 +8,7 @@ import pytest
 from specviz.app import link
 from specviz.app.handlers import GEN_INPUTS
 from specviz.engine.config import RunConfig
-from specviz.engine.methods import ui_knobs
+from specviz.engine.registry import ui_knobs
 
 MODELS = ("scenes", "tiny")
 

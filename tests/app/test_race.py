@@ -4,7 +4,7 @@ import pytest
 
 from specviz.app.configs import make_configs
 from specviz.app.race import race
-from specviz.engine.config import ConfigError
+from specviz.core.knobs import ConfigError
 from specviz.engine.decode import decode
 from specviz.render import draw
 from tests.support.apptools import RACE_KW as KW

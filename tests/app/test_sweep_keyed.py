@@ -5,7 +5,7 @@ noise, and in the papers' mode both measures are refused before any work (the ta
 from __future__ import annotations
 
 import math
-import statistics as st
+import statistics
 from functools import lru_cache
 
 import gradio as gr
@@ -56,8 +56,8 @@ def test_a_keyed_sweep_from_the_tab_plots_changed_vs_ar_with_error_bars(on_toy, 
         mine = run(on_toy, None, method="csd", lam=2.0, prompt=cap, seed=0, noise="keyed").tokens
         counts.append(len(paired.changed_positions(mine, ar)))
     lam2 = rows[-1]["result"]
-    assert lam2["changed"] == pytest.approx(st.mean(counts), abs=1e-4) and st.stdev(counts) > 0
-    assert lam2["changed_se"] == pytest.approx(st.stdev(counts) / math.sqrt(3), abs=1e-4)
+    assert lam2["changed"] == pytest.approx(statistics.mean(counts), abs=1e-4) and statistics.stdev(counts) > 0
+    assert lam2["changed_se"] == pytest.approx(statistics.stdev(counts) / math.sqrt(3), abs=1e-4)
     assert table[-1][7] == f"{lam2['changed']:.2f} ± {lam2['changed_se']:.2f}" and table[0][7] == "0.00 ± 0.00"
     want = sorted((r["result"]["step_compression"], r["result"]["changed"], r["result"]["changed_se"]) for r in rows)
     assert _flat(_bars(fig)) == pytest.approx(_flat(want), abs=1e-6)
@@ -77,8 +77,8 @@ def test_the_psnr_measure_over_the_images_that_differ(on_toy, tmp_path):
         dbs += [db] if math.isfinite(db) else []
     res = rows[-1]["result"]
     assert res["psnr_images"] == len(dbs) >= 2
-    assert res["psnr"] == pytest.approx(st.mean(dbs), abs=1e-4)
-    assert res["psnr_se"] == pytest.approx(st.stdev(dbs) / math.sqrt(len(dbs)), abs=1e-4)
+    assert res["psnr"] == pytest.approx(statistics.mean(dbs), abs=1e-4)
+    assert res["psnr_se"] == pytest.approx(statistics.stdev(dbs) / math.sqrt(len(dbs)), abs=1e-4)
     assert all("psnr" not in r["result"] and r["result"]["psnr_images"] == 0 for r in rows[:3])   # identical to AR
     assert table[0][8] == "identical" and table[-1][8].endswith(f"({len(dbs)} differ)")
     assert _bars(fig) and _flat(_bars(fig)) == pytest.approx([res["step_compression"], res["psnr"], res["psnr_se"]],

@@ -13,7 +13,7 @@ from matplotlib.text import Annotation
 
 from specviz.analysis import front
 from specviz.app import sweep_tab
-from specviz.engine.methods import knob
+from specviz.engine.registry import knob
 from specviz.render import pareto
 
 ROOT = Path(__file__).resolve().parents[2]

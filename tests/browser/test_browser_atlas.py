@@ -57,11 +57,11 @@ def broken(page, selector) -> list:
 def mean_se(values) -> str:
     """The cell the table must show for these per-image values: mean ± stdev/√n, 2 decimals ('' for none)."""
     import math
-    import statistics as st
+    import statistics
     if not values:
         return ""
-    se = st.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
-    return f"{st.mean(values):.2f} ± {se:.2f}"
+    se = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+    return f"{statistics.mean(values):.2f} ± {se:.2f}"
 
 
 @pytest.mark.browser

@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from specviz.engine.config import METHODS
-from specviz.engine.methods import get
+from specviz.engine.registry import METHODS, get
 from tests.browser.test_browser_present import VIEWS, in_view, page_trace, save, served  # noqa: F401 (fixture)
 
 COUNTS = {1: ["csd"], 4: ["ar", "sjd", "mcsjd", "csd"], 10: list(METHODS)}
@@ -41,11 +40,11 @@ def after_run(browser, url, view: str, methods):
 
 
 def caption(method: str, **knobs) -> str:
-    """The lane header line the page must show for `method` run with `knobs` (render/bench.py, tags dropped)."""
+    """The lane header line the page must show for `method` run with `knobs` (render/knob_text.py, tags dropped)."""
     from specviz.analysis.cards import cards
     from specviz.engine.config import RunConfig
-    from specviz.render import bench
-    text = bench.knob_caption(method, RunConfig(method=method, **knobs).to_dict(), cards())
+    from specviz.render import knob_text
+    text = knob_text.knob_caption(method, RunConfig(method=method, **knobs).to_dict(), cards())
     return re.sub("<[^>]+>", "", text) or "no knobs"
 
 

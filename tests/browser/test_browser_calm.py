@@ -1,4 +1,4 @@
-"""A calm screen (app/bench.py, app/present.py), in a real browser (Debian's Chromium, Playwright) at 1440x900,
+"""A calm screen (app/pinned.py, app/present.py), in a real browser (Debian's Chromium, Playwright) at 1440x900,
 1920x1080 and 1920x1080 at 150 % with the default 4 methods: a lane click and a typed commit may bring the results
 into view, but a user who scrolls away within a second of either (and, after the click, opens the Primer) stays where
 they scrolled — scrollY sampled every

@@ -71,7 +71,7 @@ PROMPT_WHOLE = ("(() => { const t = document.querySelector('#prompt textarea');"
                 " return t.scrollHeight <= t.clientHeight + 2; })()")
 
 
-# the lane grid's columns and picture size (app/bench.py's fit writes both)
+# the lane grid's columns and picture size (app/pinned.py's fit writes both)
 LANE_GRID = ("() => { const l = document.querySelector('#lanes');"
              " return [l.style.gridTemplateColumns, parseFloat(l.style.getPropertyValue('--sv-img'))]; }")
 

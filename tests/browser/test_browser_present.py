@@ -50,7 +50,7 @@ def page_trace(method: str, **knobs):
     """The trace the served page makes for `method` with its default settings and `knobs` (the engine is
     deterministic given the seed; the served fixture's model is tiny_backend(codes=16, grid=12))."""
     from specviz.engine.config import RunConfig
-    from specviz.engine.runner import run
+    from specviz.models.runner import run
     return run(RunConfig(method=method, **knobs), model=tiny_backend(codes=16, grid=12)[1].inner)
 
 

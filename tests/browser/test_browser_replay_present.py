@@ -14,7 +14,7 @@ from functools import lru_cache
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from specviz.engine.config import METHODS
+from specviz.engine.registry import METHODS
 from specviz.render import tree_picture
 from tests.browser.test_browser_bench import after_run
 from tests.browser.test_browser_lecture import BROKEN, overlaps

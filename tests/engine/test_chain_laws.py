@@ -11,8 +11,9 @@ import pytest
 import torch
 
 from specviz.core.sampling import entropy, safe_norm, tv
-from specviz.engine import methods, rules
+from specviz.engine import codebook, registry, rules
 from specviz.engine.config import RunConfig
+from tests.support import promises
 
 V = 10
 
@@ -77,7 +78,7 @@ def recorded_costs(q, p, accept_fn):
 
 
 def rule(method, **kw):
-    return methods.get(method).rule(RunConfig(method=method, **kw), MODEL)
+    return registry.get(method).rule(RunConfig(method=method, **kw), MODEL)
 
 
 CASES = {   # name -> (method, knobs)
@@ -119,7 +120,7 @@ def test_csd_cost_within_promise():
             for q, p in laws(seed):
                 h = entropy(q[None], kw["h_norm"])
                 g = (1 - h).clamp_min(0) if kw.get("g") == "one_minus_h" else h
-                promise = float(rules.csd_promise(q[None], p[None], kw["lam"] * g, kw["delta"])[0])
+                promise = float(promises.csd_promise(q[None], p[None], kw["lam"] * g, kw["delta"])[0])
                 cost = recorded_costs(q, p, fn)[0]
                 assert cost <= promise + 1e-6
                 if float(tv(p, q)) >= kw["delta"]:
@@ -137,11 +138,11 @@ def test_lantern_cost_is_its_promise_and_within_delta_for_point_masses():
     for name, bound in (("lantern", lambda q, x: 0.2), ("lanternpp", lambda q, x: 3.0 * float(q[x]))):
         method, kw = CASES[name]
         fn = rule(method, **kw)
-        nbrs = methods.neighbour_table(MODEL, kw["lantern_k"] + 1)
+        nbrs = codebook.neighbour_table(MODEL, kw["lantern_k"] + 1)
         for seed in range(3):
             for q, p in laws(seed):
                 budget = rules.lantern_budget(q[None], kw.get("lantern_delta", 0.0), kw.get("lanternpp_lambda"))
-                promise = float(rules.lantern_promise(q[None], p[None], nbrs, kw["lantern_k"], budget)[0])
+                promise = float(promises.lantern_promise(q[None], p[None], nbrs, kw["lantern_k"], budget)[0])
                 cost = recorded_costs(q, p, fn)[0]
                 assert abs(cost - promise) < 1e-6
                 if float(p.max()) == 1.0:
@@ -158,14 +159,15 @@ def test_lantern_sampled_draft_can_exceed_delta():
     nbrs = torch.tensor([[(i + d) % 4 for d in (1, 2, 3)] for i in range(4)])
     a = rules.lantern(q[None], p[None], nbrs, 3, 0.25)
     cost = float(rules.judge(q[None], p[None], a, torch.tensor([0]), torch.zeros(1)).tv_cost[0])
-    assert abs(cost - 0.5) < 1e-6 and abs(float(rules.lantern_promise(q[None], p[None], nbrs, 3, 0.25)[0]) - 0.5) < 1e-6
+    promise = float(promises.lantern_promise(q[None], p[None], nbrs, 3, 0.25)[0])
+    assert abs(cost - 0.5) < 1e-6 and abs(promise - 0.5) < 1e-6
 
 
 @pytest.mark.parametrize("method,kw", [("sjd", {}), ("csd", dict(lam=0.0)), ("gsd", dict(gsd_group=1)),
                                        ("lantern", dict(lantern_delta=0.0, lantern_k=3)),
                                        ("lanternpp", dict(lanternpp_lambda=1.0, lantern_k=3))])
 def test_lossless_settings_give_exactly_q(method, kw):
-    fn = methods.get(method).accept_fn(RunConfig(method=method, **kw), MODEL)
+    fn = registry.get(method).accept_fn(RunConfig(method=method, **kw), MODEL)
     for seed in range(2):
         for q, p in laws(seed):
             if float(q.max()) == 1.0 and method.startswith("lantern"):
@@ -203,8 +205,8 @@ def test_gsd_released_measures_input_embeddings():
         def __init__(self):
             pass
     cfg = dict(gsd_group=14, gsd_gap=1.0, gsd_dist=0.5)
-    released = methods.get("gsd").rule(RunConfig(method="gsd", gsd_mode="released", **cfg), M())
-    ours = methods.get("gsd").rule(RunConfig(method="gsd", **cfg), M())
+    released = registry.get("gsd").rule(RunConfig(method="gsd", gsd_mode="released", **cfg), M())
+    ours = registry.get("gsd").rule(RunConfig(method="gsd", **cfg), M())
     assert abs(float(released(q, p)[0, 1]) - 0.55) < 1e-6
     assert abs(float(ours(q, p)[0, 1]) - 1.0) < 1e-6
 
@@ -213,7 +215,7 @@ def test_lantern_refuses_delta_above_one():
     with pytest.raises(ValueError, match="lanternpp"):
         RunConfig(method="lantern", lantern_delta=5.0)
     assert RunConfig(method="lanternpp", lanternpp_lambda=5.0).lanternpp_lambda == 5.0
-    assert methods.METHODS.index("lanternpp") == methods.METHODS.index("lantern") + 1
+    assert registry.METHODS.index("lanternpp") == registry.METHODS.index("lantern") + 1
 
 
 def test_csd_rule_units():

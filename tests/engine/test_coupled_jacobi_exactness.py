@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from specviz.core.trace import COMMITTING, Trace
+from specviz.core.records import COMMITTING
+from specviz.core.trace import Trace
 from specviz.engine import rules
 from specviz.engine.drafters import jacobi, pac
 from specviz.models.scenes import tiny
@@ -189,7 +190,8 @@ def test_pac_tree_layout():
 
 
 def test_pac_window_too_small_is_refused():
-    from specviz.engine.config import ConfigError, RunConfig
+    from specviz.core.knobs import ConfigError
+    from specviz.engine.config import RunConfig
     with pytest.raises(ConfigError, match="window"):
         RunConfig(method="sjdpac", window=8)
 
@@ -214,9 +216,10 @@ def test_mutants_are_killed():
 def test_views_replay_and_preview_read_the_new_methods():
     """The heatmaps, step replay and instant preview read mcsjd / sjdpac / csd+couple traces like any other."""
     from specviz.analysis import views
-    from specviz.analysis.preview import KnobValues, rescore
+    from specviz.analysis.preview import rescore
     from specviz.app.configs import make_configs
     from specviz.app.race import race
+    from specviz.engine.registry import KnobValues
     model = tiny(codes=8, grid=4, seed=1)
     cfgs = make_configs(["mcsjd", "sjdpac", "csd"], prompt="red house", seed=2, window=14, couple=1)
     traces = list(race(model, None, cfgs, fps=1e9))[-1].traces

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from specviz.engine import methods
+from specviz.engine import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,7 +16,7 @@ def test_tiny_bench_reports_every_method_and_noise(tmp_path):
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert run.returncode == 0, run.stderr
     rows = json.loads(out.read_text())["rows"]
-    assert [(r["method"], r["noise"]) for r in rows] == [(m, n) for m in methods.METHODS for n in ("papers", "keyed")]
+    assert [(r["method"], r["noise"]) for r in rows] == [(m, n) for m in registry.METHODS for n in ("papers", "keyed")]
     for r in rows:
         assert r["steps"] == 4 and r["ms"] >= 0 and r["fwd_ms"] >= 0 and r["syncs"] >= 1 and r["tokens"] >= 1
     lines = [line for line in run.stdout.splitlines() if line.startswith("| 6x6, V=64 |")]

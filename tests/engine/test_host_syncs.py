@@ -6,7 +6,7 @@ still read per judged candidate: their ceilings are today's counts, a guard agai
 import pytest
 import torch
 
-from specviz.engine import methods
+from specviz.engine import registry
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode
 from specviz.engine.stub import StubTarget, stub_drafter
@@ -46,7 +46,7 @@ def check_reads(method: str, noise: str) -> None:
 
 
 @pytest.mark.parametrize("noise", ["papers", "keyed"])
-@pytest.mark.parametrize("method", list(methods.METHODS))
+@pytest.mark.parametrize("method", list(registry.METHODS))
 def test_host_reads_per_verification_step(method, noise):
     check_reads(method, noise)
 

@@ -13,13 +13,14 @@ import app
 from specviz import __main__ as cli
 from specviz.analysis import history as hist
 from specviz.analysis.cards import cards
-from specviz.analysis.preview import KnobValues, rescore
+from specviz.analysis.preview import rescore
 from specviz.app import sweep_tab
 from specviz.app.handlers import GEN_OUTPUTS, Handlers
 from specviz.core.knobs import ConfigError, Knob
 from specviz.core.trace import Trace
-from specviz.engine import config, families, methods
+from specviz.engine import config, families, registry
 from specviz.engine.groups import CandidateGroup
+from specviz.engine.registry import KnobValues
 from specviz.render import draw, exports, html, panels, video
 from tests.support.apptools import knob_inputs, tiny_backend
 from tests.support.toy import run, toy
@@ -39,11 +40,11 @@ def _toy_rescore(judged, knobs):
 
 @pytest.fixture
 def toy_method():
-    rec = methods.Method(name="toyrelax", label="TOY", family=families.Jacobi, summary="Jacobi · toy relaxation",
+    rec = registry.Method(name="toyrelax", label="TOY", family=families.Jacobi, summary="Jacobi · toy relaxation",
                          lossless=False, rule_knobs=("lam",), rule=_toy_rule, rescore=_toy_rescore)
-    methods.register(rec)
+    registry.register(rec)
     yield rec
-    del methods.REGISTRY["toyrelax"]
+    del registry.REGISTRY["toyrelax"]
 
 
 def test_toy_method_runs_everywhere(toy_method, tmp_path, capsys):
@@ -74,7 +75,7 @@ def test_toy_method_runs_everywhere(toy_method, tmp_path, capsys):
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["tokens"] > 0
 
 
-@pytest.mark.parametrize("k", methods.all_knobs(), ids=lambda k: k.name)
+@pytest.mark.parametrize("k", registry.all_knobs(), ids=lambda k: k.name)
 def test_knob_ranges_are_enforced(k):
     """Each knob's declared range is exactly what RunConfig accepts (just inside: fine; just outside: refused)."""
     ok = config.RunConfig(**{k.name: k.default})
@@ -108,13 +109,13 @@ def _toy_groups(tree, hidden, cfg):
 
 @pytest.fixture
 def toy_grouped():
-    rec = methods.Method(name="toygroups", label="TOYG", family=families.TreeFamily,
+    rec = registry.Method(name="toygroups", label="TOYG", family=families.TreeFamily,
                          summary="draft tree · toy groups", lossless=False, groups=_toy_groups,
                          explain=lambda config, ev: f"TOY LINE at level {ev.level}",
                          group_reading=lambda config: "toy sets: every sibling")
-    methods.register(rec)
+    registry.register(rec)
     yield rec
-    del methods.REGISTRY["toygroups"]
+    del registry.REGISTRY["toygroups"]
 
 
 def test_one_record_with_groups_and_an_inspector_line_reaches_app_maps_and_inspector(toy_grouped, monkeypatch):
@@ -160,11 +161,11 @@ def a_new_slider_reaches_history_exports_caption_preview_and_sweep_opening() -> 
     """A method declaring its own ui="main" knob (registered here, removed after): with nothing else changed, the
     knob is a History column (table and CSV), in the shared export file names, in the video's settings line, in the
     preview text, and a sweep point setting it opens in the race."""
-    rec = methods.Method(name="toyslider", label="TOYS", family=families.Jacobi, summary="Jacobi · toy slider",
+    rec = registry.Method(name="toyslider", label="TOYS", family=families.Jacobi, summary="Jacobi · toy slider",
                          lossless=False, rule_knobs=("toy_gain",), declares=(TOY_SLIDER,), rule=_toy_slider_rule)
     model, factory = toy(codes=8, grid=3)
     base = run(model, factory, method="csd", seed=0, window=3, lam=0.5)
-    methods.register(rec)
+    registry.register(rec)
     try:
         ts = {m: dataclasses.replace(base, method=m, config={**base.config, "method": m, "toy_gain": 0.25})
               for m in ("csd", "toyslider")}
@@ -194,7 +195,7 @@ def a_new_slider_reaches_history_exports_caption_preview_and_sweep_opening() -> 
                                       ["ar"])
         assert opened["toy_gain"] == 0.5 and opened["methods"] == ["ar", "toyslider"]
     finally:
-        del methods.REGISTRY["toyslider"]
+        del registry.REGISTRY["toyslider"]
     assert "γ" not in hist.Row.HEADERS and "toy_gain" not in sweep_tab.OPENED       # gone with the record
 
 

@@ -2,7 +2,7 @@
 import math
 
 from specviz.analysis.cards import cards
-from specviz.core.trace import TokenEvent
+from specviz.core.records import TokenEvent
 from specviz.engine import methods
 from specviz.engine.summary import summarize
 from specviz.render import html

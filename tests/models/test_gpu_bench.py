@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from specviz.engine.config import METHODS
+from specviz.engine.registry import METHODS
 from specviz.models import layouts
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "gpu_bench.py"

@@ -20,11 +20,13 @@ import torch
 
 torch.set_num_threads(1)
 
-from specviz.core.trace import COMMITTING, Trace  # noqa: E402
-from specviz.engine.config import METHODS, RunConfig  # noqa: E402
+from specviz.core.records import COMMITTING  # noqa: E402
+from specviz.core.trace import Trace  # noqa: E402
+from specviz.engine.config import RunConfig  # noqa: E402
 from specviz.engine.drafters import drafter_factory  # noqa: E402
-from specviz.engine.runner import run  # noqa: E402
+from specviz.engine.registry import METHODS  # noqa: E402
 from specviz.models import load_model  # noqa: E402
+from specviz.models.runner import run  # noqa: E402
 from tests.support.janus_tiny import tiny_pair  # noqa: E402
 from tests.support.toy import CountingModel as Counting  # noqa: E402
 from tests.support.toy import check_decisions  # noqa: E402

@@ -11,8 +11,8 @@ import torch
 torch.set_num_threads(1)
 
 from specviz.engine.config import RunConfig  # noqa: E402
-from specviz.engine.runner import run  # noqa: E402
 from specviz.models import load_model  # noqa: E402
+from specviz.models.runner import run  # noqa: E402
 from tests.support import llamagen_tiny as lt  # noqa: E402
 from tests.support.janus_tiny import tiny_pair  # noqa: E402
 from tests.support.lumina_tiny import make_tiny_lumina  # noqa: E402

@@ -12,8 +12,8 @@ import torch
 
 from specviz.analysis.bench import prompt_set
 from specviz.engine.config import RunConfig
-from specviz.engine.runner import run
 from specviz.models import load_model
+from specviz.models.runner import run
 
 HAVE_MODEL = (Path(__file__).resolve().parents[2] / "assets" / "target.safetensors").exists()
 # every lossless method once; the tree variants (static, chain, sampled) take turns over the pairs, so all of

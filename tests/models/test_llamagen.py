@@ -23,15 +23,17 @@ torch.set_num_threads(1)
 from specviz.__main__ import main  # noqa: E402
 from specviz.analysis import views  # noqa: E402
 from specviz.analysis.cards import cards  # noqa: E402
-from specviz.core.trace import COMMITTING, Trace  # noqa: E402
-from specviz.engine.config import METHODS, RunConfig  # noqa: E402
+from specviz.core.records import COMMITTING  # noqa: E402
+from specviz.core.trace import Trace  # noqa: E402
+from specviz.engine.config import RunConfig  # noqa: E402
 from specviz.engine.drafters import drafter_factory  # noqa: E402
+from specviz.engine.registry import METHODS  # noqa: E402
 from specviz.models import load_model  # noqa: E402
 from specviz.models.llamagen import LlamaGenModel  # noqa: E402
 from specviz.models.llamagen_net import GPTConfig, LlamaGenGPT  # noqa: E402
 from specviz.models.llamagen_vq import VQConfig, VQDecoder  # noqa: E402
+from specviz.models.runner import run  # noqa: E402
 from specviz.render import panels  # noqa: E402
-from specviz.runner import run  # noqa: E402
 from tests.models.test_janus import ancestors_mask  # noqa: E402  (one oracle of the tree mask)
 from tests.support import llamagen_tiny as lt  # noqa: E402
 from tests.support.toy import check_decisions  # noqa: E402

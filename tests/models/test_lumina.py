@@ -16,10 +16,12 @@ import torch
 torch.set_num_threads(1)
 
 from specviz.__main__ import main as cli  # noqa: E402
-from specviz.core.trace import COMMITTING, Trace  # noqa: E402
-from specviz.engine.config import METHODS, RunConfig  # noqa: E402
+from specviz.core.records import COMMITTING  # noqa: E402
+from specviz.core.trace import Trace  # noqa: E402
+from specviz.engine.config import RunConfig  # noqa: E402
+from specviz.engine.registry import METHODS  # noqa: E402
 from specviz.models import load_model  # noqa: E402
-from specviz.runner import run  # noqa: E402
+from specviz.models.runner import run  # noqa: E402
 from tests.support.lumina_tiny import make_tiny_lumina  # noqa: E402
 from tests.support.toy import check_decisions  # noqa: E402
 
@@ -288,11 +290,11 @@ def test_vqgan_converter_refuses_code_and_writes_nothing_half(paths, tmp_path):
 def test_the_app_backend_loads_a_lumina_directory_with_allow_paths(paths):
     """The app's own path rules (app/catalogue.py): a typed-in directory needs --allow-paths; the draft model
     must match."""
-    from specviz.app.catalogue import check_draft, check_model, default_backend, load
+    from specviz.app.catalogue import check_draft, check_model, default_catalogue, load
     from specviz.core.knobs import ConfigError
-    closed = default_backend("cpu")
+    closed = default_catalogue("cpu")
     with pytest.raises(ConfigError, match="--allow-paths"):
         check_model(closed, paths[0])
-    backend = default_backend("cpu", allow_paths=True, drafters=(paths[1],))
+    backend = default_catalogue("cpu", allow_paths=True, drafters=(paths[1],))
     model, factory = load(backend, check_model(backend, paths[0]), check_draft(backend, paths[1]))
     assert model.grid == GRID and model.codebook_size == 8192 and "draft model" in factory.label

@@ -1,6 +1,6 @@
 """Wrong variants of the bench's papers' columns, prompt selection, CLIP score and Lumina-mGPT's guidance."""
 import functools
-import statistics as st
+import statistics
 import tempfile
 from pathlib import Path
 
@@ -58,7 +58,7 @@ def _capped(r):                                       # the bins stop at 64 toke
 def _zipped(r, ar):                                   # AR's and the method's images paired by file order
     agg = _AGG(r, None)
     if ar:
-        agg["speedup_vs_ar"] = round(st.median(a["seconds"] / x["seconds"] for a, x in zip(ar, r)), 4)
+        agg["speedup_vs_ar"] = round(statistics.median(a["seconds"] / x["seconds"] for a, x in zip(ar, r)), 4)
     return agg
 
 

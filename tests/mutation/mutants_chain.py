@@ -10,7 +10,7 @@ import dataclasses
 import torch
 
 from specviz.core import sampling
-from specviz.engine import methods, rules, summary, verify
+from specviz.engine import methods, registry, rules, summary, verify
 from tests.engine import test_chain_laws as laws
 from tests.engine import test_oracles as orc
 from tests.engine import test_rules as tr
@@ -113,7 +113,7 @@ def _swapped_variants(real):
 
 
 def _no_refusal(mp):
-    mp.setitem(methods.REGISTRY, "lantern", dataclasses.replace(methods.REGISTRY["lantern"], check=None))
+    mp.setitem(registry.REGISTRY, "lantern", dataclasses.replace(registry.REGISTRY["lantern"], check=None))
 
 
 class _NoResidualRules:

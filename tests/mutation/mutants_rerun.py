@@ -4,6 +4,7 @@ from functools import lru_cache
 
 from specviz.analysis import preview
 from specviz.app import handlers
+from specviz.engine import registry
 from tests.analysis import test_rerun_outcome as runs
 from tests.analysis.test_rerun_outcome import rerun_table_states_prediction_and_result as table
 from tests.support.mutants import Mutant
@@ -15,7 +16,7 @@ def _at_recorded_knobs(before, after, moved):
     """the prediction taken at the recorded knobs (the preview's left-hand estimate), not at the new ones."""
     out = []
     for o in _OUTCOMES(before, after, moved):
-        pv = preview.rescore(before[o.method], preview.KnobValues.from_config(before[o.method].config))
+        pv = preview.rescore(before[o.method], registry.KnobValues.from_config(before[o.method].config))
         out.append(dataclasses.replace(o, predicted=pv.baseline_compression))
     return out
 

@@ -4,7 +4,7 @@ from specviz.analysis import cards as cards_mod
 from specviz.analysis import history
 from specviz.app import sweep_tab
 from specviz.core.cards import Cards
-from specviz.engine.methods import Live, ui_knobs
+from specviz.engine.registry import Recomputed, ui_knobs
 from specviz.render import html, video
 from tests.engine.test_registry import a_new_slider_reaches_history_exports_caption_preview_and_sweep_opening as toy
 from tests.render.test_slider_words import slider_words_exact
@@ -27,7 +27,7 @@ def _no_or(words: list) -> str:
 
 VARIANTS = [
     Mutant("history: the row's sliders are the four by hand", lambda mp: mp.setattr(
-        history, "SLIDERS", Live(lambda: tuple(k for k in ui_knobs("main") if k.name in FOUR))), (toy,)),
+        history, "SLIDERS", Recomputed(lambda: tuple(k for k in ui_knobs("main") if k.name in FOUR))), (toy,)),
     Mutant("cards: the sliders handed to render are the four by hand", lambda mp: (
         mp.setattr(cards_mod, "cards", _four_cards), mp.setattr("tests.engine.test_registry.cards", _four_cards)),
         (toy,)),

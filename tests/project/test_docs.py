@@ -64,13 +64,13 @@ def test_every_named_path_exists():
 
 
 def test_a_planted_stale_path_is_found():
-    planted = {"docs/x.md": "see `specviz/render/html.py` and `specviz/ui.py`, `app/session.make_configs`,\n"
+    planted = {"docs/x.md": "see `specviz/render/html.py` and `specviz/ui.py`, `app/configs.make_configs`,\n"
                             "and engine/nowhere.py"}
     assert stale_paths(planted) == ["docs/x.md:1: specviz/ui.py", "docs/x.md:2: engine/nowhere.py"]
 
 
 def test_the_readme_is_one_screen_with_the_registry_s_methods():
-    from specviz.engine import methods as registry  # importing it registers every method; only this test needs it
+    from specviz.engine import registry  # the engine's import registers every method; only this test needs it
     text = README.read_text()
     assert len(text.encode()) <= 10 * 1024
     section = text[text.index("## Methods"):]

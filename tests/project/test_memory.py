@@ -3,7 +3,7 @@ import mmap
 
 import torch
 
-from specviz.core import memory
+from specviz.core import memory, numbers
 
 
 def test_cpu_rss_grows_with_an_allocation_and_the_peak_keeps_it():
@@ -30,4 +30,4 @@ def test_cuda_reads_the_allocator(monkeypatch):
     assert memory.memory_in_use("cuda") == 123 and memory.peak_memory("cuda") == 456
     memory.reset_peak("cuda"), memory.reset_peak("cpu")
     assert calls == ["cuda"]
-    assert memory.gib(3 * 2**29) == "1.50 GiB"
+    assert numbers.gib(3 * 2**29) == "1.50 GiB"

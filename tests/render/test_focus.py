@@ -11,7 +11,7 @@ from specviz.app import follow
 from specviz.app.configs import make_configs
 from specviz.app.handlers import Handlers, RunState
 from specviz.app.race import RACE_PX, race
-from specviz.engine.config import METHODS
+from specviz.engine.registry import METHODS
 from specviz.render import draw, focus, panels
 from tests.support.apptools import RACE_KW, knob_inputs, tiny_backend
 

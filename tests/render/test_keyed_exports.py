@@ -6,7 +6,7 @@ import numpy as np
 
 from specviz.analysis import paired
 from specviz.engine.config import RunConfig
-from specviz.engine.runner import run
+from specviz.models.runner import run
 from specviz.render import figures, video
 from tests.support.apptools import tiny_backend
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from specviz.core.trace import DECISIONS
+from specviz.core.records import DECISIONS
 from specviz.render import draw
 from tests.support.colour import SIMULATIONS, closest_pair, delta_e2000, lab
 

@@ -96,7 +96,7 @@ def test_nll_measure_moves_when_it_moves():
 
 def test_bars_are_the_standard_errors_of_the_per_image_values():
     """The bench's implausible_se is stdev/√n of the per-image counts, and the plot draws ±1 of it at each point."""
-    import statistics as st
+    import statistics
 
     from specviz.analysis import bench  # the aggregate that fills the rows: only this test needs it
     per_image = {0.5: [3, 5, 4, 8], 1.0: [9, 12, 7, 15]}
@@ -106,7 +106,7 @@ def test_bars_are_the_standard_errors_of_the_per_image_values():
               "nll": 2.0, "tv_cost": 0.1, "implausible": c, "relaxed": 0, "accepted_drafts": 1, "accepted_hist": [1]}
              for c in counts]
         agg = bench.aggregate(r, None)
-        assert agg["implausible_se"] == pytest.approx(st.stdev(counts) / 2, abs=1e-4)
+        assert agg["implausible_se"] == pytest.approx(statistics.stdev(counts) / 2, abs=1e-4)
         rows_.append({"method": "csd", "point": {"lam": lam}, "result": agg})
     ax = pareto.figure(front.plot(rows_, "implausible", frozenset())).axes[0]
     spans = sorted(float(np.ptp(seg[:, 1])) for c in ax.collections if c.__class__.__name__ == "LineCollection"

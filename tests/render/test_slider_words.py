@@ -1,7 +1,7 @@
 """The sliders' words drawn for the app's preview (render/html.either: the registry's ui="main" symbols as one phrase
 of alternatives; the preview table's knob line) for today's four sliders."""
 from specviz.analysis.cards import cards
-from specviz.analysis.preview import KnobValues
+from specviz.engine.registry import KnobValues
 from specviz.render import html
 
 

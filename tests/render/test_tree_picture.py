@@ -94,7 +94,7 @@ def test_the_picture_draws_decisions_and_both_link_kinds_in_their_colours():
 def test_tree_picture_on_scenes_and_the_tiny_janus_target(tmp_path):
     from specviz.engine.drafters import drafter_factory
     from specviz.models import load_model
-    from specviz.runner import run
+    from specviz.models.runner import run
     from tests.support.janus_tiny import tiny_pair
     scenes = load_model("scenes")
     t = drain(decode(scenes, RunConfig(method="cascade", prompt="a red house", seed=0),

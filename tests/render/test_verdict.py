@@ -11,8 +11,9 @@ from functools import lru_cache
 import torch
 
 from specviz.analysis.cards import cards
-from specviz.engine.config import METHODS, RunConfig
+from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
+from specviz.engine.registry import METHODS
 from specviz.render import verdict as vd
 from tests.support.toy import toy
 
@@ -108,11 +109,11 @@ def test_the_inspector_states_the_verdict_and_lists_group_members_only():
     from html import escape
 
     from specviz.analysis import views
-    from specviz.engine import methods
+    from specviz.engine import registry
     from specviz.render import html
     seen = set()
     for t in traces():
-        rel = methods.get(t.method).relaxation or "the rule's relaxation"
+        rel = registry.get(t.method).relaxation or "the rule's relaxation"
         for pos in range(t.grid[0] * t.grid[1]):
             hist = views.attempts(t, pos)
             if not hist:

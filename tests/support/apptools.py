@@ -4,7 +4,7 @@ from dataclasses import asdict
 
 import pytest
 
-from specviz.app.catalogue import Backend
+from specviz.app.catalogue import Catalogue
 from tests.support.toy import toy
 
 
@@ -31,7 +31,7 @@ def tiny_backend(codes=8, grid=4, delay=0.0):
     """(backend, slow model wrapper, factory): every model name loads the same tiny model + random tree head."""
     model, factory = toy(codes=codes, grid=grid)
     slow = Slow(model, delay)
-    return Backend(lambda name: (slow, factory), ("scenes",), ("scenes",)), slow, factory
+    return Catalogue(lambda name: (slow, factory), ("scenes",), ("scenes",)), slow, factory
 
 
 def knob_inputs(methods, prompt="a red house on the left", seed=3, **over) -> dict:
@@ -59,7 +59,7 @@ def fingerprint(outputs) -> tuple:
     from PIL import Image
 
     from specviz.app.handlers import GEN_OUTPUTS
-    from specviz.engine.config import METHODS
+    from specviz.engine.registry import METHODS
     rows = tuple(tuple(r[:-1]) for r in outputs[GEN_OUTPUTS.index("summary")]["data"])    # last column: time s
     pixels = []
     for m in METHODS:
@@ -85,10 +85,10 @@ def serve_checkpoints(target: str, draft: str, export_root: str):
     from gradio_client import Client
 
     import app
-    from specviz.app.catalogue import default_backend
+    from specviz.app.catalogue import default_catalogue
     torch.set_num_threads(1)
-    base = default_backend("cpu", allow_paths=True, drafters=(draft,))
-    backend = Backend(base.load, (target,), (), True, base.drafters)
+    base = default_catalogue("cpu", allow_paths=True, drafters=(draft,))
+    backend = Catalogue(base.load, (target,), (), True, base.drafters)
     demo = app.build_demo(backend, fps=1000, export_root=export_root)
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True)
     client = Client(url, verbose=False)

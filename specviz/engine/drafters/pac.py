@@ -122,9 +122,9 @@ def continuation(tree: DraftTree, main: list[int], path: list[int], q: torch.Ten
 
 
 class PACDrafter:
-    """SJD-PAC's drafter: builds its proactive tree as a TreeDrafter does (protocols.py), but learns from the
-    forward's laws (`carry_on`, the adaptive continuation), not from committed features. families.SJDPAC runs it
-    through the tree step it shares with TreeFamily."""
+    """SJD-PAC's drafter (protocols.ProactiveDrafter): builds its proactive tree as a TreeDrafter does, but learns
+    from the forward's laws (`carry_on`, the adaptive continuation), not from committed features. families.SJDPAC
+    runs it through the tree step it shares with TreeFamily."""
 
     def __init__(self, cfg, vocab: int, n_pos: int, gen: torch.Generator, noise=None):
         self.width, self.depth = cfg.pac_width, cfg.pac_depth

@@ -1,8 +1,9 @@
 """The two drafter interfaces, declared once: what the families (engine/families.py) ask of whoever proposes.
 
 A chain drafter (the Jacobi window, jacobi.py) proposes a run of drafts for the next positions and learns from the
-verification's target laws; a tree drafter (the EAGLE head, tree.py; a draft model, model.py; SJD-PAC's proactive
-tree, pac.py) builds a `DraftTree` under the newest committed token and observes what was committed. A tree method's
+verification's target laws; a `TreeBuilder` builds a `DraftTree` under the newest committed token: a tree drafter
+(the EAGLE head, tree.py; a draft model, model.py) then observes what was committed, SJD-PAC's proactive drafter
+(pac.py) carries on from the forward's laws (`carry_on`) instead. A tree method's
 drafter comes from a `TreeDrafterFactory` (drafters.drafter_factory), called once per run. A backend that ships its
 own EAGLE head says so by offering it (`OffersEagleHead`); drafter_factory asks the model, never its name.
 """
@@ -26,17 +27,27 @@ class ChainDrafter(Protocol):
         ...
 
 
-class TreeDrafter(Protocol):
+class TreeBuilder(Protocol):
     def build(self, root_token: int, root_pos: int) -> DraftTree:
         """The draft tree under the newest committed token `root_token` (at image position root_pos)."""
         ...
 
-    def observe(self, tokens: list[int], positions: list[int], features: Any = None) -> None:
+
+class TreeDrafter(TreeBuilder, Protocol):
+    def observe(self, tokens: list[int], positions: list[int], features: Any) -> None:
         """Newly committed tokens at their positions, with the target features before each of them (N, h)."""
         ...
 
 
+class ProactiveDrafter(TreeBuilder, Protocol):
+    def carry_on(self, tree: DraftTree, path: list[int], q: torch.Tensor) -> None:
+        """After the walk (path: accepted node ids) over this drafter's last tree, with the forward's laws q (N, V)."""
+        ...
+
+
 class TreeDrafterFactory(Protocol):
+    label: str                                      # which drafter it builds, shown under a lane ("" = unnamed)
+
     def __call__(self, model: Any, cfg: Any, gen: torch.Generator) -> TreeDrafter:
         """The tree drafter of one run of `model` under `cfg`, drawing from `gen`."""
         ...

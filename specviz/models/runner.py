@@ -1,4 +1,6 @@
-"""Resolve a RunConfig into a model + drafter and stream the run (used by the CLI, the bench and the app)."""
+"""Resolve a RunConfig into a model + drafter and stream the run (the CLI, the bench, the atlas; the library's
+`specviz.runner` is this module's public path). It loads models, so it lives with them: the engine below never
+reaches up to specviz.models."""
 from __future__ import annotations
 
 from typing import Iterator
