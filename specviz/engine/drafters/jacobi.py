@@ -45,10 +45,9 @@ class JacobiDrafter:
     of the next window are drawn at the end of `update`, where the next `propose` would draw them (nothing draws
     in between), so their values come back with that read too."""
 
-    def __init__(self, window: int, vocab: int, grid: tuple[int, int], init: str, gen: torch.Generator,
-                 couple: bool = False, noise=None):
-        self.window, self.vocab, self.grid, self.init, self.gen = window, vocab, grid, init, gen
-        self.couple, self.noise, self.n = couple, noise, 0    # noise: keyed.Noise (refined drafts race E_pos)
+    def __init__(self, window: int, vocab: int, grid: tuple[int, int], init: str, rnd, couple: bool = False):
+        self.window, self.vocab, self.grid, self.init = window, vocab, grid, init
+        self.rnd, self.couple, self.n = rnd, couple, 0        # rnd: the run's randomness (engine/randomness.py)
         self.x = torch.zeros(0, dtype=torch.long)  # drafts for positions n, n+1, ...
         self.laws: list = []                       # per draft: (V,) law or None (point mass)
         self.host: list[int] | None = []           # x's values on the host, when known
@@ -96,14 +95,8 @@ class JacobiDrafter:
         if not len(rest):
             self.x, self.laws = torch.zeros(0, dtype=torch.long, device=q.device), []
         else:
-            old = self.x[start:].to(q.device)
-            if self.noise is not None:             # keyed: the race of each slot's new law at its position, stable
-                self.x = self.noise.races(self.n + start, rest)   # across refinements without a coupling (docs §9)
-            elif self.couple and len(old):
-                coupled = coupled_draw(old, self._law_rows(old, self.laws[start:]), rest[:len(old)], self.gen)
-                self.x = torch.cat([coupled, sample(rest[len(old):], self.gen)])
-            else:
-                self.x = sample(rest, self.gen)
+            old, laws = self.x[start:].to(q.device), self.laws[start:]
+            self.x = self.rnd.refine(self.n + start, rest, old, lambda: self._law_rows(old, laws), self.couple)
             self.laws = list(rest)
         if self.init == "random":
             self._fill(None, self.n + start)
@@ -114,9 +107,7 @@ class JacobiDrafter:
             return self._at(committed, pos - 1)
         if self.init == "repeat_vertical" and pos >= w:
             return self._at(committed, pos - w)
-        if self.noise is not None:
-            return self.noise.fresh_t(pos)
-        return torch.randint(self.vocab, (1,), generator=self.gen)[0]
+        return self.rnd.fresh(pos)
 
     def _at(self, committed: list[int], pos: int) -> torch.Tensor:
         """Token at pos: committed if known, else the current draft there."""
