@@ -105,13 +105,19 @@ def test_reading_2_accept_uniforms_equal_the_single_values():
 
 def _trace(noise_kind: str):
     model = StubTarget(64, (4, 4), 8)
-    return drain(decode(model, RunConfig(method="sjd", prompt="stub", noise=noise_kind, window=4),
+    return drain(decode(model, RunConfig(method="csd", prompt="stub", noise=noise_kind, window=4, lam=0.5),
                         stub_drafter)).trace
 
 
 def test_a_keyed_trace_records_its_reading():
+    """The trace's config says which reading drew it; a sampled token's target_sample is itself under keyed noise
+    (the race's x*) and absent in the papers' noise; the papers' bound is summed only for the papers' noise."""
     keyed, papers = _trace("keyed"), _trace("papers")
-    assert keyed.config["noise_version"] == noise.VERSION == 2 and "noise_version" not in papers.config
+    assert keyed.config.get("noise_version") == noise.VERSION == 2 and "noise_version" not in papers.config
     assert noise.version_of(keyed.config) == 2 and noise.version_of({"noise": "keyed"}) == 1
     assert Keyed(0, 8, 1).noise.version == 1 and Keyed(0, 8).noise.version == 2
     assert of_config(keyed.config).promises is False and of_config(papers.config).promises is True
+    sampled = {"ar", "bonus", "resampled"}
+    assert all(ev.target_sample == ev.token for _, ev in keyed.events() if ev.decision in sampled)
+    assert all(ev.target_sample is None for _, ev in papers.events())
+    assert keyed.summary["tv_bound"] is None and isinstance(papers.summary["tv_bound"], float)
