@@ -17,7 +17,7 @@ import torch
 from specviz.core.sampling import keyed_uniforms, log_race_scores, noise_key, race_noise
 
 VERSION = 2                       # the reading new keyed runs use and record
-_KEPT = 256                       # positions whose race noise a run keeps (V floats each; the window moves forward)
+_WINDOW = 64                      # positions of race rows a run keeps at least (V floats each; the window moves on)
 _M32 = 0xFFFFFFFF
 _A, _B, _GOLD = 0x7FEB352D, 0x846CA68B, 0x9E3779B9      # the finaliser's multipliers; the Weyl step of the codes
 
@@ -97,19 +97,27 @@ def _unit_t(z: torch.Tensor) -> torch.Tensor:
 
 
 class Noise:
-    """The keyed random numbers of one run (seed, vocabulary size), reading 2 (the counter hash). Each position's
-    race noise log E_pos (V,) is computed once, the missing positions of an ask in one block, and kept for the last
-    _KEPT positions asked (a chain asks the same positions step after step)."""
+    """The keyed random numbers of one run (seed, vocabulary size), reading 2 (the counter hash). The race at a
+    position is argmax_v q(v) W(v) with W = 1/E (so argmin E/q, the same race as sampling.race, scored by a product:
+    reading 2's bits). The rows of W are computed once per position, a window of them in one block, and kept in one
+    buffer where the laws live: an ask inside the window is a view (a chain asks the same positions step after
+    step); an ask past it moves the window (the overlap copied, the rest computed in one block)."""
     version = VERSION
 
     def __init__(self, seed: int, vocab: int):
         self.seed, self.vocab = seed, vocab
-        self._log_e: dict[int, torch.Tensor] = {}
+        self._buf: torch.Tensor | None = None       # (cap, V) race rows of positions _b0 .. _b0 + cap - 1
+        self._b0 = 0
 
     # ------------------------------------------------------------------ what each reading defines
-    def _draw_log_e(self, positions: list[int], device) -> torch.Tensor:
-        """(N, V) log E for positions (E = -log(1 - u), u the race's uniforms)."""
-        return (-torch.log1p(-uniform_block(self.seed, positions, "race", self.vocab, device))).log()
+    def _draw_rows(self, positions: list[int], device) -> torch.Tensor:
+        """(N, V) race rows for positions: W = 1/E, E = -log(1 - u) (E = 0 once in 2^24 draws: W = 1e30, finite)."""
+        e = -torch.log1p(-uniform_block(self.seed, positions, "race", self.vocab, device))
+        return 1.0 / e.clamp_min(1e-30)
+
+    def _score(self, laws: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        """Race scores of laws against their rows: larger wins; 0 off the support (a law's support is never empty)."""
+        return laws * rows
 
     def uniform(self, pos: int, purpose: str, code: int = 0) -> float:
         """One keyed uniform, on the host."""
@@ -120,27 +128,35 @@ class Noise:
         return uniform_at(self.seed, list(range(pos, pos + len(codes))), purpose, codes)
 
     # ------------------------------------------------------------------ shared by the readings
-    def log_e_rows(self, pos: int, k: int, device=None) -> torch.Tensor:
-        """(k, V) log E at positions pos .. pos + k - 1 on `device`; the positions not kept yet drawn in one ask."""
-        want = range(pos, pos + k)
-        rows = {p: self._log_e[p] for p in want if p in self._log_e}
-        missing = [p for p in want if p not in rows]
-        if missing:
-            rows.update(zip(missing, self._draw_log_e(missing, device)))
-            self._log_e.update((p, rows[p]) for p in missing)
-            while len(self._log_e) > _KEPT:
-                del self._log_e[next(iter(self._log_e))]
-        return torch.stack([rows[p].to(device or "cpu") for p in want])
+    def rows(self, pos: int, k: int, device=None) -> torch.Tensor:
+        """(k, V) race rows at positions pos .. pos + k - 1 on `device` (a view into the kept window)."""
+        dev = torch.device(device or "cpu")
+        buf = self._buf
+        if buf is None or buf.device != dev or pos < self._b0 or pos + k > self._b0 + len(buf):
+            self._move(pos, k, dev)
+        i = pos - self._b0
+        return self._buf[i:i + k]
 
-    def log_e(self, pos: int, device=None) -> torch.Tensor:
-        """log E_pos (V,): the log of the race's exponentials at pos, kept on `device` after the first ask."""
-        return self.log_e_rows(pos, 1, device)[0]
+    def _move(self, pos: int, k: int, dev: torch.device) -> None:
+        """A new window from pos of max(2k, _WINDOW) positions: rows the old window holds are copied, the rest drawn
+        in one block."""
+        cap, old, b0 = max(2 * k, _WINDOW), self._buf, self._b0
+        keep = range(max(pos, b0), min(pos + cap, b0 + len(old))) if old is not None and old.device == dev else []
+        missing = [p for p in range(pos, pos + cap) if p not in keep]
+        buf = torch.empty(cap, self.vocab, device=dev)
+        if len(keep):
+            buf[keep.start - pos:keep.stop - pos] = old[keep.start - b0:keep.stop - b0]
+        drawn = self._draw_rows(missing, dev)
+        at = torch.tensor([p - pos for p in missing], device=dev)
+        buf[at] = drawn
+        self._buf, self._b0 = buf, pos
 
     def scores(self, pos: int, laws: torch.Tensor) -> torch.Tensor:
-        """sampling.race_scores of laws (k, V) whose rows sit at positions pos, pos + 1, ... (or one law (V,))."""
+        """Race scores of laws (k, V) whose rows sit at positions pos, pos + 1, ... (or one law (V,)): the argmax of
+        a row is its race's winner, its descending order a draw without replacement (Gumbel top-k)."""
         if laws.dim() == 1:
-            return log_race_scores(laws, self.log_e(pos, laws.device))
-        return log_race_scores(laws, self.log_e_rows(pos, len(laws), laws.device))
+            return self._score(laws, self.rows(pos, 1, laws.device)[0])
+        return self._score(laws, self.rows(pos, len(laws), laws.device))
 
     def races(self, pos: int, laws: torch.Tensor) -> torch.Tensor:
         """x* of each row of laws (k, V) at positions pos, pos + 1, ...: (k,) long, read by the caller at once."""
@@ -182,8 +198,12 @@ class NoiseV1(Noise):
     [, token]), one per row of race noise, one per relaxation uniform."""
     version = 1
 
-    def _draw_log_e(self, positions, device):
-        return torch.stack([race_noise(self.seed, p, self.vocab) for p in positions]).log().to(device or "cpu")
+    def _draw_rows(self, positions, device):
+        """log E, drawn one generator per row, scored as sampling.race_scores does (to its bits)."""
+        return torch.stack([race_noise(self.seed, p, self.vocab) for p in positions]).log().to(device)
+
+    def _score(self, laws, rows):
+        return log_race_scores(laws, rows)
 
     def uniform(self, pos, purpose, code=0):
         return float(keyed_uniforms(self.seed, pos, purpose, 1, code)[0])

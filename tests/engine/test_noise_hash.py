@@ -77,23 +77,29 @@ def test_the_race_samples_the_law_under_reading_2():
 
 
 def test_kept_rows_do_not_depend_on_the_order_asked():
-    a, b = noise.Noise(7, 64), noise.Noise(7, 64)
-    rows = a.log_e_rows(3, 10)
-    for pos in reversed(range(3, 13)):
-        assert torch.equal(b.log_e(pos), rows[pos - 3])
-    assert torch.equal(b.log_e_rows(3, 10), rows)
+    """The kept window gives every position's row as drawn alone, whatever was asked before: forward, backward,
+    across the window's end, and for reading 1 too."""
+    for reading in (noise.Noise, noise.NoiseV1):
+        ref = reading(7, 64)
+        want = {p: ref._draw_rows([p], torch.device("cpu"))[0] for p in range(0, 200)}
+        a = reading(7, 64)
+        asks = [(3, 10), (3, 10), (12, 16), (60, 16), (70, 8), (5, 3), (150, 40), (100, 1), (199, 1)]
+        for pos, k in asks:
+            got = a.rows(pos, k)
+            assert all(torch.equal(got[i], want[pos + i]) for i in range(k)), (reading, pos, k)
+        assert torch.equal(a.scores(4, torch.full((64,), 1 / 64)), a._score(torch.full((64,), 1 / 64), want[4]))
 
 
 def test_reading_1_is_the_old_generator_stream():
     """NoiseV1 draws what the engine drew before reading 2 (a generator seeded per row / per value)."""
     old = noise.NoiseV1(7, 16)
-    assert torch.equal(old.log_e(3), race_noise(7, 3, 16).log())
+    assert torch.equal(old.rows(3, 1)[0], race_noise(7, 3, 16).log())
     assert old.u(3, 5) == float(keyed_uniforms(7, 3, "accept", 1, 5)[0])
     assert old.fresh(2) == min(15, int(float(keyed_uniforms(7, 2, "fresh", 1)[0]) * 16))
     assert torch.equal(old.accept_us(4, torch.tensor([1, 2])), torch.stack([old.u_t(4, 1), old.u_t(5, 2)]))
     law = torch.full((16,), 1 / 16)
     assert old.race(3, law) == int(race(law, race_noise(7, 3, 16)))
-    assert not torch.equal(noise.Noise(7, 16).log_e(3), old.log_e(3))
+    assert noise.Noise(7, 16).uniform(3, "accept", 5) != old.u(3, 5)
 
 
 def test_reading_2_accept_uniforms_equal_the_single_values():

@@ -58,12 +58,14 @@ def _accept_us_from_position_zero(self, pos, x):
     return self.uniforms_at(0, "accept", x)
 
 
-def _keep_last_ask_only(self, pos, k, device=None):
-    """Wrong: kept rows stored by their index in the ask, not by position."""
-    rows = self._draw_log_e(list(range(pos, pos + k)), device)
-    for i, row in enumerate(rows):
-        self._log_e.setdefault(i, row)
-    return torch.stack([self._log_e[i] for i in range(k)])
+def _move_one_row_off(self, pos, k, dev):
+    """Wrong: the window's overlap copied one row off (the old window's rows shifted by one position)."""
+    cap, old, b0 = max(2 * k, noise._WINDOW), self._buf, self._b0
+    buf = self._draw_rows(list(range(pos, pos + cap)), dev)
+    if old is not None and b0 < pos < b0 + len(old) - 1:
+        n = min(b0 + len(old), pos + cap) - pos - 1
+        buf[:n] = old[pos - b0 + 1:pos - b0 + 1 + n]
+    self._buf, self._b0 = buf, pos
 
 
 VARIANTS = [
@@ -90,7 +92,7 @@ VARIANTS = [
     Mutant("chain uniforms keyed from position 0",
            lambda mp: mp.setattr(noise.Noise, "accept_us", _accept_us_from_position_zero),
            (test_reading_2_accept_uniforms_equal_the_single_values,)),
-    Mutant("kept race rows stored by index", lambda mp: mp.setattr(noise.Noise, "log_e_rows", _keep_last_ask_only),
+    Mutant("kept window's overlap copied one row off", lambda mp: mp.setattr(noise.Noise, "_move", _move_one_row_off),
            (test_kept_rows_do_not_depend_on_the_order_asked,)),
     Mutant("noise scan blind to `is None`",
            lambda mp: mp.setattr("tests.engine.test_noise_chosen_once._names_noise", lambda node: False),
