@@ -2,7 +2,7 @@
 
 `decode(model, cfg)` is a generator of `Progress` records; the CLI, the bench and the app all drain it. Every
 registered method (methods.py) runs through it: its drafter family's `step()` (families.py) does one verification
-step. Randomness is one explicit torch.Generator seeded from cfg.seed.
+step. Randomness is one object chosen from cfg.noise and cfg.seed (engine/randomness.py).
 """
 from __future__ import annotations
 
@@ -10,18 +10,16 @@ import time
 from dataclasses import dataclass
 from typing import Iterator
 
-import torch
-
 from specviz.core.knobs import ConfigError
-from specviz.core.noise import noise_for
 from specviz.core.records import StepEvent
-from specviz.core.sampling import sample, target_probs
+from specviz.core.sampling import target_probs
 from specviz.core.trace import Trace
 from specviz.engine import registry
 from specviz.engine.config import RunConfig
 from specviz.engine.drafters.protocols import TreeDrafterFactory
 from specviz.engine.events import simple_event
 from specviz.engine.families import Ctx, host
+from specviz.engine.randomness import choose
 from specviz.engine.summary import summarize
 
 
@@ -36,7 +34,7 @@ class Progress:
 
 def decode(model, cfg: RunConfig, make_drafter: TreeDrafterFactory | None = None,
            record: bool = True) -> Iterator[Progress]:
-    """Run cfg.method on `model`. make_drafter(model, cfg, gen) builds the tree drafter for tree methods.
+    """Run cfg.method on `model`. make_drafter(model, cfg, rnd) builds the tree drafter for tree methods.
     A tree method without a drafter fails here, before any model work."""
     method = registry.get(cfg.method)
     if method.family.needs_drafter and make_drafter is None:
@@ -50,19 +48,18 @@ def decode(model, cfg: RunConfig, make_drafter: TreeDrafterFactory | None = None
 
 def _decode(model, cfg: RunConfig, method, make_drafter: TreeDrafterFactory | None,
             record: bool) -> Iterator[Progress]:
-    gen = torch.Generator().manual_seed(cfg.seed)
+    rnd = choose(cfg, model.codebook_size)
     n_pos = model.grid[0] * model.grid[1]
-    trace = Trace(cfg.method, model.name, list(model.grid), cfg.to_dict())
+    trace = Trace(cfg.method, model.name, list(model.grid), cfg.to_dict() | rnd.record)
     t_start = t0 = time.perf_counter()
     pf = model.prefill(cfg.prompt, cfg.cfg_scale)
     q0 = target_probs(host(pf.logits), cfg.temperature, cfg.top_k, cfg.top_p)
-    noise = noise_for(cfg, model.codebook_size)
-    committed = [int(sample(q0, gen)) if noise is None else noise.race(0, q0)]
-    ev = [simple_event(0, committed[0], "ar", q0, cfg)] if record else []
+    committed = [rnd.first(q0)]
+    ev = [simple_event(0, committed[0], "ar", q0, cfg, rnd)] if record else []
     trace.steps.append(StepEvent(0, time.perf_counter() - t0, ev))
     yield Progress(trace.steps[-1], committed, trace, n_pos == 1)
 
-    ctx = Ctx(model, cfg, method, gen, method.accept_fn(cfg, model), n_pos, record, noise)
+    ctx = Ctx(model, cfg, method, rnd, method.accept_fn(cfg, model), n_pos, record)
     family = method.family(ctx, make_drafter)
     family.start(committed, pf.hidden)
     while len(committed) < n_pos:

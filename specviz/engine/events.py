@@ -8,16 +8,12 @@ from specviz.core.records import Groups, Sibling, TokenEvent
 from specviz.core.sampling import entropies, entropy, normalised_entropy, tv
 
 
-def keyed_token(cfg, token: int) -> int | None:
-    """A sampled token's `target_sample` field: itself under keyed noise (it is the race's x*), else None (absent)."""
-    return token if getattr(cfg, "noise", "papers") == "keyed" else None
-
-
-def simple_event(pos: int, token: int, decision: str, q: torch.Tensor, cfg) -> TokenEvent:
-    """An ar or bonus token sampled straight from q."""
+def simple_event(pos: int, token: int, decision: str, q: torch.Tensor, cfg, rnd) -> TokenEvent:
+    """An ar or bonus token sampled straight from q (rnd: the run's randomness, engine/randomness.py, which says
+    what a sampled token's `target_sample` field is)."""
     return TokenEvent(pos=pos, token=token, decision=decision, p_target=float(q[token]),
                       entropy=float(entropy(q)), entropy_norm=float(entropy(q, cfg.h_norm)),
-                      target_sample=keyed_token(cfg, token))
+                      target_sample=rnd.target_sample(token))
 
 
 def simple_pack(q: torch.Tensor, token: torch.Tensor, cfg) -> torch.Tensor:
@@ -30,13 +26,13 @@ def simple_pack(q: torch.Tensor, token: torch.Tensor, cfg) -> torch.Tensor:
     return torch.cat(parts)
 
 
-def simple_record(pos: int, vals: list, decision: str, cfg) -> tuple[int, list]:
+def simple_record(pos: int, vals: list, decision: str, cfg, rnd) -> tuple[int, list]:
     """(token, [its TokenEvent]) from simple_pack's values (no event when cfg is None)."""
     token = int(vals[0])
     if cfg is None:
         return token, []
     return token, [TokenEvent(pos=pos, token=token, decision=decision, p_target=vals[1], entropy=vals[2],
-                              entropy_norm=vals[3], target_sample=keyed_token(cfg, token))]
+                              entropy_norm=vals[3], target_sample=rnd.target_sample(token))]
 
 
 def chain_pack(x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res, cfg) -> torch.Tensor:
@@ -60,7 +56,7 @@ def chain_pack(x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res, cfg) -> t
     return torch.cat(parts)
 
 
-def chain_record(n: int, vals: list, k_all: int, res, cfg) -> tuple[list, list]:
+def chain_record(n: int, vals: list, k_all: int, res, cfg, rnd) -> tuple[list, list]:
     """(new tokens, TokenEvents) of a Jacobi step that started at position n from chain_pack's values (drafts at n,
     n+1, ...; no events when cfg is None)."""
     new_tok, toks = int(vals[0]), [int(t) for t in vals[1:1 + k_all]]
@@ -84,18 +80,18 @@ def chain_record(n: int, vals: list, k_all: int, res, cfg) -> tuple[list, list]:
         i, (q_new, h_new, hn_new) = res.accepted, vals[off:off + 3]
         if res.bonus:
             ev = TokenEvent(pos=n + i, token=new_tok, decision="bonus", level=i + 1, p_target=q_new, entropy=h_new,
-                            entropy_norm=hn_new, target_sample=keyed_token(cfg, new_tok))
+                            entropy_norm=hn_new, target_sample=rnd.target_sample(new_tok))
         else:
             r = out[i]
             ev = TokenEvent(pos=r.pos, token=new_tok, decision="resampled", level=r.level, node=r.node,
                             p_target=q_new, entropy=r.entropy, entropy_norm=r.entropy_norm,
                             tv=r.tv, tv_cost=r.tv_cost, tv_residual=r.tv_residual,
-                            target_sample=keyed_token(cfg, new_tok))
+                            target_sample=rnd.target_sample(new_tok))
         out.append(ev)
     return new, out
 
 
-def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg) -> list:
+def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg, rnd) -> list:
     """Events of a tree step rooted at root_pos (walk: verify.TreeWalk): every judged candidate, then the resampled
     or bonus token. A candidate judged with groups (CASCADE) carries the `groups` extension."""
     judged, path, new_tok, bonus = walk.judged, walk.path, walk.new_token, walk.bonus
@@ -127,5 +123,5 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg) -> list:
         h, hn = ent[last] if last in ent else entropies(q[last], cfg.h_norm)
         out.append(TokenEvent(pos=pos, token=new_tok, decision="bonus" if bonus else "resampled",
                               level=len(path), p_target=q[last, new_tok].item(), entropy=h, entropy_norm=hn,
-                              tv_cost=0.0 if bonus else cost, target_sample=keyed_token(cfg, new_tok)))
+                              tv_cost=0.0 if bonus else cost, target_sample=rnd.target_sample(new_tok)))
     return out

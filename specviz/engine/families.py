@@ -10,31 +10,30 @@ from typing import Callable
 
 import torch
 
-from specviz.core.noise import Noise
 from specviz.core.records import Drafted
-from specviz.core.sampling import sample, target_probs
+from specviz.core.sampling import target_probs
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.drafters.jacobi import JacobiDrafter
 from specviz.engine.drafters.pac import PACDrafter
 from specviz.engine.drafters.protocols import ChainDrafter, TreeBuilder, TreeDrafter, TreeDrafterFactory
 from specviz.engine.events import chain_pack, chain_record, simple_pack, simple_record, tree_events
-from specviz.engine.keyed import keyed_chain, keyed_tree
+from specviz.engine.randomness import Keyed, Papers
 from specviz.engine.registry import Method, RunConfigBase
 from specviz.engine.target import Model
-from specviz.engine.verify import TreeWalk, verify_chain, verify_tree
+from specviz.engine.verify import TreeWalk
 
 
 @dataclass
 class Ctx:
-    """What every step of one run shares. accept_fn: the method's vectorised rule (q, p) -> a."""
+    """What every step of one run shares. accept_fn: the method's vectorised rule (q, p) -> a; rnd: the run's
+    randomness (engine/randomness.py: the papers' generator or the keyed noise), asked for every draw."""
     model: Model
     cfg: RunConfigBase                                # the run's engine.config.RunConfig
     method: Method
-    gen: torch.Generator
+    rnd: Papers | Keyed
     accept_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
     n_pos: int
     record: bool
-    noise: Noise | None = None       # the keyed noise mode's random numbers (docs/methods.md §9), else None
 
 
 @dataclass
@@ -80,9 +79,9 @@ class AR(Family):
         logits, _ = c.model.forward(state, torch.tensor([committed[-1]]), torch.tensor([n - 1]))
         q = self.laws(logits)
         c.model.commit(state, torch.arange(1))
-        tok = sample(q[0], c.gen) if c.noise is None else c.noise.races(n, q[:1])[0]
+        tok = c.rnd.draw(n, q[:1])[0]
         token, events = simple_record(n, simple_pack(q[0], tok, c.cfg if c.record else None).tolist(), "ar",
-                                      c.cfg if c.record else None)                 # the step's one read
+                                      c.cfg if c.record else None, c.rnd)          # the step's one read
         return StepOut([token], events)
 
 
@@ -93,8 +92,8 @@ class Jacobi(Family):
     def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         super().__init__(ctx)
         c = ctx.cfg
-        self.drafter: ChainDrafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.gen,
-                                     couple=bool(c.couple), noise=ctx.noise)
+        self.drafter: ChainDrafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.rnd,
+                                                   couple=bool(c.couple))
 
     def step(self, state, committed):
         c, n = self.ctx, len(committed)
@@ -104,17 +103,13 @@ class Jacobi(Family):
         q = self.laws(logits)                                                       # (k+1, V)
         x, p = x.to(q.device), p.to(q.device)                      # the first window's fresh drafts: host-made
         bonus_ok = n + len(x) < c.n_pos
-        if c.noise is None:
-            res = verify_chain(q, p, x, c.accept_fn, c.gen, bonus_ok, lazy=True)
-        else:
-            res = keyed_chain(q, p, x, c.accept_fn, c.noise, n, bonus_ok, lazy=True, tokens=self.drafter.known(),
-                              lossless=c.method.lossless)
+        res = c.rnd.chain(q, p, x, c.accept_fn, n, bonus_ok, self.drafter.known(), c.method.lossless)
         c.model.commit(state, torch.arange(res.accepted + 1))
         self.drafter.update(res.accepted, q)
         pack = chain_pack(x, p, q, res, c.cfg if c.record else None)
         vals = torch.cat([pack, self.drafter.x.to(pack.device, torch.float64)]).tolist()     # the step's one read
         self.drafter.settle(vals[len(pack):])
-        new, events = chain_record(n, vals[:len(pack)], len(x), res, c.cfg if c.record else None)
+        new, events = chain_record(n, vals[:len(pack)], len(x), res, c.cfg if c.record else None, c.rnd)
         out = StepOut(new, events)
         if c.record:
             out.drafted = [Drafted(i + 1, i, n + i, t) for i, t in enumerate(int(v) for v in vals[1:1 + len(x)])]
@@ -153,7 +148,7 @@ class TreeFamily(TreeSteps):
 
     def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         super().__init__(ctx)
-        self.drafter: TreeDrafter = make_drafter(ctx.model, ctx.cfg, ctx.gen)
+        self.drafter: TreeDrafter = make_drafter(ctx.model, ctx.cfg, ctx.rnd)
 
     def start(self, committed, hidden0):
         self.drafter.observe([committed[0]], [0], host(hidden0)[None])
@@ -169,26 +164,24 @@ class SJDPAC(TreeSteps):
 
     def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         super().__init__(ctx)
-        self.drafter: PACDrafter = PACDrafter(ctx.cfg, ctx.model.codebook_size, ctx.n_pos, ctx.gen, ctx.noise)
+        self.drafter: PACDrafter = PACDrafter(ctx.cfg, ctx.model.codebook_size, ctx.n_pos, ctx.rnd)
 
     def learn(self, tree, walk, q, hidden, new, n):
         self.drafter.carry_on(tree, walk.path, q)
 
 
 def walk_tree(c: Ctx, tree: DraftTree, q: torch.Tensor, group_fn, budget: float, n: int) -> TreeWalk:
-    """The tree's verification: verify_tree, or keyed_tree under keyed noise (root at position n - 1)."""
+    """The tree's verification under the run's randomness (root at position n - 1)."""
     def bonus_ok(d):
         return n - 1 + d + 1 < c.n_pos
-    if c.noise is None:
-        return verify_tree(tree, q, c.accept_fn, c.gen, group_fn, budget, bonus_ok)
-    return keyed_tree(tree, q, c.accept_fn, c.noise, n - 1, group_fn, budget, bonus_ok)
+    return c.rnd.tree(tree, q, c.accept_fn, n - 1, group_fn, budget, bonus_ok)
 
 
 def tree_step_out(c: Ctx, n: int, tree: DraftTree, q: torch.Tensor, walk: TreeWalk, new: list) -> StepOut:
     """A tree step's result and, when recording, its events and Drafted records (walk: verify.TreeWalk)."""
     out = StepOut(new)
     if c.record:
-        out.events = tree_events(n - 1, tree, q, walk, c.cfg)
+        out.events = tree_events(n - 1, tree, q, walk, c.cfg, c.rnd)
         out.drafted = [Drafted(i, tree.parents[i], n - 1 + tree.depths[i], tree.tokens[i])
                        for i in range(1, len(tree.tokens))]
     return out

@@ -44,8 +44,7 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
     if lossless:
         u = torch.full((k,), -1.0, device=q.device)
     else:
-        xs = x.tolist() if tokens is None else tokens
-        u = torch.where(c > 0, torch.stack([noise.u_t(n + i, xs[i]) for i in range(k)]).to(q.device), -1.0)
+        u = torch.where(c > 0, noise.accept_us(n, x), -1.0)          # one block where x lives (no read of x)
     hit = x == star
     ok = hit | ((c > 0) & (u < c))
     if lossless:                                   # c = 0 on every cell: change_prob's sum is 0 (no row to loop)

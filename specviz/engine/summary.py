@@ -5,7 +5,7 @@ import numpy as np
 
 from specviz.core.records import ACCEPTED, JUDGED
 from specviz.core.trace import Trace
-from specviz.engine import registry
+from specviz.engine import randomness, registry
 from specviz.engine.registry import KnobValues
 
 
@@ -50,9 +50,7 @@ def promised(method, config: dict, judged: dict) -> float | None:
     """Σ over judged positions of Σ over the drafts judged there of the rule's per-draft promise (lossless: 0)."""
     if method.lossless:
         return 0.0
-    if config.get("noise") == "keyed":             # the papers' promises are about their own rules (docs §9)
-        return None
-    if method.bound is None:
+    if method.bound is None or not randomness.of_config(config).promises:    # keyed: not the papers' draws (§9)
         return None
     knobs = KnobValues.from_config(config)
     per = [method.bound(ev, knobs) for evs in judged.values() for ev in evs]

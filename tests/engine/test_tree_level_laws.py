@@ -16,6 +16,7 @@ import torch
 from specviz.core.sampling import safe_norm, tv
 from specviz.engine import events, groups, rules, verify
 from specviz.engine.drafters.draft_tree import DraftTree
+from specviz.engine.randomness import Papers
 
 V = 6
 
@@ -181,7 +182,7 @@ def test_resampled_event_costs_the_level_once():
     tree = one_level((0, 1, 2))
     cfg = everything()
     for seed in range(20):
-        evs = events.tree_events(10, tree, q, run_tree(tree, q, cfg, 0.5, seed), cfg)
+        evs = events.tree_events(10, tree, q, run_tree(tree, q, cfg, 0.5, seed), cfg, Papers(seed, 6))
         if evs[-1].decision != "resampled":
             continue
         judged = [e for e in evs if e.decision == "rejected"]

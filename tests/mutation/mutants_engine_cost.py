@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from specviz.engine import families, gsd_sorted, rules
+from specviz.engine import gsd_sorted, randomness, rules
 from tests.engine.test_gsd_sorted import test_sorted_path_equals_the_per_cell_path
 from tests.engine.test_host_syncs import chain_reads_within_two
 from tests.engine.test_keyed_chain_record import check_relaxed_rule_relaxes_under_keyed_noise
@@ -67,7 +67,7 @@ VARIANTS.append(Mutant("LANTERN local path counts the cell among its neighbours"
 
 
 def _keyed_chain_always_lossless(real):
-    """Wrong: the family tells keyed_chain every rule is lossless (the record's flag not asked)."""
+    """Wrong: the keyed randomness tells keyed_chain every rule is lossless (the record's flag not passed on)."""
     def chain(*a, **kw):
         kw["lossless"] = True
         return real(*a, **kw)
@@ -75,5 +75,5 @@ def _keyed_chain_always_lossless(real):
 
 
 VARIANTS.append(Mutant("keyed chain told every rule is lossless",
-                       lambda mp: _wrap(mp, families, "keyed_chain", _keyed_chain_always_lossless),
+                       lambda mp: _wrap(mp, randomness, "keyed_chain", _keyed_chain_always_lossless),
                        (check_relaxed_rule_relaxes_under_keyed_noise,)))

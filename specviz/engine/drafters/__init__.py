@@ -10,7 +10,7 @@ from specviz.engine.drafters.tree import HeadDrafter
 
 def drafter_factory(model, draft_model=None):
     """The tree drafter of a model: a draft model when given, else the trained EAGLE head the backend offers (the
-    scenes model ships one). Returns factory(model, cfg, gen) or None when the model has no drafter (tree methods
+    scenes model ships one). Returns factory(model, cfg, rnd) or None when the model has no drafter (tree methods
     then fail clearly)."""
     if draft_model is not None:
         same = (draft_model.codebook_size == model.codebook_size and tuple(draft_model.grid) == tuple(model.grid))
@@ -20,20 +20,20 @@ def drafter_factory(model, draft_model=None):
                 f"{draft_model.grid[0]}x{draft_model.grid[1]} grid) does not match --model "
                 f"{getattr(model, 'name', '?')!r} ({model.codebook_size} codes, {model.grid[0]}x{model.grid[1]} "
                 "grid): a draft model must share the target's image tokenizer (e.g. Janus-Pro-1B for -7B)")
-        return Factory(lambda m, cfg, gen: ModelDrafter(draft_model, cfg, gen),
+        return Factory(lambda m, cfg, rnd: ModelDrafter(draft_model, cfg, rnd),
                        f"draft model {getattr(draft_model, 'name', '?')}")
     head = model.eagle_head() if isinstance(model, OffersEagleHead) else None
     if head is None:
         return None
-    return Factory(lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen), "EAGLE head (assets/drafter.safetensors)")
+    return Factory(lambda m, cfg, rnd: HeadDrafter(head, m, cfg, rnd), "EAGLE head (assets/drafter.safetensors)")
 
 
 class Factory:
-    """A tree-drafter factory (protocols.TreeDrafterFactory): (model, cfg, gen) -> drafter, with a label saying
+    """A tree-drafter factory (protocols.TreeDrafterFactory): (model, cfg, rnd) -> drafter, with a label saying
     which drafter it builds."""
 
     def __init__(self, make, label: str):
         self.make, self.label = make, label
 
-    def __call__(self, model, cfg, gen) -> TreeDrafter:
-        return self.make(model, cfg, gen)
+    def __call__(self, model, cfg, rnd) -> TreeDrafter:
+        return self.make(model, cfg, rnd)

@@ -45,19 +45,19 @@ class JacobiDrafter:
     of the next window are drawn at the end of `update`, where the next `propose` would draw them (nothing draws
     in between), so their values come back with that read too."""
 
-    def __init__(self, window: int, vocab: int, grid: tuple[int, int], init: str, gen: torch.Generator,
-                 couple: bool = False, noise=None):
-        self.window, self.vocab, self.grid, self.init, self.gen = window, vocab, grid, init, gen
-        self.couple, self.noise, self.n = couple, noise, 0    # noise: keyed.Noise (refined drafts race E_pos)
+    def __init__(self, window: int, vocab: int, grid: tuple[int, int], init: str, rnd, couple: bool = False):
+        self.window, self.vocab, self.grid, self.init = window, vocab, grid, init
+        self.rnd, self.couple, self.n = rnd, couple, 0        # rnd: the run's randomness (engine/randomness.py)
         self.x = torch.zeros(0, dtype=torch.long)  # drafts for positions n, n+1, ...
-        self.laws: list = []                       # per draft: (V,) law or None (point mass)
+        self.p = torch.zeros(0, vocab)             # the refined drafts' laws (r, V): slots 0..r-1; the rest are
+                                                   # point masses (fresh slots only ever follow refined ones)
         self.host: list[int] | None = []           # x's values on the host, when known
 
     def propose(self, committed: list[int], n: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Drafts for positions n .. min(n + L - 1, H*W) - 1: tokens (k,), laws (k, V)."""
         self.n = n
         self._fill(committed, n)
-        return self.x, self._law_rows(self.x, self.laws)
+        return self.x, self._law_rows(self.x, self.p)
 
     def known(self) -> list[int] | None:
         """The current drafts' values if the host has them (else None: the caller reads them)."""
@@ -72,18 +72,14 @@ class JacobiDrafter:
         k = max(0, min(self.window - 1, self.grid[0] * self.grid[1] - n))
         while len(self.x) < k:                     # one at a time: a repeat init may read the draft just made
             self.x = torch.cat([self.x, self._fresh(committed, n + len(self.x)).view(1).to(self.x.device)])
-            self.laws.append(None)
             self.host = None
         self.x, self.host = self.x[:k], (self.host[:k] if self.host is not None else None)
-        del self.laws[k:]
+        self.p = self.p[:k]
 
-    def _law_rows(self, x: torch.Tensor, laws: list) -> torch.Tensor:
-        """(k, V) kept laws of drafts x (k,): one-hot rows for point masses (None)."""
-        p = torch.nn.functional.one_hot(x, self.vocab).float()
-        refined = [i for i, law in enumerate(laws) if law is not None]
-        if refined:
-            p[refined] = torch.stack([laws[i] for i in refined])
-        return p
+    def _law_rows(self, x: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+        """(k, V) kept laws of drafts x (k,) whose first len(p) slots are refined with laws p: one-hot rows after."""
+        fresh = torch.nn.functional.one_hot(x[len(p):], self.vocab).float()
+        return torch.cat([p.to(fresh.device), fresh]) if len(p) else fresh
 
     def update(self, accepted: int, q: torch.Tensor) -> None:
         """After a verification that committed `accepted` drafts plus one new token: slots beyond the new token
@@ -94,17 +90,11 @@ class JacobiDrafter:
         rest = q[start:]
         self.host = None
         if not len(rest):
-            self.x, self.laws = torch.zeros(0, dtype=torch.long, device=q.device), []
+            self.x, self.p = torch.zeros(0, dtype=torch.long, device=q.device), q[:0]
         else:
-            old = self.x[start:].to(q.device)
-            if self.noise is not None:             # keyed: the race of each slot's new law at its position, stable
-                self.x = self.noise.races(self.n + start, rest)   # across refinements without a coupling (docs §9)
-            elif self.couple and len(old):
-                coupled = coupled_draw(old, self._law_rows(old, self.laws[start:]), rest[:len(old)], self.gen)
-                self.x = torch.cat([coupled, sample(rest[len(old):], self.gen)])
-            else:
-                self.x = sample(rest, self.gen)
-            self.laws = list(rest)
+            old, old_p = self.x[start:].to(q.device), self.p[start:]
+            self.x = self.rnd.refine(self.n + start, rest, old, lambda: self._law_rows(old, old_p), self.couple)
+            self.p = rest
         if self.init == "random":
             self._fill(None, self.n + start)
 
@@ -114,9 +104,7 @@ class JacobiDrafter:
             return self._at(committed, pos - 1)
         if self.init == "repeat_vertical" and pos >= w:
             return self._at(committed, pos - w)
-        if self.noise is not None:
-            return self.noise.fresh_t(pos)
-        return torch.randint(self.vocab, (1,), generator=self.gen)[0]
+        return self.rnd.fresh(pos)
 
     def _at(self, committed: list[int], pos: int) -> torch.Tensor:
         """Token at pos: committed if known, else the current draft there."""

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import torch
 
-from specviz.core.noise import noise_for
 from specviz.core.sampling import target_probs
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.drafters.tree import pick_children
 
 
 class ModelDrafter:
-    def __init__(self, draft, cfg, gen: torch.Generator):
-        self.draft, self.cfg, self.gen = draft, cfg, gen
+    def __init__(self, draft, cfg, rnd):
+        self.draft, self.cfg, self.rnd = draft, cfg, rnd                # rnd: the run's randomness (randomness.py)
         self.state = None
         self.pending: list[tuple[int, int]] = []                  # committed (token, pos) not yet in the cache
-        self.noise = noise_for(cfg, draft.codebook_size)
 
     def observe(self, tokens: list[int], positions: list[int], features=None) -> None:
         self.pending += list(zip(tokens, positions))
@@ -31,7 +29,7 @@ class ModelDrafter:
         return target_probs(logits.float().cpu(), c.temperature, c.top_k, c.top_p)
 
     def _children(self, law: torch.Tensor, width: int, pos: int) -> list[tuple[int, torch.Tensor | None]]:
-        return pick_children(law, law, width, self.cfg, self.gen, self.noise, pos)
+        return pick_children(law, law, width, self.cfg, self.rnd, pos)
 
     @torch.inference_mode()
     def build(self, root_token: int, root_pos: int) -> DraftTree:

@@ -126,10 +126,10 @@ class PACDrafter:
     from the forward's laws (`carry_on`, the adaptive continuation), not from committed features. families.SJDPAC
     runs it through the tree step it shares with TreeFamily."""
 
-    def __init__(self, cfg, vocab: int, n_pos: int, gen: torch.Generator, noise=None):
+    def __init__(self, cfg, vocab: int, n_pos: int, rnd):
         self.width, self.depth = cfg.pac_width, cfg.pac_depth
         self.m = path_length(cfg.window, self.width, self.depth)
-        self.n_pos, self.gen, self.noise = n_pos, gen, noise        # noise: core.noise.Noise in the keyed mode
+        self.n_pos, self.rnd = n_pos, rnd                            # rnd: the run's randomness (randomness.py)
         self.uniform = torch.full((vocab,), 1.0 / vocab)
         self.carry: list[Carry] = []
         self.main: list[int] = []                                    # the last tree's first-candidate path
@@ -141,12 +141,7 @@ class PACDrafter:
         for d in range(k):
             c = self.carry[d] if d < len(self.carry) else None
             width = self.width if d < self.depth - 1 else 1
-            if self.noise is None:
-                x0, law = first_candidate(c, self.uniform, self.gen)
-                toks = draw_candidates(x0, law, width, self.gen)
-            else:                                   # keyed: the race of the stale (or uniform) law at n + d
-                law = self.uniform if c is None or c.law is None else c.law
-                toks = self.noise.order(n + d, law, width)
+            toks, law = self.rnd.candidates(n + d, c, self.uniform, width)
             levels.append((toks, sibling_laws(law, toks)))
         return levels
 

@@ -48,8 +48,9 @@ class ProactiveDrafter(TreeBuilder, Protocol):
 class TreeDrafterFactory(Protocol):
     label: str                                      # which drafter it builds, shown under a lane ("" = unnamed)
 
-    def __call__(self, model: Any, cfg: Any, gen: torch.Generator) -> TreeDrafter:
-        """The tree drafter of one run of `model` under `cfg`, drawing from `gen`."""
+    def __call__(self, model: Any, cfg: Any, rnd: Any) -> TreeDrafter:
+        """The tree drafter of one run of `model` under `cfg`, drawing from the run's randomness `rnd`
+        (engine/randomness.py: Papers or Keyed)."""
         ...
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import torch
 
-from specviz.core.noise import noise_for
 from specviz.core.sampling import target_probs
 from specviz.engine.drafters.draft_tree import DraftTree
 
@@ -20,15 +19,14 @@ class HeadDrafter:
     output head). The head is the backend's own (protocols.OffersEagleHead; the scenes one is scenes/drafter.py's
     DraftHead): `inputs`, `block`, `norm` and `new_cache` are all this drafter asks of it."""
 
-    def __init__(self, head, model, cfg, gen: torch.Generator):
-        self.head, self.model, self.cfg, self.gen = head.eval(), model, cfg, gen
+    def __init__(self, head, model, cfg, rnd):
+        self.head, self.model, self.cfg, self.rnd = head.eval(), model, cfg, rnd    # rnd: engine/randomness.py
         self.cache = head.new_cache()
         self._tril = torch.ones(self.cache[0].shape[2], self.cache[0].shape[2], dtype=torch.bool).tril()
         self.length = 0
         self.pending: list[tuple[int, int, torch.Tensor]] = []     # (token, pos, feature before it)
         self.vocab = model.codebook_size
         self.n_pos = model.grid[0] * model.grid[1]
-        self.noise = noise_for(cfg, self.vocab)
 
     def observe(self, tokens: list[int], positions: list[int], features: torch.Tensor) -> None:
         """Newly committed tokens with the target features f_{t-1} that precede each of them."""
@@ -89,7 +87,7 @@ class HeadDrafter:
         """Children of every frontier row (at position pos): one top-k over all rows for point masses, else drawn
         row by row."""
         if self.cfg.tree_sampling == "sample" and self.cfg.temperature > 0:
-            return [pick_children(probs[r], logits[r], width, self.cfg, self.gen, self.noise, pos)
+            return [pick_children(probs[r], logits[r], width, self.cfg, self.rnd, pos)
                     for r in range(len(probs))]
         return [[(tok, None) for tok in row] for row in logits.topk(min(width, logits.shape[-1]), -1).indices.tolist()]
 
@@ -138,16 +136,14 @@ class HeadDrafter:
         return sorted(keep)
 
 
-def pick_children(probs: torch.Tensor, ranking: torch.Tensor, width: int, cfg, gen: torch.Generator,
-                  noise=None, pos: int = -1) -> list[tuple[int, torch.Tensor | None]]:
-    """Children of one node at position pos: `width` tokens drawn without replacement from probs, each with the law
-    it was drawn from (EAGLE-1, exact by P3; keyed noise: the race of probs at pos, Gumbel top-k), or the
+def pick_children(probs: torch.Tensor, ranking: torch.Tensor, width: int, cfg, rnd,
+                  pos: int = -1) -> list[tuple[int, torch.Tensor | None]]:
+    """Children of one node at position pos: `width` tokens drawn without replacement from probs by the run's
+    randomness `rnd` (engine/randomness.py), each with the law it was drawn from (EAGLE-1, exact by P3), or the
     top-`width` of `ranking` as point masses (EAGLE-2, P2)."""
     if cfg.tree_sampling == "sample" and cfg.temperature > 0:
         law, out = probs.clone(), []
-        keyed = noise.order(pos, probs, width) if noise is not None else None
-        for i in range(min(width, int((probs > 0).sum()))):
-            tok = keyed[i] if keyed is not None else int(torch.multinomial(law, 1, generator=gen))
+        for tok in rnd.children(pos, probs, width):
             out.append((tok, law / law.sum()))
             law = law.clone()
             law[tok] = 0
