@@ -2,7 +2,8 @@
 view (docked beside the race after a click, in both layouts; its × or Escape closes it), and Present mode — one
 screen for a projector (race, the inspected lane's map and the inspector side by side, the setup controls folded
 away). Present mode is a class on <body>: the 'Present mode' checkbox, the URL `?present=1` or the `p` key toggle
-it; the only Python state that depends on it is which lane the maps draw (app/follow.map_lane)."""
+it; the only Python state that depends on it is which lane the maps draw (app/follow.map_lane: the inspected
+cell's, else `lead_lane`)."""
 from __future__ import annotations
 
 import re
@@ -160,6 +161,14 @@ JS = """
   });
 }
 """
+
+def lead_lane(methods, cards) -> str:
+    """The lane Present mode's maps draw before any click: the first of `methods` whose record relaxes (drafts and is
+    not lossless: the Changed-vs-AR map has something to show), else the first that drafts, else the first."""
+    methods = list(methods)
+    drafting = [m for m in methods if cards.of(m).drafts]
+    return next((m for m in drafting if not cards.of(m).lossless), drafting[0] if drafting else methods[0])
+
 
 def lane_title(label: str) -> str:
     """A lane's title: the method's label, its parenthesised part (if any) in a span Present mode hides, so a title
