@@ -97,7 +97,8 @@ def test_the_tiny_keyed_race():
 @pytest.mark.skipif(not HAVE_MODEL, reason="assets/target.safetensors not trained yet")
 def test_the_scenes_models_keyed_race():
     """AR, CSD (sampled chain drafts: J/p ≠ min(1, q/p)) and LANTERN (point-mass tree drafts) on the shipped model."""
-    from specviz.engine.config import RunConfig  # the engine only for this test's own races
+    # the engine and the model only for this test's own races
+    from specviz.engine.config import RunConfig
     from specviz.engine.runner import run
     from specviz.models import load_model
     torch.set_num_threads(1)
