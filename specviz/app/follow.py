@@ -17,6 +17,7 @@ from PIL import Image
 from specviz.analysis.cards import cards
 from specviz.analysis.views import by_output, map_outputs
 from specviz.app.edge import wire as wire_names
+from specviz.app.present import lead_lane
 from specviz.app.race import RACE_PX
 from specviz.engine.registry import METHODS
 from specviz.render import draw, html, panels, primer
@@ -62,10 +63,11 @@ def _inspected_lane(st, cell: Cell | None) -> str | None:
 
 def map_lane(st, cell: Cell | None, present: bool) -> str | None:
     """The one lane whose panel each map draws in Present mode (so its labels stay large at any method count): the
-    inspected cell's method when it is in the run, else the run's first; None (every lane) outside Present mode."""
+    inspected cell's method when it is in the run, else the run's first relaxed one (present.lead_lane); None (every
+    lane) outside Present mode."""
     if not present or st is None or not getattr(st, "traces", None):
         return None
-    return _inspected_lane(st, cell) or next(iter(st.traces))
+    return _inspected_lane(st, cell) or lead_lane(st.traces, cards())
 
 
 def primer_of(st, cell: Cell | None) -> str:

@@ -2,7 +2,8 @@
 view (docked beside the race after a click, in both layouts; its × or Escape closes it), and Present mode — one
 screen for a projector (race, the inspected lane's map and the inspector side by side, the setup controls folded
 away). Present mode is a class on <body>: the 'Present mode' checkbox, the URL `?present=1` or the `p` key toggle
-it; the only Python state that depends on it is which lane the maps draw (app/follow.map_lane)."""
+it; the only Python state that depends on it is which lane the maps draw (app/follow.map_lane: the inspected
+cell's, else `lead_lane`)."""
 from __future__ import annotations
 
 import re
@@ -68,9 +69,28 @@ body.sv-present .sv-lane {font-size: clamp(12px, 0.85vw, 16px);}
 body.sv-present .sv-lane .sv-kind, body.sv-present .sv-lane .sv-count,
 body.sv-present .sv-lane .sv-secs {display: none;}
 body.sv-present .sv-status {font-size: clamp(13px, 0.9vw, 18px);}
-body.sv-present #main {display: grid !important; grid-template-columns: minmax(0, 1fr) minmax(350px, 28vw);
-                       column-gap: 14px; align-items: start;}
+/* the inspector's column takes room only once a click opened an inspection (its × folds it again): before that the
+   lanes and the map have the width */
+body.sv-present #main {display: grid !important; grid-template-columns: minmax(0, 1fr); column-gap: 14px;
+                       align-items: start;}
+body.sv-present #main:has(#inspector .sv-insp:not([style*="none"])) {
+    grid-template-columns: minmax(0, 1fr) minmax(350px, 28vw);}
+body.sv-present #main:not(:has(#inspector .sv-insp:not([style*="none"]))) > #inspector {display: none;}
 body.sv-present #main > * {grid-column: 1;}
+/* the controls at a 150 % screen's 720 CSS px: every control's label on one line (cut with an ellipsis: the lecturer
+   knows them; the normal layout shows them whole), the noise radio's choices on one row, Generate and Stop on one
+   row, the slider hint folded, so all four sliders are in view (tests/browser/test_browser_present_first.py) */
+body.sv-present #controls [data-testid=block-info] {display: block; white-space: nowrap; overflow: hidden;
+                                                     text-overflow: ellipsis; max-width: 100%;}
+body.sv-present #controls .sv-sub {display: none;}
+body.sv-present #controls label:has(> [data-testid=block-info]), body.sv-present #controls .head {min-width: 0;
+                                                                                                  max-width: 100%;}
+body.sv-present #controls .block {padding-top: 3px; padding-bottom: 3px;}
+body.sv-present #controls .form {gap: 0;}
+body.sv-present #noise .wrap {flex-wrap: nowrap; gap: 6px;}
+body.sv-present #noise .wrap label {padding: 2px 8px; min-width: 0;}
+body.sv-present #controls .row:has(#generate) {flex-wrap: nowrap; gap: 6px;}
+body.sv-present #generate, body.sv-present #stop {min-width: 0; padding-left: 4px; padding-right: 4px;}
 body.sv-present #main > #inspector {grid-column: 2; grid-row: 1 / span 6; border-left: 1px solid #ddd; min-width: 0;
                                     align-self: start; position: sticky; top: 8px; max-height: calc(100vh - 40px);
                                     overflow-y: auto;}
@@ -160,6 +180,14 @@ JS = """
   });
 }
 """
+
+def lead_lane(methods, cards) -> str:
+    """The lane Present mode's maps draw before any click: the first of `methods` whose record relaxes (drafts and is
+    not lossless: the Changed-vs-AR map has something to show), else the first that drafts, else the first."""
+    methods = list(methods)
+    drafting = [m for m in methods if cards.of(m).drafts]
+    return next((m for m in drafting if not cards.of(m).lossless), drafting[0] if drafting else methods[0])
+
 
 def lane_title(label: str) -> str:
     """A lane's title: the method's label, its parenthesised part (if any) in a span Present mode hides, so a title

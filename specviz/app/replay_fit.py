@@ -17,6 +17,9 @@ PICTURE_SHARE, MIN_PICTURE = 0.4, 240  # of the tab's width for the synchronized
 MIN_PICTURE_H = 100                   # CSS px of height the picture keeps (else the tree gives the left column width)
 
 CSS = """
+/* Gradio's progress text ("processing | 0.1s") never lies over the caption or the pictures while Play ticks */
+#replay_body .progress-text, #replay_body .meta-text, #replay_body .meta-text-center, #replay_body .eta-bar,
+#replay_body .progress-level {display: none !important;}
 #replay_tree_legend .sv-tree-legend {font-size: 14px; line-height: 1.35; color: #222;}
 #replay_tree_legend .sv-leg-item {display: inline-block; margin: 0 14px 2px 0;}
 """
@@ -60,6 +63,13 @@ JS = f"""
     const box = b.getBoundingClientRect(), below = q('#main').getBoundingClientRect().bottom - box.bottom;
     // the room: the window under the tab bar, less what #main keeps below the tab (the docked column's grid rows)
     const W = b.clientWidth, H = window.innerHeight - (box.top + window.scrollY) - Math.max(0, below) - 2;
+    // sized once per layout: a Play tick's new caption, tree legend or tree (padded by replay_tab to the run's
+    // largest) changes none of these, so the picture keeps its width for the whole replay
+    const nat = img => img ? `${{img.naturalWidth}}x${{img.naturalHeight}}` : '-';
+    const sig = [W, window.innerHeight, Math.round(box.top + window.scrollY), Math.round(Math.max(0, below)),
+                 nat(tree), nat(pic)].join('/');
+    if (b.dataset.svFit === sig) return;
+    b.dataset.svFit = sig;
     const rest = (col, img) => col.getBoundingClientRect().height - (img ? img.getBoundingClientRect().height : 0);
     if (tree && tree.naturalWidth) {{    // the tree: as tall as its column's room, the picture its share of the width;
       const nw = tree.naturalWidth;      // when the left column's words leave the picture under PIC_H px of height

@@ -77,6 +77,7 @@ class Replay:
         self.backend = backend
         self._patches = (None, None)        # (model, its decoded code patches): the last model's only, so a model the
         #                                     backend let go is not kept alive here
+        self._largest = (None, (0, 0))      # (trace, its largest step picture's size): the last trace's only
 
     def start(self, st) -> dict:
         """A finished run: the Run radio on the first speculative method, the clock at 0 over 0..T."""
@@ -141,8 +142,8 @@ class Replay:
         t, total = st.traces[method], video.slowest(st.traces)
         head = f"**Clock: target forward {min(k, total)} of {total}.** "
         if k <= 0:
-            return {"replay_caption": head + START, "replay_tree": draw.message("No step yet (clock 0)", 360),
-                    "replay_tree_legend": ""}
+            return {"replay_caption": head + START, "replay_tree_legend": "",
+                    "replay_tree": padded(draw.message("No step yet (clock 0)", 360), self.largest(t))}
         step = min(k, len(t.steps)) - 1
         done = f"{method} is done at forward {len(t.steps)}; its last forward: " if k > len(t.steps) else ""
         return {"replay_caption": head + done + views.step_caption(t, views.step_view(t, step))} | \
@@ -154,9 +155,21 @@ class Replay:
         t = st.traces[method]
         layout = tree_picture.tree_layout(t, step)
         if layout is None:
-            return {"replay_tree": panels.replay_image(t, st.images.get(method), step)[0], "replay_tree_legend": ""}
-        return {"replay_tree": tree_picture.draw_tree(layout, self.patch(st)),
+            return {"replay_tree": padded(panels.replay_image(t, st.images.get(method), step)[0], self.largest(t)),
+                    "replay_tree_legend": ""}
+        return {"replay_tree": padded(tree_picture.draw_tree(layout, self.patch(st)), self.largest(t)),
                 "replay_tree_legend": tree_picture.legend_html(layout)}
+
+    def largest(self, t) -> tuple[int, int]:
+        """The size every step picture of `t` is padded to: the largest of its trees (and of its grid picture when a
+        step has no tree), so the picture keeps one size over the whole replay and Present mode sizes the layout
+        once (replay_fit.JS), for the largest tree. Memoised for the last trace."""
+        if self._largest[0] is not t:
+            sizes = [tree_picture.size(lay) for s in range(len(t.steps)) if (lay := tree_picture.tree_layout(t, s))]
+            if len(sizes) < len(t.steps):
+                sizes.append(panels.replay_image(t, None, 0)[0].size)
+            self._largest = (t, (max(w for w, _ in sizes), max(h for _, h in sizes)))
+        return self._largest[1]
 
     def drafts(self, st):
         """What draw_frame draws the drafts with: the run's decoded patches, else outlines (video.OUTLINE)."""
@@ -190,6 +203,16 @@ def frame_size(st) -> tuple[int, int]:
     return frame_layout.fit_size(len(st.traces), next(iter(st.traces.values())).grid,
                                  captions=video.final_captions(st.traces),
                                  names=video.lane_names(st.traces, video.lane_labels(st.traces, cards())))
+
+
+def padded(pic: Image.Image, size: tuple[int, int]) -> Image.Image:
+    """`pic` centred at the top of a white canvas of `size` (never cut: a larger side stays as it is)."""
+    w, h = max(pic.width, size[0]), max(pic.height, size[1])
+    if (w, h) == pic.size:
+        return pic
+    out = Image.new("RGB", (w, h), (255, 255, 255))
+    out.paste(pic.convert("RGB"), ((w - pic.width) // 2, 0))
+    return out
 
 
 def stopped() -> dict:

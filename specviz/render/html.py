@@ -9,7 +9,7 @@ from specviz.core.cards import Cards
 from specviz.core.numbers import gib
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
 from specviz.render.knob_text import knob_caption
-from specviz.render.verdict import num, plain, verdict
+from specviz.render.verdict import first_change, num, plain, verdict
 
 SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",
                    "Σ per-token TV cost (bound on the image's TV)", "mean per judged token",
@@ -126,7 +126,8 @@ def inspector(trace, pos: int, cards: Cards) -> str:
     right = _history(hist) + (_members(key, group_reading(trace.method, trace.config, cards)) if key.members else "")
     left = (_numbers(hist, key, len(judged)) + explain(trace.method, trace.config, key.event, cards)
             + reading(trace.method, trace.config, cards))
-    return (f"{head}<p class='sv-plain'>{escape(plain(key.event))}</p>{verdict_line(trace.method, hist, key, cards)}"
+    said = plain(key.event, first_change(trace))
+    return (f"{head}<p class='sv-plain'>{escape(said)}</p>{verdict_line(trace.method, hist, key, cards)}"
             f"<div class='sv-cols'><div>{left}</div><div>{right}</div>"
             "</div></div>")
 

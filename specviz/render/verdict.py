@@ -100,9 +100,11 @@ def _keyed(ev, relaxation: str) -> Verdict:
     return Verdict(f"Draft {ev.token} ≠ the target's keyed sample x* = {star} → rejected{tail}.{coupled}")
 
 
-def plain(ev) -> str:
+def plain(ev, first: int | None = None) -> str:
     """The inspector's first line: what happened at this cell in plain words, before the expert verdict. The only
-    numbers are the recorded ones the verdict also gives (b and u as percentages, the tokens)."""
+    numbers are the recorded ones the verdict also gives (b and u as percentages, the tokens; under keyed noise the
+    keyed draw x*, and b, min(1, q/p), J/p and the relaxation's chance c). `first`: the run's first changed
+    position (first_change) — up to it the run's earlier tokens are AR's, so x* is AR's own token there."""
     t = ev.token
     if ev.decision == "ar":
         return f"In plain words: the model drew token {t} here itself — one forward for this token, no guess to check."
@@ -112,13 +114,7 @@ def plain(ev) -> str:
     if ev.decision == "resampled":
         return f"In plain words: the guess here was thrown away, and the model drew token {t} in its place."
     if ev.target_sample is not None:
-        star, ars = ev.target_sample, "the token AR draws here given the same earlier tokens"
-        if t == star:
-            return f"In plain words: the guess, token {t}, is {ars}, so it was kept."
-        if ev.decision == "relaxed":
-            return (f"In plain words: the guess, token {t}, is not {ars} ({star}), but the method's relaxation let "
-                    f"it through, so it was kept — the picture differs from AR's here.")
-        return f"In plain words: the guess, token {t}, is not {ars} ({star}), so it was thrown away."
+        return _plain_keyed(ev, first)
     su, sb = pair(100 * ev.u, 100 * ev.accept_prob)
     kept = "thrown away" if ev.decision == "rejected" else "kept"
     line = (f"In plain words: the guess here was token {t}; the rule gave it a {sb} % chance of being kept, the "
@@ -127,6 +123,58 @@ def plain(ev) -> str:
         _, sx = pair(100 * ev.u, 100 * ev.exact_prob)
         line += f" Checked losslessly its chance would have been {sx} %, and it would have been thrown away."
     return line
+
+
+def excess(b: float, e: float) -> float:
+    """The keyed relaxation's chance c = (b − e)/(1 − e) in [0, 1], 0 where e = 1 (core.sampling.relax_excess)."""
+    return min(1.0, max(0.0, (b - e) / (1 - e))) if e < 1 else 0.0
+
+
+def first_change(trace) -> int | None:
+    """The first position whose committed token is not the model's keyed draw x* there (None: none, or papers'
+    noise). Before it every committed token is x* given AR's own earlier tokens, i.e. AR's token (docs/methods.md
+    §9), so up to and at it x* is what AR drew; after it x* is the draw given this run's own, changed prefix."""
+    com = trace.committing()
+    return next((p for p in sorted(com) if com[p][1].target_sample is not None
+                 and com[p][1].token != com[p][1].target_sample), None)
+
+
+def deciding(ev) -> str:
+    """Which recorded number decided a judged keyed event: 'b' when the draft missed x* and the relaxation had a
+    chance c > 0 (c comes from b's excess over min(1, q/p)), else 'J/p' (only a match could keep it; J/p is the
+    chance of one). min(1, q/p) alone never decides under keyed noise: it is the lossless part c is measured from."""
+    return "b" if ev.token != ev.target_sample and excess(ev.accept_prob, ev.exact_prob) > 0 else "J/p"
+
+
+def _plain_keyed(ev, first: int | None) -> str:
+    """Keyed noise, a judged draft: who drew what here, what kept or dropped the guess, and the deciding number."""
+    t, star, b, e = ev.token, ev.target_sample, ev.accept_prob, ev.exact_prob
+    c = excess(b, e)
+    if first is None or ev.pos <= first:
+        draw, it = f"AR drew token {star} here", "AR's token"
+    else:
+        draw, it = (f"this run's tokens differ from AR's from position {first} on, so token {star} is the model's "
+                    f"keyed draw here given this run's own earlier tokens (AR's own token here is not known from "
+                    f"this run)"), "that draw"
+    jp = "J/p" if ev.coupled_prob is None else f"J/p = {num(ev.coupled_prob)}"
+    why = {"b": f"b — b = {num(b)} over min(1, q/p) = {num(e)} leaves c = (b − e)/(1 − e)",
+           "J/p": f"{jp}, the chance a guess matches {it}"}
+    name = deciding(ev)
+    decided = f"Deciding number: {why.get(name, name)}."
+    if t == star:
+        return f"In plain words: {draw}; the guess, token {t}, is {it}, so it was kept. {decided}"
+    if ev.decision == "relaxed":
+        su, sc = pair(ev.u, c)
+        return (f"In plain words: {draw}; this method kept its draft, token {t}, instead, because its relaxation "
+                f"accepted it with chance c = {sc} (its keyed draw u = {su} < c), so the picture differs from "
+                f"{it} here. {decided}")
+    if c <= 0:
+        return (f"In plain words: {draw}; the guess, token {t}, is not {it}, and the relaxation gave it no chance "
+                f"(b = {num(b)} has no excess over min(1, q/p) = {num(e)}: c = 0), so it was thrown away. "
+                f"{decided}")
+    su, sc = pair(ev.u, c)
+    return (f"In plain words: {draw}; the guess, token {t}, is not {it}; its relaxation would have kept it with "
+            f"chance c = {sc}, but its keyed draw u = {su} ≥ c, so it was thrown away. {decided}")
 
 
 def _cost_note(ev) -> str:

@@ -180,11 +180,12 @@ def test_replay_scrubs_plays_and_pauses_on_the_common_clock(state):
     t = st.traces["cascade"]
     k = next(i for i in range(len(t.steps)) if tree_picture.tree_layout(t, i)) + 1
     picked = r.pick({"state": st, "replay_method": "cascade", "replay_step": k})
-    want = tree_picture.draw_tree(tree_picture.tree_layout(t, k - 1), patch)
+    want = replay_tab.padded(tree_picture.draw_tree(tree_picture.tree_layout(t, k - 1), patch), r.largest(t))
     assert picked["replay_tree"].tobytes() == want.tobytes()                    # the drawn tree of step k - 1
     assert picked["replay_tree_legend"] == tree_picture.legend_html(tree_picture.tree_layout(t, k - 1))   # its legend
     chain = r.pick({"state": st, "replay_method": "csd", "replay_step": 2})
-    assert chain["replay_tree"].tobytes() == panels.replay_image(st.traces["csd"], st.images["csd"], 1)[0].tobytes()
+    assert chain["replay_tree"].tobytes() == replay_tab.padded(panels.replay_image(st.traces["csd"], st.images["csd"],
+                                                                                1)[0], (0, 0)).tobytes()
     assert chain["replay_tree_legend"] == ""                                    # a chain's legend is in its picture
     on = r.play({"state": st, "replay_method": "csd", "replay_step": 3, "replay_playing": False})
     assert on["replay_timer"].active is True and on["replay_playing"] is True and "replay_step" not in on

@@ -1,4 +1,5 @@
-"""Present mode draws each map for one lane — the inspected cell's method, else the run's first — so the map's labels
+"""Present mode draws each map for one lane — the inspected cell's method, else the run's first relaxed one (a
+record's property: drafts and not lossless; else its first drafting one) — so the map's labels
 stay large at any method count (follow.map_lane): the one panel is the full composite's panel for that method
 (same shared scale, same pixels), a click on it inspects that method's cell, and a click on a lane switches the maps
 to that lane. Outside Present mode every lane has its panel."""
@@ -32,9 +33,9 @@ def test_the_lane_is_the_inspected_one_in_present_mode_only(run):
     csd = Cell("csd", 5)
     assert map_lane(st, csd, False) is None
     assert map_lane(st, csd, True) == "csd"
-    assert map_lane(st, None, True) == "ar"                         # nothing inspected: the run's first lane
+    assert map_lane(st, None, True) == "csd"                        # nothing inspected: the first relaxed lane
     gone = Cell("gsd", 5)
-    assert map_lane(st, gone, True) == "ar"                         # a method not in this run
+    assert map_lane(st, gone, True) == "csd"                        # a method not in this run
 
 
 @pytest.mark.parametrize("kind", tuple(views.MAPS))
@@ -97,3 +98,23 @@ def maps_follow_the_inspected_lane():
 
 def test_maps_follow_the_inspected_lane():
     maps_follow_the_inspected_lane()
+
+
+def maps_open_on_the_first_relaxed_lane():
+    """Detector (tests/mutation/mutants_present.py): before any click the maps draw the run's first method whose
+    record relaxes, whatever its place; a run without one, its first drafting method; AR alone, AR."""
+    from types import SimpleNamespace
+    c = cards()
+    relaxed = [m for m in c if c[m].drafts and not c[m].lossless]
+    lossless = [m for m in c if c[m].drafts and c[m].lossless]
+    assert len(relaxed) >= 2 and len(lossless) >= 2, (relaxed, lossless)
+    for order in (["ar", *lossless, *relaxed], ["ar", relaxed[1], *lossless, relaxed[0]], [*lossless, "ar"]):
+        st = SimpleNamespace(traces=dict.fromkeys(order))
+        want = next((m for m in order if m in relaxed), next(m for m in order if m != "ar"))
+        assert map_lane(st, None, True) == want, order
+        assert map_lane(st, None, False) is None
+    assert map_lane(SimpleNamespace(traces={"ar": None}), None, True) == "ar"
+
+
+def test_maps_open_on_the_first_relaxed_lane():
+    maps_open_on_the_first_relaxed_lane()

@@ -2,6 +2,7 @@
 from specviz.app import replay_tab
 from specviz.render import video
 from tests.app.test_replay_clock import test_every_play_tick_sends_the_new_clock_with_its_own_picture as tick_exact
+from tests.app.test_replay_steady import one_size_for_the_whole_replay as one_size
 from tests.render.test_replay import (
     test_each_lane_is_the_films_lane_plus_its_faded_drafts_of_step_k_minus_1 as drafts_exact,
 )
@@ -30,7 +31,21 @@ def _done_one_late(trace, k):
     return f"forward {k}" if k == len(trace.steps) else _STATE(trace, k)
 
 
+_LARGEST = replay_tab.Replay.largest
+
+
+def _largest_tree_only(self, t):
+    """the padding sized by the trees alone, forgetting the grid picture of a step without a tree."""
+    from specviz.render import tree_picture  # only this variant needs the tree sizes
+    sizes = [tree_picture.size(lay) for s in range(len(t.steps)) if (lay := tree_picture.tree_layout(t, s))]
+    return (max(w for w, _ in sizes), max(h for _, h in sizes)) if sizes else _LARGEST(self, t)
+
+
 VARIANTS = [
+    Mutant("replay: step pictures not padded (each its own size)", lambda mp: mp.setattr(
+        replay_tab, "padded", lambda pic, size: pic), (one_size,)),
+    Mutant("replay: padded to the largest tree only", lambda mp: mp.setattr(
+        replay_tab.Replay, "largest", _largest_tree_only), (one_size,)),
     Mutant("replay: drafts of step k drawn at clock k", lambda mp: mp.setattr(video, "proposals", _next_step),
            (drafts_exact,)),
     Mutant("replay: a lane done one forward late", lambda mp: mp.setattr(video, "lane_state", _done_one_late),

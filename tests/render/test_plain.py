@@ -1,12 +1,12 @@
 """The inspector's plain-words first line against the events it describes: the token, the chance b and the draw u
-as the percentages of the recorded numbers, the outcome word matching the recorded decision, AR's keyed token where
-keyed noise recorded one — and no number that is not recorded. Every event of AR, lossless and relaxed runs, papers'
-and keyed noise."""
+as the percentages of the recorded numbers, the outcome word matching the recorded decision; under keyed noise AR's
+keyed token, b, min(1, q/p), J/p and the chance c (tests/render/test_plain_keyed.py checks them against AR's own
+trace) — and no number that is not recorded. Every event of AR, lossless and relaxed runs, papers' and keyed noise."""
 import re
 
 from specviz.analysis.cards import cards
 from specviz.render import html, verdict
-from specviz.render.verdict import pair
+from specviz.render.verdict import num, pair
 from tests.render.test_primer import NOISES, traces
 
 OUTCOME = {"exact": "kept", "relaxed": "kept", "rejected": "thrown away", "ar": "drew token",
@@ -24,9 +24,9 @@ def plain_says_the_recorded_event():
                 assert f"token {ev.token}" in text and OUTCOME[ev.decision] in text, (noise, m, ev, text)
                 nums = {str(ev.token)}
                 if ev.target_sample is not None and ev.decision in ("exact", "relaxed", "rejected"):
-                    if ev.token != ev.target_sample:
-                        assert f"({ev.target_sample})" in text, text
-                        nums.add(str(ev.target_sample))
+                    assert f"AR drew token {ev.target_sample} here" in text, text    # no first change given
+                    nums |= {str(ev.target_sample), "0", "1", num(ev.accept_prob), num(ev.exact_prob),
+                             num(ev.coupled_prob), *pair(ev.u, verdict.excess(ev.accept_prob, ev.exact_prob))}
                     assert ("differs from AR's" in text) == (ev.decision == "relaxed"), text
                 elif ev.decision in ("exact", "relaxed", "rejected"):
                     su, sb = pair(100 * ev.u, 100 * ev.accept_prob)
