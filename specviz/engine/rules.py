@@ -30,6 +30,32 @@ def lossless(p_target: torch.Tensor, p_draft: torch.Tensor) -> torch.Tensor:
     return torch.where(p_draft > 0, (p_target / p_draft.clamp_min(1e-30)).clamp(max=1.0), torch.ones_like(p_draft))
 
 
+def _lossless_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """lossless(q, p)[rows, x] from the two cells alone, to the same bits: (L,)."""
+    rows = torch.arange(len(x), device=x.device)
+    return exact_at(p_draft[rows, x], p_target[rows, x])
+
+
+lossless.at = _lossless_at             # a rule's value at the drafts alone (accept_at), without its (L, V) rows
+
+
+def exact_at(px: torch.Tensor, qx: torch.Tensor) -> torch.Tensor:
+    """min(1, q(x)/p(x)) at drafted cells (px, qx: p(x), q(x)), 1 where p(x) = 0 (as `lossless`: a cell the draft
+    never proposes is irrelevant). Every exact probability the engine records comes from here."""
+    return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.ones_like(px))
+
+
+def accept_at(accept_fn, p_target: torch.Tensor, p_draft: torch.Tensor,
+              x: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor]:
+    """(a (L, V) or None, b = a[rows, x] (L,)): a rule with an `at` attribute gives b from the drafted cells alone
+    (a None: the caller builds the rows it needs), any other rule its full rows once."""
+    at = getattr(accept_fn, "at", None)
+    if at is not None:
+        return None, at(p_target, p_draft, x)
+    a = accept_fn(p_target, p_draft)
+    return a, a[torch.arange(len(x), device=x.device), x]
+
+
 # ------------------------------------------------------------------------------------------------------------ CSD
 def csd(p_target: torch.Tensor, p_draft: torch.Tensor, relax: torch.Tensor, tv_pq: torch.Tensor,
         delta: float) -> torch.Tensor:

@@ -53,8 +53,11 @@ def verify_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn: A
         res = ChainResult(0, sample(q[0], gen), True, 0, None, None)
         return res if lazy else settled(res)
     u = torch.rand(k, generator=gen).to(q.device)
-    jd = rules.judge(q[:k], p, accept_fn(q[:k], p), x, u, getattr(accept_fn, "residual", None))
-    m = int(jd.accepted.long().cumprod(0).sum())
+    a, b = rules.accept_at(accept_fn, q[:k], p, x)
+    m = int((u < b).long().cumprod(0).sum())
+    j = min(m + 1, k)                       # the judged slots: only they need a full row, a residual and a cost
+    jd = rules.judge(q[:j], p[:j], accept_fn(q[:j], p[:j]) if a is None else a[:j], x[:j], u[:j],
+                     getattr(accept_fn, "residual", None))
     if m < k:
         res = ChainResult(m, sample(jd.residual[m], gen), False, m + 1, jd, u)
     else:
