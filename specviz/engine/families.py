@@ -133,8 +133,8 @@ class TreeSteps(Family):
         tree = self.drafter.build(committed[-1], n - 1)
         pos = n - 1 + torch.tensor(tree.depths)
         logits, hidden = c.model.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
-        hidden = host(hidden) if self.features else None
-        q = self.laws(host(logits))                 # (N, V) on the host: the tree walks still read per candidate
+        hidden = hidden.float() if self.features else None
+        q = self.laws(logits)                       # (N, V) where the model put it: the walk reads once a level
         group_fn = c.method.groups(tree, hidden, c.cfg) if c.method.groups is not None else None
         walk = walk_tree(c, tree, q, group_fn, c.cfg.cascade_budget, n)
         c.model.commit(state, torch.tensor(walk.path))
@@ -180,7 +180,7 @@ def walk_tree(c: Ctx, tree: DraftTree, q: torch.Tensor, group_fn, budget: float,
     def bonus_ok(d):
         return n - 1 + d + 1 < c.n_pos
     if c.noise is None:
-        return verify_tree(tree, q, c.accept_fn, c.gen, group_fn, budget, bonus_ok)
+        return verify_tree(tree, q, c.accept_fn, c.gen, group_fn, budget, bonus_ok, c.cfg.h_norm)
     return keyed_tree(tree, q, c.accept_fn, c.noise, n - 1, group_fn, budget, bonus_ok)
 
 
