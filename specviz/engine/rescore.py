@@ -17,8 +17,9 @@ from specviz.engine.registry import KnobValues
 
 
 def exact_prob(ev: TokenEvent) -> float:
-    """min(1, q(x)/p(x)); 1 where the draft law puts no mass on x (as rules.lossless)."""
-    return min(1.0, ev.p_target / ev.p_draft) if ev.p_draft > 0 else 1.0
+    """min(1, q(x)/p(x)); 1 where the draft law puts no mass on x (rules.exact_at, in double precision)."""
+    return float(rules.exact_at(torch.tensor(ev.p_draft, dtype=torch.float64),
+                                torch.tensor(ev.p_target, dtype=torch.float64)))
 
 
 def csd_accept(ev: TokenEvent, lam: float, delta: float, g: str = "h") -> float:

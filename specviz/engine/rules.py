@@ -27,7 +27,7 @@ _SORTED_FROM = 8                        # GSD "ours": the sorted-space path once
 
 def lossless(p_target: torch.Tensor, p_draft: torch.Tensor) -> torch.Tensor:
     """§1.1: a(y) = min(1, q(y)/p(y)); cells the draft never proposes (p = 0) get 1 (irrelevant)."""
-    return torch.where(p_draft > 0, (p_target / p_draft.clamp_min(1e-30)).clamp(max=1.0), torch.ones_like(p_draft))
+    return exact_at(p_draft, p_target)
 
 
 def _lossless_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
@@ -40,8 +40,9 @@ lossless.at = _lossless_at             # a rule's value at the drafts alone (acc
 
 
 def exact_at(px: torch.Tensor, qx: torch.Tensor) -> torch.Tensor:
-    """min(1, q(x)/p(x)) at drafted cells (px, qx: p(x), q(x)), 1 where p(x) = 0 (as `lossless`: a cell the draft
-    never proposes is irrelevant). Every exact probability the engine records comes from here."""
+    """min(1, q(x)/p(x)) at cells (px, qx: p(x), q(x), any shape), 1 where p(x) = 0 (a cell the draft never proposes
+    is irrelevant). The one place min(1, q/p) is written: `lossless`, every recorded exact probability (judge, the
+    tree levels, keyed noise) and the re-scoring (rescore.exact_prob) come from here."""
     return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.ones_like(px))
 
 
@@ -280,7 +281,7 @@ def judge(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x
     rows = torch.arange(len(x), device=x.device)
     b = accept[rows, x]
     px, qx = p_draft[rows, x], p_target[rows, x]
-    exact = torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))
+    exact = exact_at(px, qx)
     ok = u < b
     pa = p_draft * accept
     if residual is None:
