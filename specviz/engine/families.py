@@ -181,7 +181,7 @@ def walk_tree(c: Ctx, tree: DraftTree, q: torch.Tensor, group_fn, budget: float,
         return n - 1 + d + 1 < c.n_pos
     if c.noise is None:
         return verify_tree(tree, q, c.accept_fn, c.gen, group_fn, budget, bonus_ok, c.cfg.h_norm)
-    return keyed_tree(tree, q, c.accept_fn, c.noise, n - 1, group_fn, budget, bonus_ok)
+    return keyed_tree(tree, q, c.accept_fn, c.noise, n - 1, group_fn, budget, bonus_ok, c.cfg.h_norm)
 
 
 def tree_step_out(c: Ctx, n: int, tree: DraftTree, q: torch.Tensor, walk: TreeWalk, new: list) -> StepOut:
