@@ -16,7 +16,7 @@ from specviz.core.noise import Noise
 from specviz.core.sampling import change_prob, coupled_accept, entropy, normalised_entropy, relax_excess, tv
 from specviz.engine import rules
 from specviz.engine.groups import CandidateGroup
-from specviz.engine.verify import ChainResult, DraftTree, Level, TreeStep, TreeWalk, fit_level, kid_laws, settled
+from specviz.engine.verify import ChainResult, DraftTree, Level, TreeStep, TreeWalk, cascade_fit, kid_laws, settled
 
 
 def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, noise: Noise, n: int,
@@ -87,13 +87,14 @@ def keyed_level(tree: DraftTree, kids: list, q_cur: torch.Tensor, laws: list, ac
         return _level(q_cur, laws, xs, (a, [0.0] * len(kids))), [CandidateGroup() for _ in kids]
     groups = [group_fn(c, kids) for c in kids]
     toks = [[tree.tokens[m] for m in g.members] for g in groups]
+    return cascade_fit(q_cur, laws, xs, toks, left, walk=keyed_walk), groups
 
-    def build(s: float) -> Level:
-        rows = [rules.cascade(q_cur, p, x, t, s) for p, x, t in zip(laws, xs, toks)]
-        lvl = _level(q_cur, laws, xs, (torch.stack([r[0] for r in rows]), [r[1] for r in rows]))
-        lvl.scale = s
-        return lvl
-    return fit_level(build, left), groups
+
+def keyed_walk(q: torch.Tensor, laws: list, xs: list, accept, residual=None) -> Level:
+    """A level under keyed noise given each sibling's acceptance accept(j, r, p) -> (a, extra): every sibling is
+    judged against q itself (verify.cascade_fit's `walk`)."""
+    rows = [accept(j, q, p) for j, p in enumerate(laws)]
+    return _level(q, laws, xs, (torch.stack([r[0] for r in rows]), [r[1] for r in rows]))
 
 
 def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_pos: int, group_fn, budget: float,

@@ -207,12 +207,21 @@ def judge_level(tree: DraftTree, kids: list, q_node: torch.Tensor, accept_fn: Ac
             [CandidateGroup() for _ in kids]
     groups = [group_fn(c, kids) for c in kids]
     toks = [[tree.tokens[m] for m in g.members] for g in groups]
+    return cascade_fit(q_node, laws, xs, toks, left, residual=residual), groups
+
+
+def cascade_fit(q: torch.Tensor, laws: list, xs: list, members: list, left: float, walk=None, residual=None) -> Level:
+    """CASCADE's level, the one builder (the engine's walks under both noises and the re-scoring, rescore.py): sibling
+    j accepted by rules.cascade with its group's tokens members[j], every extra mass scaled by one factor s fitted
+    into `left` (fit_level). walk: how a level is walked given each sibling's acceptance, (q, laws, xs, accept,
+    residual) -> Level: level_law (the running residual) unless given (keyed noise: keyed.keyed_walk)."""
+    walk = walk or level_law
 
     def build(s: float) -> Level:
-        lvl = level_law(q_node, laws, xs, lambda j, r, p: rules.cascade(r, p, xs[j], toks[j], s), residual)
+        lvl = walk(q, laws, xs, lambda j, r, p: rules.cascade(r, p, xs[j], members[j], s), residual)
         lvl.scale = s
         return lvl
-    return fit_level(build, left), groups
+    return fit_level(build, left)
 
 
 def sibling_tvs(p: torch.Tensor, q: torch.Tensor, r: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
