@@ -16,6 +16,7 @@ from specviz.core.noise import Noise
 from specviz.core.sampling import change_prob, coupled_accept, entropy, normalised_entropy, relax_excess, tv
 from specviz.engine import rules
 from specviz.engine.groups import CandidateGroup
+from specviz.engine.levelpack import bonus_part, bonus_values
 from specviz.engine.verify import ChainResult, DraftTree, Level, TreeStep, TreeWalk, cascade_fit, kid_laws, settled
 
 
@@ -140,9 +141,8 @@ def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_p
         path.append(kids[chosen])
         if not tree.children[kids[chosen]]:
             if chosen in leaves:
-                i = leaves.index(chosen)
-                ent[kids[chosen]] = v.leaf_h[i]
-                return TreeWalk(path, v.bonus[i], True, steps, ent, v.bonus_q[i])
+                tok, q_tok, ent[kids[chosen]] = v.bonus[chosen]
+                return TreeWalk(path, tok, True, steps, ent, q_tok)
             return TreeWalk(path, -1, False, steps, ent)
 
 
@@ -150,25 +150,25 @@ def keyed_pack(tree: DraftTree, kids: list, q: torch.Tensor, q_cur: torch.Tensor
                leaves: list, noise: Noise, pos: int, norm: str) -> torch.Tensor:
     """One keyed level's numbers as one float64 vector where q lives (KeyedValues reads it): per kid b, exact,
     c = relax_excess(b, exact), its keyed uniform, p(x), q(x), TV(p, q), J_x/p_x; the level's cost; x* (the race of
-    q_cur at pos) and q_cur(x*); H(q_cur) and its normalised value; per bonus leaf (kid index in `leaves`) the race
-    of its law at pos + 1, its q there and its entropies."""
+    q_cur at pos) and q_cur(x*); H(q_cur) and its normalised value; when some kid is a bonus leaf (kid indices
+    `leaves`), levelpack.bonus_part with the race of the leaf's law at pos + 1."""
     dev, k = q.device, len(kids)
     parts = []
+    star = noise.scores(pos, q_cur).argmax(-1)
     if k:
         xt = torch.tensor([tree.tokens[c] for c in kids], device=dev)
         p, rows = torch.stack(laws), torch.arange(k, device=dev)
         b, e = torch.as_tensor(lvl.b, device=dev), torch.as_tensor(lvl.exact, device=dev)
         u = torch.stack([noise.u_t(pos, t) for t in (tree.tokens[c] for c in kids)]).to(dev)
-        parts += [b, e, relax_excess(b, e), u, p[rows, xt], q_cur[xt], tv(p, q_cur[None]),
+        c = relax_excess(b, e)
+        parts += [b, e, c, u, p[rows, xt], q_cur[xt], tv(p, q_cur[None]),
                   coupled_accept(p, q_cur[None].expand_as(p), xt), torch.as_tensor(lvl.cost, device=dev).view(1)]
-    star = noise.scores(pos, q_cur).argmax(-1)
     h = entropy(q_cur)
     parts += [star.view(1), q_cur[star].view(1), h.view(1), normalised_entropy(h, q_cur, norm).view(1)]
     if leaves:
-        ql = q[torch.tensor([kids[j] for j in leaves], device=dev)]
-        bon = torch.stack([noise.scores(pos + 1, row).argmax(-1) for row in ql])
-        hl = entropy(ql)
-        parts += [bon, ql[torch.arange(len(leaves), device=dev), bon], hl, normalised_entropy(hl, ql, norm)]
+        hit = xt == star
+        ok = torch.where(hit.any(), hit, (c > 0) & (u < c))
+        parts += bonus_part(q, kids, leaves, ok, None, norm, lambda law: noise.scores(pos + 1, law).argmax(-1))
     return torch.cat([t.to(torch.float64).reshape(-1) for t in parts])
 
 
@@ -184,5 +184,4 @@ class KeyedValues:
         (self.cost,) = take(1) if k else (0.0,)
         star, self.q_star = take(2)
         self.star, self.h = int(star), tuple(take(2))
-        bon, self.bonus_q, hl, hn = take(n), take(n), take(n), take(n)
-        self.bonus, self.leaf_h = [int(t) for t in bon], list(zip(hl, hn))
+        self.bonus = bonus_values(take(5 if n else 0))

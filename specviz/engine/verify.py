@@ -280,9 +280,8 @@ def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torc
         if not tree.children[kids[chosen]]:
             if chosen in leaves:
                 torch.rand(chosen + 2, generator=gen)
-                i = leaves.index(chosen)
-                ent[kids[chosen]] = v.leaf_h[i]
-                return TreeWalk(path, v.bonus[i], True, steps, ent, v.bonus_q[i])
+                tok, q_tok, ent[kids[chosen]] = v.bonus[chosen]
+                return TreeWalk(path, tok, True, steps, ent, q_tok)
             torch.rand(chosen + 1, generator=gen)
             return TreeWalk(path, -1, False, steps, ent)
         torch.rand(chosen + 1, generator=gen)
