@@ -17,7 +17,17 @@ from specviz.core.sampling import change_prob, coupled_accept, entropy, normalis
 from specviz.engine import rules
 from specviz.engine.groups import CandidateGroup
 from specviz.engine.levelpack import bonus_part, bonus_values
-from specviz.engine.verify import ChainResult, DraftTree, Level, TreeStep, TreeWalk, cascade_fit, kid_laws, settled
+from specviz.engine.verify import (
+    ChainResult,
+    DraftTree,
+    Level,
+    TreeStep,
+    TreeWalk,
+    cascade_fit,
+    kid_laws,
+    read_level,
+    settled,
+)
 
 
 def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, noise: Noise, n: int,
@@ -93,9 +103,9 @@ def keyed_level(tree: DraftTree, kids: list, q_cur: torch.Tensor, laws: list, ac
 
 def keyed_walk(q: torch.Tensor, laws: list, xs: list, accept, residual=None) -> Level:
     """A level under keyed noise given each sibling's acceptance accept(j, r, p) -> (a, extra): every sibling is
-    judged against q itself (verify.cascade_fit's `walk`)."""
+    judged against q itself (verify.cascade_fit's `walk`), its numbers read in one read (verify.read_level)."""
     rows = [accept(j, q, p) for j, p in enumerate(laws)]
-    return _level(q, laws, xs, (torch.stack([r[0] for r in rows]), [r[1] for r in rows]))
+    return read_level(_level(q, laws, xs, (torch.stack([r[0] for r in rows]), [r[1] for r in rows])))
 
 
 def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_pos: int, group_fn, budget: float,
@@ -158,7 +168,7 @@ def keyed_pack(tree: DraftTree, kids: list, q: torch.Tensor, q_cur: torch.Tensor
     if k:
         xt = torch.tensor([tree.tokens[c] for c in kids], device=dev)
         p, rows = torch.stack(laws), torch.arange(k, device=dev)
-        b, e = torch.as_tensor(lvl.b, device=dev), torch.as_tensor(lvl.exact, device=dev)
+        b, e = (torch.as_tensor(v, dtype=torch.float32, device=dev) for v in (lvl.b, lvl.exact))
         u = torch.stack([noise.u_t(pos, t) for t in (tree.tokens[c] for c in kids)]).to(dev)
         c = relax_excess(b, e)
         parts += [b, e, c, u, p[rows, xt], q_cur[xt], tv(p, q_cur[None]),

@@ -17,7 +17,7 @@ from specviz.engine.registry import KnobValues
 
 
 def exact_prob(ev: TokenEvent) -> float:
-    """min(1, q(x)/p(x)); 1 where the draft law puts no mass on x (rules.exact_at, in double precision)."""
+    """min(1, q(x)/p(x)) (rules.exact_at, in double precision); 0 where the draft law puts no mass on x."""
     return float(rules.exact_at(torch.tensor(ev.p_draft, dtype=torch.float64),
                                 torch.tensor(ev.p_target, dtype=torch.float64)))
 

@@ -26,24 +26,26 @@ _SORTED_FROM = 8                        # GSD "ours": the sorted-space path once
 
 
 def lossless(p_target: torch.Tensor, p_draft: torch.Tensor) -> torch.Tensor:
-    """§1.1: a(y) = min(1, q(y)/p(y)); cells the draft never proposes (p = 0) get 1 (irrelevant)."""
-    return exact_at(p_draft, p_target)
+    """§1.1: a(y) = min(1, q(y)/p(y)) (exact_at); cells the draft never proposes (p = 0) get 1 (irrelevant)."""
+    return torch.where(p_draft > 0, exact_at(p_draft, p_target), 1.0)
 
 
 def _lossless_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """lossless(q, p)[rows, x] from the two cells alone, to the same bits: (L,)."""
     rows = torch.arange(len(x), device=x.device)
-    return exact_at(p_draft[rows, x], p_target[rows, x])
+    px = p_draft[rows, x]
+    return torch.where(px > 0, exact_at(px, p_target[rows, x]), 1.0)
 
 
 lossless.at = _lossless_at             # a rule's value at the drafts alone (accept_at), without its (L, V) rows
 
 
 def exact_at(px: torch.Tensor, qx: torch.Tensor) -> torch.Tensor:
-    """min(1, q(x)/p(x)) at cells (px, qx: p(x), q(x), any shape), 1 where p(x) = 0 (a cell the draft never proposes
-    is irrelevant). The one place min(1, q/p) is written: `lossless`, every recorded exact probability (judge, the
-    tree levels, keyed noise) and the re-scoring (rescore.exact_prob) come from here."""
-    return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.ones_like(px))
+    """min(1, q(x)/p(x)) at cells (px, qx: p(x), q(x), any shape); 0 where p(x) = 0 (a draft its law never proposes
+    is never exactly accepted). The one place min(1, q/p) is written: `lossless` (which sets the cells p never
+    proposes to 1, irrelevant there), every recorded exact probability (judge, the tree levels, keyed noise) and the
+    re-scoring (rescore.exact_prob) come from here."""
+    return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))
 
 
 def accept_at(accept_fn, p_target: torch.Tensor, p_draft: torch.Tensor,
@@ -247,17 +249,19 @@ def lantern_promise(p_target: torch.Tensor, p_draft: torch.Tensor, neighbours: t
 
 
 def cascade(p_target: torch.Tensor, p_draft: torch.Tensor, x: int, group_tokens: list[int],
-            scale: float = 1.0) -> tuple[torch.Tensor, float]:
+            scale: float = 1.0) -> tuple[torch.Tensor, torch.Tensor | float]:
     """CASCADE (docs/design.md §3) for one candidate x at one slot: p_target (V,) is the law the candidate is judged
     against (q, or the running residual for later siblings), p_draft (V,) the law x was drawn from.
     q_R(x) = q(x) + s · Σ_{t ∈ T} q(t), T = the distinct tokens of the group I(n) ∪ C(n) other than x (each once;
     q is the law at x's position evaluated at the member's token); a(x) = min(1, q_R(x)/p(x)); every other cell
-    lossless. s in [0, 1] is the level's budget factor (verify.fit_level). Returns (a (V,), extra mass s·Σ q(t))."""
+    lossless. s in [0, 1] is the level's budget factor (verify.fit_level). Returns (a (V,), extra mass s·Σ q(t): a
+    0-d tensor where q lives, not read; 0.0 without a group)."""
     a = lossless(p_target[None], p_draft[None])[0]
     toks = sorted(set(group_tokens) - {x})
-    extra = scale * float(p_target[toks].sum()) if toks else 0.0
-    if extra > 0 and p_draft[x] > 0:
-        a[x] = min(1.0, float((p_target[x] + extra) / p_draft[x]))
+    if not toks:
+        return a, 0.0
+    extra = scale * p_target[toks].sum()
+    a[x] = torch.where((extra > 0) & (p_draft[x] > 0), ((p_target[x] + extra) / p_draft[x]).clamp(max=1.0), a[x])
     return a, extra
 
 

@@ -150,11 +150,17 @@ def level_tensors(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, re
 
 
 def level_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residual=None) -> Level:
-    """level_tensors with its numbers read (one read): b, exact lists of floats, cost a float."""
-    lvl = level_tensors(q, laws, xs, accept, residual)
-    vals = torch.cat([lvl.b.double(), lvl.exact.double(), lvl.cost.double().view(1)]).tolist()
-    k = len(xs)
-    return replace(lvl, b=vals[:k], exact=vals[k:2 * k], cost=vals[-1])
+    """level_tensors with its numbers read (one read): b, exact, extras lists of floats, cost a float."""
+    return read_level(level_tensors(q, laws, xs, accept, residual))
+
+
+def read_level(lvl: Level) -> Level:
+    """A level whose b, exact, cost and extras are tensors (or floats) with all of them read in one read."""
+    k = len(lvl.targets)
+    parts = [lvl.b, lvl.exact, [lvl.cost], lvl.extras]
+    vals = torch.cat([torch.stack([torch.as_tensor(v, dtype=torch.float64) for v in p]) if len(p) else
+                      torch.zeros(0, dtype=torch.float64) for p in parts]).tolist()
+    return replace(lvl, b=vals[:k], exact=vals[k:2 * k], cost=vals[2 * k], extras=vals[2 * k + 1:])
 
 
 def _judge_one(r: torch.Tensor, p: torch.Tensor, a: torch.Tensor, pa: torch.Tensor,
