@@ -18,7 +18,7 @@ from typing import Callable
 import torch
 
 from specviz.core.sampling import safe_norm, tv
-from specviz.engine.gsd_sorted import ours_sorted
+from specviz.engine.gsd_sorted import member_d2, ours_sorted
 
 Residual = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 _CHUNK_FLOATS = 1 << 24                 # GSD distance work per chunk: cells x window x dims <= 16M floats
@@ -112,35 +112,8 @@ def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, vectors: torch.Tensor, gr
     pos = lo[:, None] + torch.arange(max(1, int((hi - lo).max())))                    # (n, W) sorted positions
     inside = pos < hi[:, None]
     pos = pos.clamp(max=V - 1)
-    d2 = _member_d2(vectors.float(), order, rows, r, pos, inside)
+    d2 = member_d2(vectors.float(), order, rows, r, pos, inside, _CHUNK_FLOATS)
     out[rows, ys] = _gsd_ratio(p_target, p_draft, order, rows, ys, pos, inside, d2, gap, dist, mode)
-    return out
-
-
-def _member_d2(vectors, order, rows, r, pos, inside, block: int = 64) -> torch.Tensor:
-    """(n, W) squared distances between each judged cell's token (sorted position r) and its window members (sorted
-    positions pos), in the Gram form of the released table, |e_y|^2 + |e_z|^2 - 2<e_y, e_z>. Narrow vectors are
-    gathered per member; wide ones (input embeddings) by one small matrix product per block of `block` sorted
-    positions with the contiguous slice of the sorted vocabulary within `band` of it (members sit there), which
-    gathers each vector about once instead of W times."""
-    norms = torch.einsum("vd,vd->v", vectors, vectors)
-    n, width = pos.shape
-    if vectors.shape[-1] <= 64 or n * width * vectors.shape[-1] <= _CHUNK_FLOATS >> 4:
-        z, y = order[rows[:, None], pos], order[rows, r][:, None]
-        return norms[z] + norms[y] - 2 * torch.einsum("nwd,nwd->nw", vectors[z], vectors[y].expand_as(vectors[z]))
-    band = int(((pos - r[:, None]).abs() * inside).max()) + 1
-    V = order.shape[1]
-    out = torch.empty(pos.shape)
-    for row in rows.unique().tolist():
-        sel = (rows == row).nonzero().squeeze(-1)
-        rs, ps = r[sel], pos[sel]
-        for b in (rs // block).unique().tolist():
-            lo, hi = b * block, min(V, (b + 1) * block)
-            c0, c1 = max(0, lo - band), min(V, hi + band)
-            ri, ci = order[row, lo:hi], order[row, c0:c1]
-            d = norms[ri, None] + norms[None, ci] - 2 * vectors[ri] @ vectors[ci].T     # (rows, cols)
-            m = (rs // block) == b
-            out[sel[m]] = d[(rs[m] - lo)[:, None], (ps[m] - c0).clamp(0, c1 - c0 - 1)]
     return out
 
 
