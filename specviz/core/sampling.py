@@ -61,9 +61,14 @@ def safe_norm(f: torch.Tensor, fallback: torch.Tensor, eps: float = 1e-12) -> tu
 def sample(probs: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """One draw per row by inverse CDF with one uniform per row: (..., V) -> (...) long. The uniforms come from the
     host generator `gen` and are applied where probs lives (no read of the draw)."""
-    cdf = probs.cumsum(-1)
-    u = torch.rand(cdf.shape[:-1] + (1,), generator=gen).to(cdf.device) * cdf[..., -1:]
-    return torch.searchsorted(cdf, u, right=True).squeeze(-1).clamp_max(probs.shape[-1] - 1)
+    return draw(probs, torch.rand(probs.shape[:-1], generator=gen).to(probs.device))
+
+
+def draw(law: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """`sample` with its uniforms given: rows of law (..., V) and u (...) in [0, 1) -> (...) long, by inverse CDF
+    where law lives (a caller that draws its uniforms in one batch applies them here)."""
+    cdf = law.cumsum(-1)
+    return torch.searchsorted(cdf, u[..., None] * cdf[..., -1:], right=True).squeeze(-1).clamp_max(law.shape[-1] - 1)
 
 
 # ------------------------------------------------------------------------------------ keyed noise (docs/methods.md §9)

@@ -96,7 +96,7 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg, rnd) -> list:
     or bonus token. A candidate judged with groups (CASCADE) carries the `groups` extension."""
     judged, path, new_tok, bonus = walk.judged, walk.path, walk.new_token, walk.bonus
     out = []
-    ent = {}                                  # node -> entropies of q at its children's position, once per node
+    ent = dict(walk.entropies)                # node -> entropies of q at its children's position, once per node
     for s in judged:
         par = tree.parents[s.node]
         if par not in ent:
@@ -121,7 +121,8 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg, rnd) -> list:
         # the level's TV, once: every judged sibling at this position carries the same cost of the level's walk
         cost = next((e.tv_cost for e in reversed(out) if e.pos == pos), 0.0)
         h, hn = ent[last] if last in ent else entropies(q[last], cfg.h_norm)
+        q_new = q[last, new_tok].item() if walk.new_q is None else walk.new_q
         out.append(TokenEvent(pos=pos, token=new_tok, decision="bonus" if bonus else "resampled",
-                              level=len(path), p_target=q[last, new_tok].item(), entropy=h, entropy_norm=hn,
+                              level=len(path), p_target=q_new, entropy=h, entropy_norm=hn,
                               tv_cost=0.0 if bonus else cost, target_sample=rnd.target_sample(new_tok)))
     return out

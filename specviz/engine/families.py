@@ -128,8 +128,8 @@ class TreeSteps(Family):
         tree = self.drafter.build(committed[-1], n - 1)
         pos = n - 1 + torch.tensor(tree.depths)
         logits, hidden = c.model.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
-        hidden = host(hidden) if self.features else None
-        q = self.laws(host(logits))                 # (N, V) on the host: the tree walks still read per candidate
+        hidden = hidden.float() if self.features else None
+        q = self.laws(logits)                       # (N, V) where the model put it: the walk reads once a level
         group_fn = c.method.groups(tree, hidden, c.cfg) if c.method.groups is not None else None
         walk = walk_tree(c, tree, q, group_fn, c.cfg.cascade_budget, n)
         c.model.commit(state, torch.tensor(walk.path))
@@ -174,7 +174,7 @@ def walk_tree(c: Ctx, tree: DraftTree, q: torch.Tensor, group_fn, budget: float,
     """The tree's verification under the run's randomness (root at position n - 1)."""
     def bonus_ok(d):
         return n - 1 + d + 1 < c.n_pos
-    return c.rnd.tree(tree, q, c.accept_fn, n - 1, group_fn, budget, bonus_ok)
+    return c.rnd.tree(tree, q, c.accept_fn, n - 1, group_fn, budget, bonus_ok, c.cfg.h_norm)
 
 
 def tree_step_out(c: Ctx, n: int, tree: DraftTree, q: torch.Tensor, walk: TreeWalk, new: list) -> StepOut:

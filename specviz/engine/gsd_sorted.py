@@ -54,3 +54,31 @@ def ours_sorted(q: torch.Tensor, p: torch.Tensor, vectors: torch.Tensor, group: 
     den = ps + (torch.stack(pz, -1) * kept).sum(-1)
     a = torch.where(ps > 0, (num / den).clamp(max=1.0), torch.ones_like(qs))
     return torch.empty_like(a).scatter_(1, order, a)
+
+
+def member_d2(vectors, order, rows, r, pos, inside, chunk_floats: int, block: int = 64) -> torch.Tensor:
+    """(n, W) squared distances between each judged cell's token (sorted position r) and its window members (sorted
+    positions pos), in the Gram form of the released table, |e_y|^2 + |e_z|^2 - 2<e_y, e_z>. Narrow vectors are
+    gathered per member; wide ones (input embeddings) by one small matrix product per block of `block` sorted
+    positions with the contiguous slice of the sorted vocabulary within `band` of it (members sit there), which
+    gathers each vector about once instead of W times (chunk_floats: rules.gsd's work bound per chunk; the per-cell
+    path of rules.gsd, kept here beside the sorted path)."""
+    norms = torch.einsum("vd,vd->v", vectors, vectors)
+    n, width = pos.shape
+    if vectors.shape[-1] <= 64 or n * width * vectors.shape[-1] <= chunk_floats >> 4:
+        z, y = order[rows[:, None], pos], order[rows, r][:, None]
+        return norms[z] + norms[y] - 2 * torch.einsum("nwd,nwd->nw", vectors[z], vectors[y].expand_as(vectors[z]))
+    band = int(((pos - r[:, None]).abs() * inside).max()) + 1
+    V = order.shape[1]
+    out = torch.empty(pos.shape)
+    for row in rows.unique().tolist():
+        sel = (rows == row).nonzero().squeeze(-1)
+        rs, ps = r[sel], pos[sel]
+        for b in (rs // block).unique().tolist():
+            lo, hi = b * block, min(V, (b + 1) * block)
+            c0, c1 = max(0, lo - band), min(V, hi + band)
+            ri, ci = order[row, lo:hi], order[row, c0:c1]
+            d = norms[ri, None] + norms[None, ci] - 2 * vectors[ri] @ vectors[ci].T     # (rows, cols)
+            m = (rs // block) == b
+            out[sel[m]] = d[(rs[m] - lo)[:, None], (ps[m] - c0).clamp(0, c1 - c0 - 1)]
+    return out

@@ -13,17 +13,21 @@ from __future__ import annotations
 import torch
 
 from specviz.core.noise import Noise
-from specviz.core.sampling import change_prob, coupled_accept, relax_excess, tv
+from specviz.core.sampling import change_prob, coupled_accept, entropy, normalised_entropy, relax_excess, tv
 from specviz.engine import rules
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
-from specviz.engine.verify import ChainResult, Level, TreeStep, TreeWalk, fit_level, kid_laws, settled
-
-
-def _exact(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    rows = torch.arange(len(x), device=x.device)
-    px, qx = p[rows, x], q[rows, x]
-    return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))
+from specviz.engine.levelpack import bonus_part, bonus_values
+from specviz.engine.verify import (
+    ChainResult,
+    Level,
+    TreeStep,
+    TreeWalk,
+    cascade_fit,
+    kid_laws,
+    read_level,
+    settled,
+)
 
 
 def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, noise: Noise, n: int,
@@ -38,7 +42,7 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
         return res if lazy else settled(res)
     a = accept_fn(q[:k], p)
     rows = torch.arange(k, device=q.device)
-    b, e = a[rows, x], _exact(p, q[:k], x)
+    b, e = a[rows, x], rules.exact_at(p[rows, x], q[rows, x])
     c = relax_excess(b, e)
     star = noise.races(n, q[:k])
     if lossless:
@@ -61,29 +65,27 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
     return res if lazy else settled(res)
 
 
-def level_cost(q: torch.Tensor, laws: list, xs: list, a: torch.Tensor) -> float:
+def level_cost(q: torch.Tensor, laws: list, xs: list, a: torch.Tensor) -> torch.Tensor:
     """P(a level's committed token != x*) for siblings xs with draft laws `laws` and acceptance rows a (k, V) against
     q (V,): exact (1 - Σ_K q)(1 - Π_j (1 - c_j)) for distinct point-mass siblings, else the bound 1 - Π_j (1 - max
-    c_j over supp p_j)."""
+    c_j over supp p_j). A 0-d tensor where q lives, not read."""
     p = torch.stack(laws)
     c_rows = relax_excess(a, rules.lossless(q[None].expand_as(p), p))
-    point = all(float(law.max()) >= 1.0 for law in laws) and len(set(xs)) == len(xs)
-    if point:
-        cj = c_rows[torch.arange(len(xs)), torch.tensor(xs)]
-        miss = 1.0 - float(q[torch.tensor(xs)].sum())
-    else:
-        cj = torch.where(p > 0, c_rows, torch.zeros_like(c_rows)).amax(-1)
-        miss = 1.0
-    return max(0.0, miss) * (1.0 - float(torch.prod(1 - cj)))
+    xt = torch.tensor(xs, device=q.device)
+    point = (p.amax(-1) >= 1.0).all() & (len(set(xs)) == len(xs))
+    cj = torch.where(point, c_rows[torch.arange(len(xs), device=q.device), xt],
+                     torch.where(p > 0, c_rows, torch.zeros_like(c_rows)).amax(-1))
+    miss = torch.where(point, 1.0 - q[xt].sum(), torch.ones((), device=q.device))
+    return miss.clamp_min(0.0) * (1.0 - torch.prod(1 - cj))
 
 
 def _level(q, laws, xs, accept_rows) -> Level:
     a, extras = accept_rows
-    rows = torch.arange(len(xs))
+    xt = torch.tensor(xs, device=q.device)
+    rows = torch.arange(len(xs), device=q.device)
     p = torch.stack(laws)
-    b = a[rows, torch.tensor(xs)].tolist()
-    ex = _exact(p, q[None].expand_as(p), torch.tensor(xs)).tolist()
-    return Level(b, ex, [q] * len(xs), extras, q, q, level_cost(q, laws, xs, a))
+    return Level(a[rows, xt], rules.exact_at(p[rows, xt], q[xt]), [q] * len(xs), extras, q, q,
+                 level_cost(q, laws, xs, a))
 
 
 def keyed_level(tree: DraftTree, kids: list, q_cur: torch.Tensor, laws: list, accept_fn, group_fn, left: float):
@@ -95,57 +97,100 @@ def keyed_level(tree: DraftTree, kids: list, q_cur: torch.Tensor, laws: list, ac
         return _level(q_cur, laws, xs, (a, [0.0] * len(kids))), [CandidateGroup() for _ in kids]
     groups = [group_fn(c, kids) for c in kids]
     toks = [[tree.tokens[m] for m in g.members] for g in groups]
+    return cascade_fit(q_cur, laws, xs, toks, left, walk=keyed_walk), groups
 
-    def build(s: float) -> Level:
-        rows = [rules.cascade(q_cur, p, x, t, s) for p, x, t in zip(laws, xs, toks)]
-        lvl = _level(q_cur, laws, xs, (torch.stack([r[0] for r in rows]), [r[1] for r in rows]))
-        lvl.scale = s
-        return lvl
-    return fit_level(build, left), groups
+
+def keyed_walk(q: torch.Tensor, laws: list, xs: list, accept, residual=None) -> Level:
+    """A level under keyed noise given each sibling's acceptance accept(j, r, p) -> (a, extra): every sibling is
+    judged against q itself (verify.cascade_fit's `walk`), its numbers read in one read (verify.read_level)."""
+    rows = [accept(j, q, p) for j, p in enumerate(laws)]
+    return read_level(_level(q, laws, xs, (torch.stack([r[0] for r in rows]), [r[1] for r in rows])))
 
 
 def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_pos: int, group_fn, budget: float,
-               bonus_ok) -> TreeWalk:
+               bonus_ok, norm: str = "raw") -> TreeWalk:
     """verify_tree under keyed noise: at each node walk into the child equal to x* (the race of q at the children's
-    position); a relaxed rule, when no child equals x*, accepts the first sibling whose keyed uniform is below its c."""
-    path, steps, used = [0], [], 0.0
+    position); a relaxed rule, when no child equals x*, accepts the first sibling whose keyed uniform is below its c.
+    One read per level walked (keyed_pack); norm: the run's entropy normalisation for the events."""
+    path, steps, used, ent = [0], [], 0.0, {}
     while True:
         cur = path[-1]
         kids, pos = tree.children[cur], root_pos + tree.depths[cur] + 1
         q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
-        star = noise.race(pos, q_cur)
         left = budget - used
         lvl, groups = keyed_level(tree, kids, q_cur, laws, accept_fn, group_fn, left) if kids else (None, [])
+        leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
+        v = KeyedValues(keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm).tolist(), len(kids),
+                        len(leaves))
         if group_fn is not None and lvl is not None:
-            used += lvl.cost
+            used += v.cost
+        ent[cur] = v.h
         xs = [tree.tokens[c] for c in kids]
-        hit = xs.index(star) if star in xs else -1
+        hit = xs.index(v.star) if v.star in xs else -1
         chosen = None
         for j, c in enumerate(kids):
-            b, e = lvl.b[j], lvl.exact[j]
-            cj = float(relax_excess(torch.tensor(b), torch.tensor(e)))
-            u = noise.u(pos, xs[j]) if hit < 0 and cj > 0 else -1.0
+            b, e, cj = v.b[j], v.exact[j], v.c[j]
+            u = v.u[j] if hit < 0 and cj > 0 else -1.0
             ok = j == hit if hit >= 0 else (cj > 0 and u < cj)
-            p_c = laws[j]
             relaxed = ok and j != hit
             extra = 0.0
             if relaxed:
-                extra = lvl.extras[j] if group_fn is not None else max(0.0, float(p_c[xs[j]]) * b - float(q_cur[xs[j]]))
-            d = float(tv(p_c, q_cur))
+                extra = lvl.extras[j] if group_fn is not None else max(0.0, v.px[j] * b - v.qx[j])
             steps.append(TreeStep(node=c, level=tree.depths[c], accepted=ok, relaxed=relaxed, b=b, exact=e, u=u,
-                                  p_x=p_c[xs[j]].item(), q_x=q_cur[xs[j]].item(), tv=d, tv_residual=d,
-                                  tv_cost=lvl.cost, point_mass=tree.laws[c] is None, extra=extra,
+                                  p_x=v.px[j], q_x=v.qx[j], tv=v.tv[j], tv_residual=v.tv[j],
+                                  tv_cost=v.cost, point_mass=tree.laws[c] is None, extra=extra,
                                   group=groups[j],
                                   budget_left=max(0.0, left) if group_fn is not None else 0.0, scale=lvl.scale,
-                                  coupled=float(coupled_accept(p_c[None], q_cur[None], torch.tensor([xs[j]]))[0]),
-                                  target_sample=star))
+                                  coupled=v.coupled[j], target_sample=v.star))
             if ok:
-                chosen = c
+                chosen = j
                 break
         if chosen is None:
-            return TreeWalk(path, star, False, steps)
-        path.append(chosen)
-        if not tree.children[chosen]:
-            if bonus_ok(len(path) - 1):
-                return TreeWalk(path, noise.race(pos + 1, q[chosen]), True, steps)
-            return TreeWalk(path, -1, False, steps)
+            return TreeWalk(path, v.star, False, steps, ent, v.q_star)
+        path.append(kids[chosen])
+        if not tree.children[kids[chosen]]:
+            if chosen in leaves:
+                tok, q_tok, ent[kids[chosen]] = v.bonus[chosen]
+                return TreeWalk(path, tok, True, steps, ent, q_tok)
+            return TreeWalk(path, -1, False, steps, ent)
+
+
+def keyed_pack(tree: DraftTree, kids: list, q: torch.Tensor, q_cur: torch.Tensor, laws: list, lvl: Level | None,
+               leaves: list, noise: Noise, pos: int, norm: str) -> torch.Tensor:
+    """One keyed level's numbers as one float64 vector where q lives (KeyedValues reads it): per kid b, exact,
+    c = relax_excess(b, exact), its keyed uniform, p(x), q(x), TV(p, q), J_x/p_x; the level's cost; x* (the race of
+    q_cur at pos) and q_cur(x*); H(q_cur) and its normalised value; when some kid is a bonus leaf (kid indices
+    `leaves`), levelpack.bonus_part with the race of the leaf's law at pos + 1."""
+    dev, k = q.device, len(kids)
+    parts = []
+    star = noise.scores(pos, q_cur).argmax(-1)
+    if k:
+        xt = torch.tensor([tree.tokens[c] for c in kids], device=dev)
+        p, rows = torch.stack(laws), torch.arange(k, device=dev)
+        b, e = (torch.as_tensor(v, dtype=torch.float32, device=dev) for v in (lvl.b, lvl.exact))
+        u = torch.stack([noise.u_t(pos, t) for t in (tree.tokens[c] for c in kids)]).to(dev)
+        c = relax_excess(b, e)
+        parts += [b, e, c, u, p[rows, xt], q_cur[xt], tv(p, q_cur[None]),
+                  coupled_accept(p, q_cur[None].expand_as(p), xt), torch.as_tensor(lvl.cost, device=dev).view(1)]
+    h = entropy(q_cur)
+    parts += [star.view(1), q_cur[star].view(1), h.view(1), normalised_entropy(h, q_cur, norm).view(1)]
+    if leaves:
+        hit = xt == star
+        ok = torch.where(hit.any(), hit, (c > 0) & (u < c))
+        parts += bonus_part(q, kids, leaves, ok, None, norm, lambda law: noise.scores(pos + 1, law).argmax(-1))
+    return torch.cat([t.to(torch.float64).reshape(-1) for t in parts])
+
+
+class KeyedValues:
+    """keyed_pack's values read back (vals: the list; k kids, n bonus leaves)."""
+
+    def __init__(self, vals: list, k: int, n: int):
+        it = iter(vals)
+
+        def take(m):
+            return [next(it) for _ in range(m)]
+        self.b, self.exact, self.c, self.u, self.px, self.qx, self.tv, self.coupled = (take(k) for _ in range(8))
+        (self.cost,) = take(1) if k else (0.0,)
+        star, self.q_star = take(2)
+        self.star, self.h = int(star), tuple(take(2))
+        self.bonus = bonus_values(take(5 if n else 0))

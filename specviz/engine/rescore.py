@@ -17,8 +17,9 @@ from specviz.engine.registry import KnobValues
 
 
 def exact_prob(ev: TokenEvent) -> float:
-    """min(1, q(x)/p(x)); 1 where the draft law puts no mass on x (as rules.lossless)."""
-    return min(1.0, ev.p_target / ev.p_draft) if ev.p_draft > 0 else 1.0
+    """min(1, q(x)/p(x)) (rules.exact_at, in double precision); 0 where the draft law puts no mass on x."""
+    return float(rules.exact_at(torch.tensor(ev.p_draft, dtype=torch.float64),
+                                torch.tensor(ev.p_target, dtype=torch.float64)))
 
 
 def csd_accept(ev: TokenEvent, lam: float, delta: float, g: str = "h") -> float:
@@ -44,7 +45,7 @@ def _sibs(ev: TokenEvent) -> list:
 def cascade_level(evs: list[TokenEvent], knobs: KnobValues, left: float):
     """One level's CASCADE walk re-built from its judged events (in judge order) and their Sibling records, on a
     reduced vocabulary (every token whose q is recorded, plus one cell for the rest of q's mass), then fitted into
-    `left` exactly as the engine does (verify.level_law, verify.fit_level). For point-mass siblings this is the
+    `left` by the engine's own builder (verify.cascade_fit). For point-mass siblings this is the
     engine's own computation: the same b and level TV whenever every sibling's group is known. What the trace cannot
     tell: the groups of siblings after the accepted one (taken as lossless here, so the level's TV, and with it the
     budget spent, can come out lower than a new run's) and the full law of a sampled sibling (its p(x) at x, the
@@ -75,11 +76,7 @@ def cascade_level(evs: list[TokenEvent], knobs: KnobValues, left: float):
                                                                           knobs.get("cascade_sets", "paper")))]
                for ev in evs] + [[] for _ in later]
 
-    def build(s: float):
-        lvl = verify.level_law(q, laws, xs, lambda j, r, p: rules.cascade(r, p, xs[j], members[j], s))
-        lvl.scale = s
-        return lvl
-    return verify.fit_level(build, left)
+    return verify.cascade_fit(q, laws, xs, members, left)
 
 
 def csd_rescore(judged: list[TokenEvent], knobs: KnobValues) -> list[float]:

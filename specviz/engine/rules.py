@@ -18,7 +18,7 @@ from typing import Callable
 import torch
 
 from specviz.core.sampling import safe_norm, tv
-from specviz.engine.gsd_sorted import ours_sorted
+from specviz.engine.gsd_sorted import member_d2, ours_sorted
 
 Residual = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 _CHUNK_FLOATS = 1 << 24                 # GSD distance work per chunk: cells x window x dims <= 16M floats
@@ -26,8 +26,37 @@ _SORTED_FROM = 8                        # GSD "ours": the sorted-space path once
 
 
 def lossless(p_target: torch.Tensor, p_draft: torch.Tensor) -> torch.Tensor:
-    """§1.1: a(y) = min(1, q(y)/p(y)); cells the draft never proposes (p = 0) get 1 (irrelevant)."""
-    return torch.where(p_draft > 0, (p_target / p_draft.clamp_min(1e-30)).clamp(max=1.0), torch.ones_like(p_draft))
+    """§1.1: a(y) = min(1, q(y)/p(y)) (exact_at); cells the draft never proposes (p = 0) get 1 (irrelevant)."""
+    return torch.where(p_draft > 0, exact_at(p_draft, p_target), 1.0)
+
+
+def _lossless_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """lossless(q, p)[rows, x] from the two cells alone, to the same bits: (L,)."""
+    rows = torch.arange(len(x), device=x.device)
+    px = p_draft[rows, x]
+    return torch.where(px > 0, exact_at(px, p_target[rows, x]), 1.0)
+
+
+lossless.at = _lossless_at             # a rule's value at the drafts alone (accept_at), without its (L, V) rows
+
+
+def exact_at(px: torch.Tensor, qx: torch.Tensor) -> torch.Tensor:
+    """min(1, q(x)/p(x)) at cells (px, qx: p(x), q(x), any shape); 0 where p(x) = 0 (a draft its law never proposes
+    is never exactly accepted). The one place min(1, q/p) is written: `lossless` (which sets the cells p never
+    proposes to 1, irrelevant there), every recorded exact probability (judge, the tree levels, keyed noise) and the
+    re-scoring (rescore.exact_prob) come from here."""
+    return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))
+
+
+def accept_at(accept_fn, p_target: torch.Tensor, p_draft: torch.Tensor,
+              x: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor]:
+    """(a (L, V) or None, b = a[rows, x] (L,)): a rule with an `at` attribute gives b from the drafted cells alone
+    (a None: the caller builds the rows it needs), any other rule its full rows once."""
+    at = getattr(accept_fn, "at", None)
+    if at is not None:
+        return None, at(p_target, p_draft, x)
+    a = accept_fn(p_target, p_draft)
+    return a, a[torch.arange(len(x), device=x.device), x]
 
 
 # ------------------------------------------------------------------------------------------------------------ CSD
@@ -77,35 +106,8 @@ def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, vectors: torch.Tensor, gr
     pos = lo[:, None] + torch.arange(max(1, int((hi - lo).max())))                    # (n, W) sorted positions
     inside = pos < hi[:, None]
     pos = pos.clamp(max=V - 1)
-    d2 = _member_d2(vectors.float(), order, rows, r, pos, inside)
+    d2 = member_d2(vectors.float(), order, rows, r, pos, inside, _CHUNK_FLOATS)
     out[rows, ys] = _gsd_ratio(p_target, p_draft, order, rows, ys, pos, inside, d2, gap, dist, mode)
-    return out
-
-
-def _member_d2(vectors, order, rows, r, pos, inside, block: int = 64) -> torch.Tensor:
-    """(n, W) squared distances between each judged cell's token (sorted position r) and its window members (sorted
-    positions pos), in the Gram form of the released table, |e_y|^2 + |e_z|^2 - 2<e_y, e_z>. Narrow vectors are
-    gathered per member; wide ones (input embeddings) by one small matrix product per block of `block` sorted
-    positions with the contiguous slice of the sorted vocabulary within `band` of it (members sit there), which
-    gathers each vector about once instead of W times."""
-    norms = torch.einsum("vd,vd->v", vectors, vectors)
-    n, width = pos.shape
-    if vectors.shape[-1] <= 64 or n * width * vectors.shape[-1] <= _CHUNK_FLOATS >> 4:
-        z, y = order[rows[:, None], pos], order[rows, r][:, None]
-        return norms[z] + norms[y] - 2 * torch.einsum("nwd,nwd->nw", vectors[z], vectors[y].expand_as(vectors[z]))
-    band = int(((pos - r[:, None]).abs() * inside).max()) + 1
-    V = order.shape[1]
-    out = torch.empty(pos.shape)
-    for row in rows.unique().tolist():
-        sel = (rows == row).nonzero().squeeze(-1)
-        rs, ps = r[sel], pos[sel]
-        for b in (rs // block).unique().tolist():
-            lo, hi = b * block, min(V, (b + 1) * block)
-            c0, c1 = max(0, lo - band), min(V, hi + band)
-            ri, ci = order[row, lo:hi], order[row, c0:c1]
-            d = norms[ri, None] + norms[None, ci] - 2 * vectors[ri] @ vectors[ci].T     # (rows, cols)
-            m = (rs // block) == b
-            out[sel[m]] = d[(rs[m] - lo)[:, None], (ps[m] - c0).clamp(0, c1 - c0 - 1)]
     return out
 
 
@@ -206,17 +208,19 @@ def lantern_residual(neighbours: torch.Tensor, k: int, budget_fn: Callable, vari
 
 
 def cascade(p_target: torch.Tensor, p_draft: torch.Tensor, x: int, group_tokens: list[int],
-            scale: float = 1.0) -> tuple[torch.Tensor, float]:
+            scale: float = 1.0) -> tuple[torch.Tensor, torch.Tensor | float]:
     """CASCADE (docs/design.md §3) for one candidate x at one slot: p_target (V,) is the law the candidate is judged
     against (q, or the running residual for later siblings), p_draft (V,) the law x was drawn from.
     q_R(x) = q(x) + s · Σ_{t ∈ T} q(t), T = the distinct tokens of the group I(n) ∪ C(n) other than x (each once;
     q is the law at x's position evaluated at the member's token); a(x) = min(1, q_R(x)/p(x)); every other cell
-    lossless. s in [0, 1] is the level's budget factor (verify.fit_level). Returns (a (V,), extra mass s·Σ q(t))."""
+    lossless. s in [0, 1] is the level's budget factor (verify.fit_level). Returns (a (V,), extra mass s·Σ q(t): a
+    0-d tensor where q lives, not read; 0.0 without a group)."""
     a = lossless(p_target[None], p_draft[None])[0]
     toks = sorted(set(group_tokens) - {x})
-    extra = scale * float(p_target[toks].sum()) if toks else 0.0
-    if extra > 0 and p_draft[x] > 0:
-        a[x] = min(1.0, float((p_target[x] + extra) / p_draft[x]))
+    if not toks:
+        return a, 0.0
+    extra = scale * p_target[toks].sum()
+    a[x] = torch.where((extra > 0) & (p_draft[x] > 0), ((p_target[x] + extra) / p_draft[x]).clamp(max=1.0), a[x])
     return a, extra
 
 
@@ -240,7 +244,7 @@ def judge(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x
     rows = torch.arange(len(x), device=x.device)
     b = accept[rows, x]
     px, qx = p_draft[rows, x], p_target[rows, x]
-    exact = torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))
+    exact = exact_at(px, qx)
     ok = u < b
     pa = p_draft * accept
     if residual is None:

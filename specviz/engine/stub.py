@@ -103,5 +103,5 @@ class StubTreeDrafter:
         return DraftTree(tokens, parents, depths, [None] * len(tokens))
 
 
-# the stub target's TreeDrafterFactory: (model, cfg, gen) -> StubTreeDrafter
+# the stub target's TreeDrafterFactory: (model, cfg, rnd) -> StubTreeDrafter
 stub_drafter = Factory(StubTreeDrafter, "the stub's own top tokens")

@@ -7,7 +7,7 @@ CASCADE's relaxation is scaled to fit the step's TV budget (`fit_level`) before 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -17,6 +17,7 @@ from specviz.core.sampling import sample, tv
 from specviz.engine import rules
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
+from specviz.engine.levelpack import LevelValues, level_pack
 
 AcceptFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]     # (q (L,V), p (L,V)) -> a (L,V)
 
@@ -53,8 +54,11 @@ def verify_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn: A
         res = ChainResult(0, sample(q[0], gen), True, 0, None, None)
         return res if lazy else settled(res)
     u = torch.rand(k, generator=gen).to(q.device)
-    jd = rules.judge(q[:k], p, accept_fn(q[:k], p), x, u, getattr(accept_fn, "residual", None))
-    m = int(jd.accepted.long().cumprod(0).sum())
+    a, b = rules.accept_at(accept_fn, q[:k], p, x)
+    m = int((u < b).long().cumprod(0).sum())
+    j = min(m + 1, k)                       # the judged slots: only they need a full row, a residual and a cost
+    jd = rules.judge(q[:j], p[:j], accept_fn(q[:j], p[:j]) if a is None else a[:j], x[:j], u[:j],
+                     getattr(accept_fn, "residual", None))
     if m < k:
         res = ChainResult(m, sample(jd.residual[m], gen), False, m + 1, jd, u)
     else:
@@ -93,6 +97,8 @@ class TreeWalk:
     new_token: int                    # the resampled or bonus token, -1 when none
     bonus: bool                       # new_token is a bonus token after an accepted leaf
     judged: list                      # list[TreeStep]: every judged candidate, in judge order
+    entropies: dict = field(default_factory=dict)   # node -> (H, H normalised) of q at its children's position
+    new_q: float | None = None        # q(new_token) at its position, when the walk read it
 
 
 @dataclass
@@ -115,10 +121,11 @@ _EPS = float(np.float32(1e-12))       # safe_norm's eps as its float32 compariso
 LevelAccept = Callable[[int, torch.Tensor, torch.Tensor], tuple[torch.Tensor, float]]   # (j, r, p) -> a, extra
 
 
-def level_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residual=None) -> Level:
-    """The exact walk of one level (see Level). q (V,); laws: k draft laws (V,); xs: k tokens; residual: the rule's
-    residual function (rules.judge), None for [r - p·a]+."""
-    r, reach, out = q, 1.0, None
+def level_tensors(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residual=None) -> Level:
+    """The exact walk of one level (see Level) with its numbers left where q lives: b, exact (k,) and cost (0-d)
+    tensors, nothing read. q (V,); laws: k draft laws (V,); xs: k tokens; residual: the rule's residual function
+    (rules.judge), None for [r - p·a]+."""
+    r, reach, out = q, None, None
     b, exact, targets, extras = [], [], [], []
     for j, (p, x) in enumerate(zip(laws, xs)):
         a, extra = accept(j, r, p)
@@ -126,28 +133,43 @@ def level_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residu
         if residual is None:
             bj, ej, nxt = _judge_one(r, p, a, pa, x)
         else:
-            jd = rules.judge(r[None], p[None], a[None], torch.tensor([x]), torch.ones(1), residual)
-            bj, ej, nxt = float(jd.accept_prob[0]), float(jd.exact_prob[0]), jd.residual[0]
+            jd = rules.judge(r[None], p[None], a[None], torch.tensor([x], device=q.device),
+                             torch.ones(1, device=q.device), residual)
+            bj, ej, nxt = jd.accept_prob[0], jd.exact_prob[0], jd.residual[0]
         out = pa if out is None else out + reach * pa          # the first term is 0 + 1.0·pa = pa exactly
-        reach *= max(0.0, 1.0 - float(pa.sum()))
+        kept = (1.0 - pa.sum()).clamp_min(0.0)
+        reach = kept if reach is None else reach * kept
         b.append(bj)
         exact.append(ej)
         targets.append(r)
         extras.append(extra)
         r = nxt
-    out = reach * r if out is None else out + reach * r
-    return Level(b, exact, targets, extras, r, out, float(tv(out, q)))
+    out = r.clone() if out is None else out + reach * r
+    stack = (lambda v: torch.stack(v)) if b else (lambda v: torch.zeros(0, device=q.device))    # noqa: E731
+    return Level(stack(b), stack(exact), targets, extras, r, out, tv(out, q))
+
+
+def level_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residual=None) -> Level:
+    """level_tensors with its numbers read (one read): b, exact, extras lists of floats, cost a float."""
+    return read_level(level_tensors(q, laws, xs, accept, residual))
+
+
+def read_level(lvl: Level) -> Level:
+    """A level whose b, exact, cost and extras are tensors (or floats) with all of them read in one read."""
+    k = len(lvl.targets)
+    parts = [lvl.b, lvl.exact, [lvl.cost], lvl.extras]
+    vals = torch.cat([torch.stack([torch.as_tensor(v, dtype=torch.float64) for v in p]) if len(p) else
+                      torch.zeros(0, dtype=torch.float64) for p in parts]).tolist()
+    return replace(lvl, b=vals[:k], exact=vals[k:2 * k], cost=vals[2 * k], extras=vals[2 * k + 1:])
 
 
 def _judge_one(r: torch.Tensor, p: torch.Tensor, a: torch.Tensor, pa: torch.Tensor,
-               x: int) -> tuple[float, float, torch.Tensor]:
+               x: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """rules.judge of one sibling (pa = p·a) with the residual [r - p·a]+, in fewer tensor ops and to the same bits:
-    (b = a(x), exact = min(1, r(x)/p(x)) in float32 (0 where p(x) = 0), the normalised residual)."""
-    bx, px, rx = a[x].item(), p[x].item(), r[x].item()
-    ex = min(1.0, float(np.float32(rx) / max(np.float32(px), np.float32(1e-30)))) if px > 0 else 0.0
+    (b = a(x), exact = min(1, r(x)/p(x)) (rules.exact_at), the normalised residual), nothing read."""
     f = (r - pa).clamp_min(0)
     mass = f.sum()
-    return bx, ex, r if mass.item() < _EPS else f / mass             # sampling.safe_norm for one row
+    return a[x], rules.exact_at(p[x], r[x]), torch.where(mass < _EPS, r, f / mass)    # sampling.safe_norm, one row
 
 
 def fit_level(build: Callable[[float], Level], left: float, iters: int = 16) -> Level:
@@ -191,58 +213,81 @@ def judge_level(tree: DraftTree, kids: list, q_node: torch.Tensor, accept_fn: Ac
             [CandidateGroup() for _ in kids]
     groups = [group_fn(c, kids) for c in kids]
     toks = [[tree.tokens[m] for m in g.members] for g in groups]
+    return cascade_fit(q_node, laws, xs, toks, left, residual=residual), groups
+
+
+def cascade_fit(q: torch.Tensor, laws: list, xs: list, members: list, left: float, walk=None, residual=None) -> Level:
+    """CASCADE's level, the one builder (the engine's walks under both noises and the re-scoring, rescore.py): sibling
+    j accepted by rules.cascade with its group's tokens members[j], every extra mass scaled by one factor s fitted
+    into `left` (fit_level). walk: how a level is walked given each sibling's acceptance, (q, laws, xs, accept,
+    residual) -> Level: level_law (the running residual) unless given (keyed noise: keyed.keyed_walk)."""
+    walk = walk or level_law
 
     def build(s: float) -> Level:
-        lvl = level_law(q_node, laws, xs, lambda j, r, p: rules.cascade(r, p, xs[j], toks[j], s), residual)
+        lvl = walk(q, laws, xs, lambda j, r, p: rules.cascade(r, p, xs[j], members[j], s), residual)
         lvl.scale = s
         return lvl
-    return fit_level(build, left), groups
+    return fit_level(build, left)
 
 
-def sibling_tvs(p: torch.Tensor, q: torch.Tensor, r: torch.Tensor) -> tuple[float, float]:
-    """(TV(p, q), TV(p, r)) of one sibling's draft law p (V,): against the level's target law q and against the
-    running residual r (V,) it was judged with (the same tensor, computed once, for the first sibling)."""
-    d = float(tv(p, q))
-    return d, d if r is q else float(tv(p, r))
+def sibling_tvs(p: torch.Tensor, q: torch.Tensor, r: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(TV(p, q), TV(p, r)) of one sibling's draft law p (V,), 0-d tensors not read: against the level's target law
+    q and against the running residual r (V,) it was judged with (the same tensor, computed once, for the first
+    sibling)."""
+    d = tv(p, q)
+    return d, d if r is q else tv(p, r)
 
 
 def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Generator, group_fn: GroupFn | None,
-                budget: float, bonus_ok: Callable[[int], bool]) -> TreeWalk:
+                budget: float, bonus_ok: Callable[[int], bool], norm: str = "raw") -> TreeWalk:
     """Walk the tree from the root. q (N, V): target law at each node's children position.
     group_fn (CASCADE) gives the relaxation group of a candidate; `budget` bounds Σ over the step's judged levels of
-    TV(o_level, q_level) (CASCADE only)."""
-    path, steps, used = [0], [], 0.0
+    TV(o_level, q_level) (CASCADE only). One read per level walked (level_pack): the level's numbers, its uniforms
+    (drawn from `gen` in today's order, the generator then advanced by exactly what the walk used), and every token
+    the walk could sample there, drawn where q lives; norm: the run's entropy normalisation for the events."""
+    path, steps, used, ent = [0], [], 0.0, {}
     while True:
         cur = path[-1]
         kids = tree.children[cur]
         left = budget - used
         q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
-        lvl, groups = judge_level(tree, kids, q_cur, accept_fn, group_fn, left, laws)
+        if group_fn is None:
+            xs = [tree.tokens[c] for c in kids]
+            lvl = level_tensors(q_cur, laws, xs, lambda j, r, p: (accept_fn(r[None], p[None])[0], 0.0),
+                                getattr(accept_fn, "residual", None))
+            groups = [CandidateGroup() for _ in kids]
+        else:
+            lvl, groups = judge_level(tree, kids, q_cur, accept_fn, group_fn, left, laws)
+        leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
+        state = gen.get_state()
+        tvs = [sibling_tvs(laws[j], q_cur, lvl.targets[j]) for j in range(len(kids))]
+        v = LevelValues(level_pack(tree, kids, q, q_cur, laws, lvl, tvs, leaves,
+                                   torch.rand(len(kids) + 1, generator=gen), norm).tolist(), len(kids), len(leaves))
         if group_fn is not None:
-            used += lvl.cost
-        chosen = None
-        for j, c in enumerate(kids):
-            u = torch.rand(1, generator=gen).item()
-            ok = u < lvl.b[j]
-            p_c, x, r = laws[j], tree.tokens[c], lvl.targets[j]
-            p_x, r_x = p_c[x].item(), r[x].item()
-            relaxed = ok and u >= lvl.exact[j]
+            used += v.cost
+        ent[cur] = v.h
+        chosen = next((j for j in range(len(kids)) if v.u[j] < v.b[j]), None)
+        for j, c in enumerate(kids[:len(kids) if chosen is None else chosen + 1]):
+            ok = j == chosen
+            relaxed = ok and v.u[j] >= v.exact[j]
             extra = 0.0
             if relaxed:
-                extra = lvl.extras[j] if group_fn is not None else max(0.0, float(p_c[x] * lvl.b[j] - r[x]))
-            tv_q, tv_r = sibling_tvs(p_c, q_cur, r)
-            steps.append(TreeStep(node=c, level=tree.depths[c], accepted=ok, relaxed=relaxed, b=lvl.b[j],
-                                  exact=lvl.exact[j], u=u, p_x=p_x, q_x=r_x, tv=tv_q, tv_residual=tv_r,
-                                  tv_cost=lvl.cost, point_mass=tree.laws[c] is None, extra=extra,
+                extra = lvl.extras[j] if group_fn is not None else max(0.0, v.px[j] * v.b[j] - v.rx[j])
+            steps.append(TreeStep(node=c, level=tree.depths[c], accepted=ok, relaxed=relaxed, b=v.b[j],
+                                  exact=v.exact[j], u=v.u[j], p_x=v.px[j], q_x=v.rx[j], tv=v.tvq[j],
+                                  tv_residual=v.tvr[j], tv_cost=v.cost, point_mass=tree.laws[c] is None, extra=extra,
                                   group=groups[j],
                                   budget_left=max(0.0, left) if group_fn is not None else 0.0, scale=lvl.scale))
-            if ok:
-                chosen = c
-                break
+        gen.set_state(state)                                  # the uniforms the walk used, no more
         if chosen is None:
-            return TreeWalk(path, int(sample(lvl.end, gen)), False, steps)
-        path.append(chosen)
-        if not tree.children[chosen]:
-            if bonus_ok(len(path) - 1):
-                return TreeWalk(path, int(sample(q[chosen], gen)), True, steps)
-            return TreeWalk(path, -1, False, steps)
+            torch.rand(len(kids) + 1, generator=gen)
+            return TreeWalk(path, v.end[0], False, steps, ent, v.end[1])
+        path.append(kids[chosen])
+        if not tree.children[kids[chosen]]:
+            if chosen in leaves:
+                torch.rand(chosen + 2, generator=gen)
+                tok, q_tok, ent[kids[chosen]] = v.bonus[chosen]
+                return TreeWalk(path, tok, True, steps, ent, q_tok)
+            torch.rand(chosen + 1, generator=gen)
+            return TreeWalk(path, -1, False, steps, ent)
+        torch.rand(chosen + 1, generator=gen)

@@ -1,0 +1,80 @@
+"""One tree level's numbers in one read (verify.verify_tree): level_pack stacks, where q lives, everything a level
+of the walk can need after its decisions (the level's numbers, its uniforms, the tokens the walk could sample there
+and their laws' values); LevelValues reads them back from the one list."""
+from __future__ import annotations
+
+import torch
+
+from specviz.core.sampling import draw, entropy, normalised_entropy
+
+
+def level_pack(tree, kids: list, q: torch.Tensor, q_cur: torch.Tensor, laws: list, lvl, tvs: list, leaves: list,
+               u: torch.Tensor, norm: str) -> torch.Tensor:
+    """One level's numbers as one float64 vector where q lives (LevelValues reads it): per kid b, exact, p(x),
+    r(x) (r: the law it is judged against), TV(p, q), TV(p, r); the level's cost; the k + 1 uniforms u; H(q_cur)
+    and its normalised value; the token resampled from the level's end law with u[k] and q_cur there; when some kid
+    is a bonus leaf (kid indices `leaves`), bonus_part."""
+    dev, k = q.device, len(kids)
+    u = u.to(dev)
+    f64 = [torch.as_tensor(lvl.b, dtype=torch.float64, device=dev), torch.as_tensor(lvl.exact, dtype=torch.float64,
+                                                                                     device=dev)]
+    if k:
+        xs = [tree.tokens[c] for c in kids]
+        f64 += [torch.stack([law[x] for law, x in zip(laws, xs)]), torch.stack([r[x] for r, x in zip(lvl.targets, xs)]),
+                torch.stack([torch.as_tensor(t[0], dtype=torch.float64, device=dev) for t in tvs]),
+                torch.stack([torch.as_tensor(t[1], dtype=torch.float64, device=dev) for t in tvs])]
+    h = entropy(q_cur)
+    end = draw(lvl.end, u[k])
+    f64 += [torch.as_tensor(lvl.cost, device=dev).view(1), u, h.view(1), normalised_entropy(h, q_cur, norm).view(1),
+            end.view(1), q_cur[end].view(1)]
+    if leaves:
+        f64 += bonus_part(q, kids, leaves, u[:k] < f64[0], u, norm)
+    return torch.cat([t.to(torch.float64).reshape(-1) for t in f64])
+
+
+def first_bonus_leaf(kids: list, leaves: list, ok: torch.Tensor) -> torch.Tensor:
+    """The kid index (0-d long, where ok lives) of the first accepted kid if it is a bonus leaf, else the first bonus
+    leaf (a value the walk will not use): the one kid whose bonus a level can need, chosen without a read."""
+    k = len(kids)
+    first = torch.where(ok.any(), ok.to(torch.uint8).argmax(), k)              # argmax: the first maximal index
+    is_leaf = torch.zeros(k + 1, dtype=torch.bool, device=ok.device)
+    is_leaf[leaves] = True
+    return torch.where(is_leaf[first], first, leaves[0])
+
+
+def bonus_part(q: torch.Tensor, kids: list, leaves: list, ok: torch.Tensor, u: torch.Tensor, norm: str,
+               token=None) -> list:
+    """[the bonus leaf's kid index, its bonus token, q there, H and normalised H of its law] for the one bonus leaf
+    the level can need (first_bonus_leaf): the token drawn with u[j + 1] (papers' noise), or token(law) (keyed)."""
+    j = first_bonus_leaf(kids, leaves, ok)
+    law = q[torch.tensor(kids, device=q.device)[j]]
+    tok = draw(law, u[j + 1]) if token is None else token(law)
+    h = entropy(law)
+    return [j.view(1), tok.view(1), law[tok].view(1), h.view(1), normalised_entropy(h, law, norm).view(1)]
+
+
+class LevelValues:
+    """level_pack's values read back (vals: the list; k kids, n bonus leaves; bonus: bonus_values)."""
+
+    def __init__(self, vals: list, k: int, n: int):
+        it = iter(vals)
+
+        def take(m):
+            return [next(it) for _ in range(m)]
+        self.b, self.exact = take(k), take(k)
+        self.px, self.rx = take(k), take(k)
+        tvs = take(2 * k)
+        self.tvq, self.tvr = tvs[:k], tvs[k:]
+        (self.cost,), self.u = take(1), take(k + 1)
+        self.h = tuple(take(2))
+        end, q_end = take(2)
+        self.end = (int(end), q_end)
+        self.bonus = bonus_values(take(5 if n else 0))
+
+
+def bonus_values(vals: list) -> dict:
+    """bonus_part's values: {kid index: (bonus token, q there, (H, normalised H))} (empty when no bonus leaf)."""
+    if not vals:
+        return {}
+    j, tok, q_tok, h, hn = vals
+    return {int(j): (int(tok), q_tok, (h, hn))}
