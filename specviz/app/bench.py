@@ -110,9 +110,14 @@ JS = r"""
     let h = s.getBoundingClientRect().height;
     const words = s.querySelector('.prose');
     if (commit && words && !s.querySelector('.sv-outcome')) {
-      const probe = document.createElement('div');          // one outcome line, as the stylesheet draws it
-      probe.className = 'sv-outcome';
-      probe.textContent = 'Re-run';
+      const probe = document.createElement('div');          // the outcome line as it will read (a lane with knobs:
+      probe.className = 'sv-outcome';                       // before → predicted → achieved; else achieved only)
+      const lanes = [...document.querySelectorAll('#lanes > div')].filter(c => c.offsetParent && c.id)
+        .map(c => [c.id.slice(5), !/^no knobs/.test((c.querySelector('.sv-knobs') || {}).textContent || 'no knobs')]);
+      const rest = lanes.filter(l => !l[1]).map(l => `${l[0]} 0.00×`).join(', ');
+      probe.textContent = 'Re-run, step compression before → predicted → achieved: ' +
+        [...lanes.filter(l => l[1]).map(l => `${l[0]} 0.00× → 0.00× → 0.00×`),
+         ...(rest ? [`not tuned by these knobs: ${rest}`] : [])].join(' · ');
       words.appendChild(probe);
       h += probe.getBoundingClientRect().height + parseFloat(getComputedStyle(probe).marginTop);
       probe.remove();
