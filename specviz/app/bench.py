@@ -115,8 +115,8 @@ JS = r"""
       const lanes = [...document.querySelectorAll('#lanes > div')].filter(c => c.offsetParent && c.id)
         .map(c => [c.id.slice(5), !/^no knobs/.test((c.querySelector('.sv-knobs') || {}).textContent || 'no knobs')]);
       const rest = lanes.filter(l => !l[1]).map(l => `${l[0]} 0.00×`).join(', ');
-      probe.textContent = 'Re-run, step compression before → predicted → achieved: ' +
-        [...lanes.filter(l => l[1]).map(l => `${l[0]} 0.00× → 0.00× → 0.00×`),
+      probe.innerHTML = 'Re-run, step compression before → predicted → <b>achieved</b>: ' +
+        [...lanes.filter(l => l[1]).map(l => `${l[0]} 0.00× → 0.00× → <b>0.00×</b>`),
          ...(rest ? [`not tuned by these knobs: ${rest}`] : [])].join(' · ');
       words.appendChild(probe);
       h += probe.getBoundingClientRect().height + parseFloat(getComputedStyle(probe).marginTop);
