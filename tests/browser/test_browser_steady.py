@@ -39,7 +39,7 @@ def served():
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
     sync = pytest.importorskip("playwright.sync_api", reason="playwright is not installed").sync_playwright
-    backend, _, _ = tiny_backend(codes=16, grid=12, delay=0.01)        # a run of a few seconds: frames to sample
+    backend, _, _ = tiny_backend(codes=16, grid=12, delay=0.02)        # a run of a few seconds: frames to sample
     demo = app.build_demo(backend, fps=20)
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.STYLE)
     with sync() as p:
