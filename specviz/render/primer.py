@@ -8,7 +8,7 @@ from html import escape
 
 from specviz.core.records import JUDGED
 from specviz.core.trace import Trace
-from specviz.render.verdict import num, verdict
+from specviz.render.verdict import first_change, num, verdict
 
 GLOSSARY = (
     ("AR (autoregressive)", "the image is made one token (one cell of the grid) at a time, each token sampled from "
@@ -83,7 +83,10 @@ def _decide(trace: Trace, step: int, ev) -> str:
     kept = sum(1 for e in events if e.commits)
     exact = f"min(1, q/p) = {num(ev.exact_prob)}"
     if ev.target_sample is not None:                     # keyed noise: the verdict's own reading
-        return f"Under keyed noise the test compares the guess with AR's own token here. {verdict(ev).line}"
+        first = first_change(trace)                      # up to the run's first change, x* is AR's own token
+        whose = ("AR's own token here" if first is None or ev.pos <= first else
+                 "the keyed draw here given this run's own earlier tokens, which already differ from AR's")
+        return f"Under keyed noise the test compares the guess with {whose}. {verdict(ev).line}"
     test = (f"The rule keeps the guess with probability b = {num(ev.accept_prob)} (lossless: {exact}). A uniform "
             f"random number u = {num(ev.u)} was drawn; ")
     done = f" This forward committed {kept} token(s)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from specviz.render import primer
-from tests.render.test_primer import walk_says_the_recorded_numbers
+from tests.render.test_primer import keyed_stage_names_ar_only_where_true, walk_says_the_recorded_numbers
 from tests.support.mutants import Mutant
 
 
@@ -29,6 +29,8 @@ VARIANTS = [
            (walk_says_the_recorded_numbers,)),
     Mutant("primer-rounds-unlike-the-inspector",
            lambda mp: mp.setattr(primer, "num", lambda v, digits=4: f"{v:.3g}"), (walk_says_the_recorded_numbers,)),
+    Mutant("primer-keyed-says-ars-token-after-the-first-change",
+           lambda mp: mp.setattr(primer, "first_change", lambda trace: None), (keyed_stage_names_ar_only_where_true,)),
     Mutant("primer-groups-interchangeable-and-convergent-swapped",
            lambda mp: mp.setattr(primer, "_groups", _groups_swapped), (walk_says_the_recorded_numbers,)),
 ]

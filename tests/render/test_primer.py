@@ -10,7 +10,7 @@ import pytest
 from specviz.app.configs import make_configs
 from specviz.app.race import race
 from specviz.render import primer
-from specviz.render.verdict import num, verdict
+from specviz.render.verdict import first_change, num, verdict
 from tests.support.apptools import tiny_backend
 
 
@@ -119,3 +119,28 @@ def test_the_primer_page_has_the_walk_and_every_term(noise):
     for term, _ in primer.GLOSSARY:
         assert f"<b>{term}</b>" in page
     assert "Generate first" in primer.primer_html(None)
+
+
+def keyed_stage_names_ar_only_where_true():
+    """Stage 3 under keyed noise says the guess is compared with "AR's own token" only where that is true: the
+    keyed draw x* equals AR's committed token at that position in the same race (else it names the run's own
+    prefix). Every judged event of every method of the tiny keyed race."""
+    runs = traces("keyed")
+    ar = runs["ar"].tokens
+    seen = set()
+    for m, t in runs.items():
+        for i, st in enumerate(t.steps):
+            for ev in st.events:
+                if ev.target_sample is None or ev.decision not in ("exact", "relaxed", "rejected"):
+                    continue
+                says_ar = "AR's own token here" in primer._decide(t, i, ev)
+                if says_ar:
+                    assert ev.target_sample == ar[ev.pos], (m, ev.pos)
+                else:
+                    assert ev.pos > first_change(t), (m, ev.pos)
+                seen.add(says_ar)
+    assert seen == {True, False}, seen                    # both readings met by the race
+
+
+def test_keyed_stage_names_ar_only_where_true():
+    keyed_stage_names_ar_only_where_true()
