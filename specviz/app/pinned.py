@@ -100,7 +100,7 @@ JS = r"""
   const scrolled = () => { committed = -1e9; owed = false; window._svScrolledAt = Date.now(); };
   // the status line never shrinks while the screen stays the same (its words change every frame; a line less, then
   // a line more, moved the lanes and all below them 21-42 px during a re-run); a commit also reserves the re-run's
-  // outcome line (render/bench.outcome_line) when the line has none yet
+  // outcome line (render/knob_text.outcome_line) when the line has none yet
   let held = '', tallest = 0;
   const hold = commit => {
     const s = q('#status');
