@@ -2,11 +2,10 @@
 line and the single scroll), JavaScript run in the browser. The detectors are the bare-page models of
 tests/browser/test_browser_calm_model.py (a few seconds each, no server); without Chromium and Playwright no variant
 is listed (the browser tests skip there too)."""
-import os
 
 from specviz.app import pinned, serving
 from tests.browser.test_browser import CHROMIUM
-from tests.support.mutants import Mutant
+from tests.support.mutants import Mutant, browser_available
 
 
 def _swap(module, name: str, right: str, wrong: str):
@@ -36,13 +35,6 @@ def _once():
     t()
 
 
-def _available() -> bool:
-    try:
-        import playwright.sync_api  # noqa: F401 - only whether it is installed
-    except ImportError:
-        return False
-    return os.path.exists(CHROMIUM)
-
 
 VARIANTS = [
     Mutant("wait: the status line never shows the wait (Gradio's tracker read for the wrong words)",
@@ -59,4 +51,4 @@ VARIANTS = [
     Mutant("pinned: a scroll for every layout change of the action (not once)",
            _swap(pinned, "JS", "owed = false;\n      window.scrollBy(0, Math.min(", "window.scrollBy(0, Math.min("),
            (_once,)),
-] if _available() else []
+] if browser_available(CHROMIUM) else []

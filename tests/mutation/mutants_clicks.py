@@ -2,12 +2,11 @@
 clicks cell centres of a 240 px picture shown at 420, 360 and 240 px in Chromium, under Gradio 6.31's mapping
 (tests/browser/test_browser_clicks_model.py); without Chromium and Playwright there is nothing to run it in and no
 variant is listed (the browser tests skip there too)."""
-import os
 
 import app
 from specviz.app import clicks
 from tests.browser.test_browser import CHROMIUM
-from tests.support.mutants import Mutant
+from tests.support.mutants import Mutant, browser_available
 
 RIGHT, WRONG = "const r = Math.min(s, 1);", "const r = s;"      # the correction believes Gradio scales up too
 
@@ -23,15 +22,8 @@ def _hit_test():
     test_the_correction_maps_every_cell_centre_under_gradios_rule()
 
 
-def _available() -> bool:
-    try:
-        import playwright.sync_api  # noqa: F401 - only whether it is installed
-    except ImportError:
-        return False
-    return os.path.exists(CHROMIUM)
-
 
 VARIANTS = [
     Mutant("clicks: the scale correction dropped (Gradio's r taken as the true scale)",
            lambda mp: mp.setattr(clicks, "JS", clicks.JS.replace(RIGHT, WRONG)), (_hit_test,)),
-] if _available() else []
+] if browser_available(CHROMIUM) else []

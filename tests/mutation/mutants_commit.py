@@ -2,8 +2,7 @@
 into a model of Gradio 6.31's slider in Chromium (tests/browser/test_browser_commit_model.py); without Chromium and
 Playwright there is nothing to run it in and no variant is listed (the browser tests skip there too)."""
 from specviz.app import commit
-from tests.mutation.mutants_clicks import _available
-from tests.support.mutants import Mutant
+from tests.support.mutants import Mutant, browser_available
 
 _CASES = {
     "commit: a click into the box releases the slider (a run with the old value)":
@@ -27,4 +26,4 @@ def _variant(name, right, wrong):
     return Mutant(name, lambda mp: mp.setattr(commit, "JS", commit.JS.replace(right, wrong)), (_model,))
 
 
-VARIANTS = [_variant(n, r, w) for n, (r, w) in _CASES.items()] if _available() else []
+VARIANTS = [_variant(n, r, w) for n, (r, w) in _CASES.items()] if browser_available() else []

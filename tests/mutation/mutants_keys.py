@@ -3,11 +3,10 @@ are the bare-page models of tests/browser/test_browser_keys_model.py (Enter and 
 the focus ring by pixels: a few seconds each, no server; the served app's own browser tests,
 tests/browser/test_browser_keys.py, check the same at 1920x1080 and 1440x900 outside the fast lane); without
 Chromium and Playwright no variant is listed (the browser tests skip there too)."""
-import os
 
 from specviz.app import keys
 from tests.browser.test_browser import CHROMIUM
-from tests.support.mutants import Mutant
+from tests.support.mutants import Mutant, browser_available
 
 RIGHT, WRONG = '"ArrowDown": [1, 0]', '"ArrowDown": [0, 1]'       # ArrowDown taken as one more column
 
@@ -22,13 +21,6 @@ def _walk():
     m.test_enter_and_arrows_on_a_lane_and_on_a_map_inspect_each_cell_in_turn()
 
 
-def _available() -> bool:
-    try:
-        import playwright.sync_api  # noqa: F401 - only whether it is installed
-    except ImportError:
-        return False
-    return os.path.exists(CHROMIUM)
-
 
 VARIANTS = [
     Mutant("keys: ArrowDown moves one column (the row step lost)",
@@ -38,4 +30,4 @@ VARIANTS = [
     Mutant("keys: a map moves over the run's first lane, not the inspected cell's",
            lambda mp: mp.setattr(keys, "KEYS_JS", keys.KEYS_JS.replace("if (i && grid(i[0]) && picture(i[0]))",
                                                                        "if (false)")), (_walk,)),
-] if _available() else []
+] if browser_available(CHROMIUM) else []

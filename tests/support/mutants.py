@@ -8,6 +8,7 @@ ordinary test elsewhere, or called by one).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -19,3 +20,13 @@ class Mutant:
     name: str
     apply: Callable[[pytest.MonkeyPatch], None]      # installs the wrong variant
     detectors: tuple                                 # plain callables; at least one must raise AssertionError
+
+
+def browser_available(chromium: str = "/usr/bin/chromium") -> bool:
+    """Whether a browser detector can run here: Python Playwright installed and Debian's Chromium present (the
+    browser mutants are left out of the check, not failed, where it cannot)."""
+    try:
+        import playwright.sync_api  # noqa: F401, PLC0415 - only whether it is installed
+    except ImportError:
+        return False
+    return os.path.exists(chromium)
