@@ -32,12 +32,25 @@ def stays(page, seconds: float = 6.0) -> list:
 def scroll_away(page) -> float:
     """The wheel turned down until the tab bar is 100 px from the top (as a reader who goes on to the Primer), and
     short of the page's end by 120 px (at the end, a page that gets shorter moves the reader whatever the scripts
-    do: the browser clamps)."""
-    room = page.evaluate("() => document.documentElement.scrollHeight - window.innerHeight - window.scrollY")
-    box = page.locator("#tabs").bounding_box()
+    do: the browser clamps). On a loaded machine the page may not yet be tall enough to scroll (the click's
+    inspection still on its way): the wheel waits, up to 10 s, for 60 px of room; then scrollY is read once it has
+    stopped moving (the wheel's smooth scroll has landed)."""
+    for _ in range(50):
+        room = page.evaluate("() => document.documentElement.scrollHeight - window.innerHeight - window.scrollY")
+        box = page.locator("#tabs").bounding_box()
+        delta = min(box["y"] - 100, room - 120)
+        if delta >= 60:
+            break
+        time.sleep(0.2)
     page.mouse.move(box["x"] + 20, min(max(box["y"], 0) + 20, page.viewport_size["height"] - 20))
-    page.mouse.wheel(0, max(0, min(box["y"] - 100, room - 120)))
-    time.sleep(0.4)                                                  # the wheel's scroll lands
+    page.mouse.wheel(0, max(0, delta))
+    last = None
+    for _ in range(40):                                              # the wheel's scroll lands (<= 8 s)
+        time.sleep(0.2)
+        y = page.evaluate("() => window.scrollY")
+        if y > 0 and y == last:
+            break
+        last = y
     return page.evaluate("() => window.scrollY")
 
 

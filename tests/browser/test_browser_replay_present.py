@@ -55,6 +55,8 @@ def measure(page) -> dict:
 def open_replay(page, method: str, k: int) -> None:
     """The Replay tab at clock k with `method`'s step details, its tree drawn."""
     page.click("#tab_replay-button")
+    page.wait_for_function("k => { const r = document.querySelector('#replay_step input[type=range]');"
+                           " return r && Number(r.max) >= k; }", arg=k)   # the run's clock has reached the slider
     box = page.locator("#replay_step input[type=number]")
     box.fill(str(k))
     box.press("Enter")                                  # present.JS: Enter commits the number box
