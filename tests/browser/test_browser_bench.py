@@ -11,6 +11,7 @@ import pytest
 
 from specviz.engine.registry import METHODS, get
 from tests.browser.test_browser_present import VIEWS, in_view, page_trace, save, served  # noqa: F401 (fixture)
+from tests.support.cases import diagonal
 
 COUNTS = {1: ["csd"], 4: ["ar", "sjd", "mcsjd", "csd"], 10: list(METHODS)}
 RESULTS = ("#status", "#lanes", "#sv-outcome")
@@ -67,8 +68,7 @@ def box_value(page, name: str) -> float:
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("count", list(COUNTS))
-@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("view,count", diagonal(VIEWS, COUNTS))
 def test_results_stay_in_view_after_every_kind_of_commit(served,  # noqa: F811 (the fixture)
                                                            tmp_path, view, count):
     browser, url = served

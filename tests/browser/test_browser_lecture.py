@@ -16,6 +16,7 @@ import pytest
 from specviz.render import draw
 from tests.browser.test_browser_bench import COUNTS, after_run
 from tests.browser.test_browser_present import NO_CLIP, VIEWS, clipped, in_view, label_px, save, served  # noqa: F401
+from tests.support.cases import diagonal
 
 GRID = 12                                          # the served fixture: tiny_backend(codes=16, grid=12)
 TEXTS = ".sv-lane-title, .sv-verdict, #inspector .sv-t td, #inspector .sv-t th, .sv-lane"
@@ -63,7 +64,6 @@ def shown_map(page) -> str:
     return "#map_entropy img"
 
 
-CASES = [(v, n) for v in VIEWS for n in COUNTS]
 
 
 # the prompt box shows its whole text (Present mode's narrower column wraps it onto more lines)
@@ -77,7 +77,7 @@ LANE_GRID = ("() => { const l = document.querySelector('#lanes');"
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("view,count", CASES, ids=[f"{v}-{n}" for v, n in CASES])
+@pytest.mark.parametrize("view,count", diagonal(VIEWS, COUNTS))
 def test_the_lecture_hall(served, tmp_path, view, count):  # noqa: F811 (the fixture)
     browser, url = served
     h, methods = VIEWS[view][1], COUNTS[count]

@@ -20,6 +20,7 @@ from specviz.render import draw
 from tests.browser.test_browser_bench import COUNTS, after_run
 from tests.browser.test_browser_present import VIEWS, in_view, save, served  # noqa: F401 (fixture)
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
+from tests.support.cases import diagonal
 
 GRID, ROW, COL = 12, 6, 9                      # the served fixture's grid (tiny_backend(codes=16, grid=12))
 SLIDERS = ("lam", "delta", "tau_pos", "tau_seq")
@@ -27,7 +28,6 @@ REACHABLE = """(id) => { const e = document.querySelector('#' + id + ' input[typ
   const r = e.getBoundingClientRect();
   return [r.left, r.top, r.right, r.bottom, document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2)
           === e]; }"""
-CASES = [(v, n) for v in VIEWS for n in COUNTS]
 
 
 def click_cell(page, sel: str, origin=(0, 0), size=None) -> None:
@@ -48,7 +48,7 @@ def inspected(page, before: str | None) -> tuple[str, int]:
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("view,count", CASES, ids=[f"{v}-{n}" for v, n in CASES])
+@pytest.mark.parametrize("view,count", diagonal(VIEWS, COUNTS))
 def test_present_mode_gives_the_lanes_the_width_until_a_click(served, tmp_path, view, count):  # noqa: F811
     browser, url = served
     methods, (w, h, _) = COUNTS[count], VIEWS[view]

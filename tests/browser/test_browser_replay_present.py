@@ -21,6 +21,7 @@ from tests.browser.test_browser_lecture import BROKEN, overlaps
 from tests.browser.test_browser_present import VIEWS, clipped, in_view, save, served  # noqa: F401 (fixture)
 from tests.render.test_tree_picture import page_traces
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
+from tests.support.cases import diagonal
 
 COUNTS = {1: ["cascade"], 4: ["ar", "sjd", "csd", "cascade"], 10: list(METHODS)}
 
@@ -69,12 +70,11 @@ def open_replay(page, method: str, k: int) -> None:
     page.locator("#replay_tree_legend .sv-tree-legend").wait_for()
 
 
-CASES = [(v, n) for v in VIEWS for n in COUNTS]
 
 
 @pytest.mark.browser
 @pytest.mark.slow
-@pytest.mark.parametrize("view,count", CASES, ids=[f"{v}-{n}" for v, n in CASES])
+@pytest.mark.parametrize("view,count", diagonal(VIEWS, COUNTS))
 def test_replay_fits_one_screen_in_present_mode(served, tmp_path, view, count):  # noqa: F811 (the fixture)
     browser, url = served
     h = VIEWS[view][1]

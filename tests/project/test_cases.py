@@ -1,0 +1,53 @@
+"""The README's sentence on what the default run keeps (tests/support/cases.py, pyproject's `extended` marker): every
+test function runs by default; of a screens x method-counts matrix only the diagonal does; the keyed scenes pairs
+9-24 are `extended`; `-m extended` collects exactly the rest."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.cases import diagonal, first
+
+ROOT = Path(__file__).resolve().parents[2]
+MATRICES = ["tests/browser/test_browser_lecture.py", "tests/browser/test_browser_present_first.py",
+            "tests/browser/test_browser_replay_present.py", "tests/browser/test_browser_bench.py"]
+KEYED = "tests/models/test_keyed_scenes.py"
+
+
+def extended(p) -> bool:
+    return any(m.name == "extended" for m in p.marks)
+
+
+def test_the_diagonal_runs_each_screen_and_each_count_once():
+    got = diagonal(["a", "b", "c"], [1, 4, 10])
+    kept = [p.values for p in got if not extended(p)]
+    assert kept == [("a", 1), ("b", 4), ("c", 10)]
+    assert [p.id for p in got][:3] == ["a-1", "a-4", "a-10"] and sum(map(extended, got)) == 6
+
+
+def test_first_keeps_the_first_cases():
+    got = first([("x", 0), ("y", 1), ("z", 2)], 2)
+    assert [extended(p) for p in got] == [False, False, True] and got[2].values == ("z", 2)
+
+
+def collect(*args) -> list[str]:
+    """Node ids as the project's own addopts collect them (its `-q`: one id a line)."""
+    out = subprocess.run([sys.executable, "-m", "pytest", "--co", "-p", "no:cacheprovider", *args,
+                          *MATRICES, KEYED], cwd=ROOT, capture_output=True, text=True, timeout=600).stdout
+    return [line for line in out.splitlines() if "::" in line]
+
+
+@pytest.mark.slow
+def test_the_default_run_keeps_every_test_and_extended_the_rest():
+    default, rest = collect(), collect("-m", "extended")
+    assert set(default).isdisjoint(rest) and len(default) + len(rest) == len(collect("-m", "extended or not extended"))
+    name = lambda node: node.split("[")[0]                                               # noqa: E731
+    assert {name(n) for n in default} == {name(n) for n in default + rest}, "a test runs in no default case"
+    seeds = sorted(int(re.search(r"seed(\d+)", n).group(1)) for n in rest if n.startswith(KEYED))
+    assert seeds == list(range(8, 24))
+    for f in MATRICES:
+        kept = {re.search(r"\[(.+)\]", n).group(1) for n in default if n.startswith(f) and "[" in n}
+        assert kept == {"1920x1080-1", "1440x900-4", "1920x1080@150%-10"}, (f, kept)
+        assert sum(n.startswith(f) for n in rest) == 6, f
