@@ -3,17 +3,13 @@
 the record's own callables: render calls them without importing the engine."""
 from __future__ import annotations
 
-from specviz.core.cards import Cards, KnobCard, MethodCard
+from specviz.core.cards import Cards, MethodCard
 from specviz.engine import registry
-
-
-def knob_card(k) -> KnobCard:
-    return KnobCard(name=k.name, symbol=k.sym, flag=k.flag, default=k.default, kind=k.kind)
 
 
 def card(m: registry.Method) -> MethodCard:
     """One record's card."""
-    own = tuple(knob_card(k) for k in registry.all_knobs() if k.name in m.rule_knobs)
+    own = tuple(k for k in registry.all_knobs() if k.name in m.rule_knobs)
     return MethodCard(name=m.name, label=m.label, summary=m.summary, lossless=m.lossless, relaxation=m.relaxation,
                       reading=m.reading, forms_groups=m.groups is not None, drafts=bool(m.family.drafts),
                       rescorable=m.rescore is not None, rule_knobs=own, knob_names=tuple(m.rule_knobs),
@@ -21,9 +17,9 @@ def card(m: registry.Method) -> MethodCard:
 
 
 def cards() -> Cards:
-    """Every registered method's card, in catalogue order, with the sliders' knob cards (methods.ui_knobs("main"))."""
+    """Every registered method's card, in catalogue order, with the sliders' Knob records (registry.ui_knobs("main"))."""
     return Cards(((m.name, card(m)) for m in registry.REGISTRY.values()),
-                 sliders=tuple(knob_card(k) for k in registry.ui_knobs("main")))
+                 sliders=tuple(registry.ui_knobs("main")))
 
 
 def symbol(knob_name: str) -> str:

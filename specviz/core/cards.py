@@ -1,20 +1,10 @@
-"""Plain, torch-free records of what render needs to know about a method (its "card") and about a knob, so render
-draws a saved trace without the engine. analysis/cards.py builds them from the registry; the callers (app, CLI,
-analysis) hand them to render."""
+"""A plain, torch-free record of what render needs to know about a method (its "card"), so render draws a saved trace
+without the engine; a knob needs no card (core/knobs.Knob is torch-free: render reads the record itself).
+analysis/cards.py builds the cards from the registry; the callers (app, CLI, analysis) hand them to render."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable
-
-
-@dataclass(frozen=True, kw_only=True)
-class KnobCard:
-    """A knob as render writes it."""
-    name: str
-    symbol: str                     # how plots and captions write it (its name when it has no symbol)
-    flag: str                       # the CLI flag, --name-with-dashes
-    default: Any
-    kind: type                      # int | float | str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,7 +19,7 @@ class MethodCard:
     forms_groups: bool = False      # its events carry the `groups` extension; the groups map draws it
     drafts: bool = True             # its family drafts (AR does not)
     rescorable: bool = False        # the instant preview re-scores its recorded drafts
-    rule_knobs: tuple = ()          # KnobCard of each knob its rule reads, in the registry's order
+    rule_knobs: tuple = ()          # the Knob record of each knob its rule reads, in the registry's order
     knob_names: tuple = ()          # the same knobs' names in the record's own order (export file names)
     explain: Callable[[dict, Any], str] | None = None    # (config, deciding event) -> the inspector's line
     group_reading: Callable[[dict], str] | None = None   # (config) -> how this run formed its groups
@@ -40,7 +30,7 @@ class MethodCard:
 
 
 class Cards(dict):
-    """method name -> MethodCard; `of` answers a bare card for a name not among them. `sliders`: the KnobCard of
+    """method name -> MethodCard; `of` answers a bare card for a name not among them. `sliders`: the Knob record of
     each knob the app shows beside the methods and previews (the registry's ui="main" knobs), in its order — what
     export names, the video's settings line and the preview text carry."""
 

@@ -236,7 +236,7 @@ def preview_table(previews: list, knobs, cards: Cards) -> str:
             "achieves can differ; the History tab keeps both. <i>run achieved</i> is this run's tokens per forward; "
             "<i>E[step compression]</i> is the expectation over the acceptance draws, at the recorded knobs → at the "
             "new ones (the recorded run is one draw, so the first number need not equal it). "
-            f"{', '.join(f'{k.symbol} = {knobs[k.name]:.2f}' for k in cards.sliders)}. "
+            f"{', '.join(f'{k.sym} = {knobs[k.name]:.2f}' for k in cards.sliders)}. "
             "Release the slider (or press Enter in its box) to re-run. Expected values re-score only the drafts the "
             "run judged "
             f"(recorded knobs → new knobs); only {escape(', '.join(tunable))} depend on these knobs. Group-forming "

@@ -11,7 +11,7 @@ def knob_values(method: str, config: dict, cards: Cards) -> list[tuple[str, obje
     """(symbol, value) of every numeric knob the method's rule reads, as the run's config recorded it (a slider knob
     first, in the registry's order: its card's). Empty for a rule without knobs (AR, SJD, SD) or an unregistered
     method."""
-    return [(k.symbol, config.get(k.name, k.default)) for k in cards.of(method).rule_knobs if k.kind is not str]
+    return [(k.sym, config.get(k.name, k.default)) for k in cards.of(method).rule_knobs if k.kind is not str]
 
 
 def knob_caption(method: str, config: dict | None, cards: Cards) -> str:

@@ -109,7 +109,7 @@ def settings_line(traces: dict, sliders: tuple = ()) -> str:
     """Prompt-free settings every lane shares: the seed, each slider's value (`sliders`: knob cards, Cards.sliders)
     and the noise (from the first trace's config; a config without the quiet noise knob ran with the papers' noise)."""
     cfg = next(iter(traces.values())).config
-    return " · ".join([f"seed {cfg.get('seed', '?')}", *(f"{k.symbol} {cfg.get(k.name, '?')}" for k in sliders),
+    return " · ".join([f"seed {cfg.get('seed', '?')}", *(f"{k.sym} {cfg.get(k.name, '?')}" for k in sliders),
                        noise_words(cfg)])
 
 
