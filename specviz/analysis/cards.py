@@ -17,7 +17,8 @@ def card(m: registry.Method) -> MethodCard:
 
 
 def cards() -> Cards:
-    """Every registered method's card, in catalogue order, with the sliders' Knob records (registry.ui_knobs("main"))."""
+    """Every registered method's card, in catalogue order, with the sliders' Knob records (registry.ui_knobs("main")).
+    Built once per run (the app's RunState.cards)."""
     return Cards(((m.name, card(m)) for m in registry.REGISTRY.values()),
                  sliders=tuple(registry.ui_knobs("main")))
 

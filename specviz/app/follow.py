@@ -14,7 +14,6 @@ from typing import NamedTuple
 import numpy as np
 from PIL import Image
 
-from specviz.analysis.cards import cards
 from specviz.analysis.views import by_output, map_outputs
 from specviz.app.edge import wire as wire_names
 from specviz.app.present import lead_lane
@@ -29,9 +28,10 @@ class Cell(NamedTuple):
     pos: int
 
 
-def inspecting(trace, pos: int) -> tuple[str, Cell]:
-    """A click inspected `trace`'s cell `pos`: the inspector's fragment and the cell, for (inspector, focus)."""
-    return html.inspector(trace, pos, cards()), Cell(trace.method, int(pos))
+def inspecting(trace, pos: int, cards) -> tuple[str, Cell]:
+    """A click inspected `trace`'s cell `pos` (`cards`: the run's): the inspector's fragment and the cell, for
+    (inspector, focus)."""
+    return html.inspector(trace, pos, cards), Cell(trace.method, int(pos))
 
 
 def refresh(st, cell: Cell | None, shown: str) -> tuple[str, Cell | None]:
@@ -45,7 +45,7 @@ def refresh(st, cell: Cell | None, shown: str) -> tuple[str, Cell | None]:
     if method not in st.traces:
         return (f"<i>The cell you inspected ({method}, position {pos}) is not in this run: {method} did not run. "
                 "Click a cell to inspect it.</i>"), None
-    return inspecting(st.traces[method], pos)
+    return inspecting(st.traces[method], pos, st.cards)
 
 
 def marked(st, cell: Cell | None) -> int | None:
@@ -67,7 +67,7 @@ def map_lane(st, cell: Cell | None, present: bool) -> str | None:
     lane) outside Present mode."""
     if not present or st is None or not getattr(st, "traces", None):
         return None
-    return _inspected_lane(st, cell) or lead_lane(st.traces, cards())
+    return _inspected_lane(st, cell) or lead_lane(st.traces, st.cards)
 
 
 def primer_of(st, cell: Cell | None) -> str:
@@ -97,7 +97,7 @@ def outlined(inputs: dict) -> dict:
     if pos is None:
         return {}
     only = map_lane(st, inputs["focus"], inputs.get("present", False))
-    maps = panels.heatmaps(st.traces, st.images, float(inputs["opacity"]), pos, only, cards=cards())
+    maps = panels.heatmaps(st.traces, st.images, float(inputs["opacity"]), pos, only, cards=st.cards)
     return lane_pictures(st, pos) | by_output(maps)
 
 

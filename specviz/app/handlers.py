@@ -26,6 +26,7 @@ from specviz.app.race import LaneView, race
 from specviz.app.replay_tab import Replay
 from specviz.app.serving import drop_copies
 from specviz.app.stream import API_FPS, API_PICTURES_EVERY_S, is_api_call, only_changed, trimmed_heap
+from specviz.core.cards import Cards
 from specviz.engine.registry import METHODS, KnobValues, Recomputed, ui_knobs
 from specviz.render import draw, html, knob_text, panels
 from specviz.render.exports import export_run
@@ -51,6 +52,7 @@ class RunState:
     prompt: str = ""
     traces: dict = field(default_factory=dict)      # method -> Trace
     images: dict = field(default_factory=dict)      # method -> (h, w, 3) uint8
+    cards: Cards = field(default_factory=cards)      # the methods' cards, built once for the run (render reads them)
 
 
 class Handlers:
@@ -86,7 +88,8 @@ class Handlers:
             if isinstance(upd.get("state"), RunState) and before and before.traces:
                 rows = outcomes(before.traces, upd["state"].traces, PREVIEWED)
                 upd["preview_table"] = html.outcome_table(rows)
-                upd["status"] = upd.get("status", "") + knob_text.outcome_line(rows, cards())  # beside the knobs
+                # beside the knobs
+                upd["status"] = upd.get("status", "") + knob_text.outcome_line(rows, upd["state"].cards)
             yield upd
 
     @friendly
@@ -98,6 +101,7 @@ class Handlers:
 
     def _stream(self, name, cfgs, model, factory, opacity, lean, kind, focus, present=False):
         t0, finished, pictures_at, sent = time.perf_counter(), set(), time.perf_counter(), {}
+        cs = cards()                                                      # the run's cards, once
         maps_at = kind_at = -1e9
         shown = self._blank()
         for fr in race(model, factory, cfgs, fps=self.api_fps if lean else self.fps):
@@ -108,9 +112,9 @@ class Handlers:
                 shown |= {f"img_{v.method}": v.image for v in fresh}
                 pictures_at = time.perf_counter()
             # the last frame restates every lane: its word on AR's image exists only once every lane is done
-            shown |= {f"stats_{v.method}": html.lane_stats(v, cards()) for v in (fr.lanes if fr.done else fresh)}
+            shown |= {f"stats_{v.method}": html.lane_stats(v, cs) for v in (fr.lanes if fr.done else fresh)}
             shown["status"] = html.status(fr.tick, fr.lanes, fr.done, time.perf_counter() - t0, fr.memory)
-            st = RunState(name, cfgs[0].prompt, fr.traces, fr.images)
+            st = RunState(name, cfgs[0].prompt, fr.traces, fr.images, cs)
             if fr.done:                                                   # the result carries every picture
                 shown |= self._finish(st, opacity, focus, present)
             elif not lean:                                                # the maps fill in as the run goes
@@ -120,7 +124,7 @@ class Handlers:
                     maps_at = kind_at = now
                 elif kind in MAPS and now - kind_at >= self.maps_every["shown"]:
                     shown[MAPS[kind].output] = panels.heatmap(kind, fr.traces, fr.images, opacity, None, only,
-                                                              cards=cards())
+                                                              cards=cs)
                     kind_at = now
             yield only_changed(shown, sent) if lean and not fr.done else dict(shown)
 
@@ -151,13 +155,13 @@ class Handlers:
         first = next(iter(traces.values()))
         prompt = first.config.get("prompt", "")
         upd = {f"stats_{m}": "" for m in METHODS}
-        counts = paired.against_ar(traces)
+        counts, st = paired.against_ar(traces), RunState(first.model, prompt, traces, images)
         for m, t in traces.items():
             n = t.grid[0] * t.grid[1]
             upd[f"stats_{m}"] = html.lane_stats(LaneView(m, None, len(t.steps), len(t.committing()), n, True,
                                                          t.summary["seconds"], config=t.config, vs_ar=counts.get(m)),
-                                                cards())
-        upd |= self._finish(RunState(first.model, prompt, traces, images), float(opacity), inputs.get("focus"),
+                                                st.cards)
+        upd |= self._finish(st, float(opacity), inputs.get("focus"),
                             bool(inputs.get("present")))
         upd["status"] = html.opened(list(traces), prompt, note)
         return upd | {"methods": list(traces)}                   # a value: a component update leaves a copy
@@ -167,13 +171,13 @@ class Handlers:
         its lane), summary, replay."""
         mark = marked(st, focus)
         upd = self._maps(st, opacity, mark, map_lane(st, focus, present)) | lane_pictures(st, mark)
-        upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_image(st.traces, cards())}
+        upd |= {"state": st, "summary": html.summary_rows(st.traces), "hist": histogram_image(st.traces, st.cards)}
         upd |= self.replay.start(st)                                        # the Replay tab (app/replay_tab.py)
         upd |= {"preview_image": panels.preview_map([], {}, {}), "preview_table": ""}
         return upd
 
     def _maps(self, st: RunState, opacity: float, mark: int | None = None, only: str | None = None) -> dict:
-        return by_output(panels.heatmaps(st.traces, st.images, opacity, mark, only, cards=cards()))
+        return by_output(panels.heatmaps(st.traces, st.images, opacity, mark, only, cards=st.cards))
 
     # ------------------------------------------------------------------------------------------------ cheap views
     @friendly
@@ -196,7 +200,7 @@ class Handlers:
         knobs = KnobValues.from_config(first.config, **moved)
         pv = [rescore(t, KnobValues.from_config(t.config, **moved)) for t in st.traces.values()]
         return {"preview_image": panels.preview_map(pv, st.traces, st.images, float(inputs["opacity"])),
-                "preview_table": html.preview_table(pv, knobs, cards()), "tabs": gr.Tabs(selected="preview")}
+                "preview_table": html.preview_table(pv, knobs, st.cards), "tabs": gr.Tabs(selected="preview")}
 
     def inspect_slot(self, method: str):
         """A click on `method`'s lane picture -> (inspector, focus)."""
@@ -208,7 +212,7 @@ class Handlers:
             c = max(1, draw.cell_px(t.grid))
             x, y = evt.index
             pos = _clamp(int(y) // c, t.grid[0]) * t.grid[1] + _clamp(int(x) // c, t.grid[1])
-            return inspecting(t, pos)
+            return inspecting(t, pos, st.cards)
         return fn
 
     def inspect_map(self, kind: str | None = None):
@@ -219,13 +223,13 @@ class Handlers:
             if not st or not st.traces:
                 return "<i>Generate first, then click a cell of any map.</i>", None
             only = map_lane(st, focus, present)
-            shown, px = (panels.map_layout(kind, st.traces, only, cards=cards()) if kind
+            shown, px = (panels.map_layout(kind, st.traces, only, cards=st.cards) if kind
                          else (list(st.traces), draw.PANEL))
             first = st.traces[shown[0]]
             hit = draw.locate(len(shown), evt.index[0], evt.index[1], first.grid, px)
             if hit is None:
                 return "<i>Click inside one of the maps.</i>", None
-            return inspecting(st.traces[shown[hit[0]]], hit[1])
+            return inspecting(st.traces[shown[hit[0]]], hit[1], st.cards)
         return fn
 
     @friendly
@@ -236,7 +240,7 @@ class Handlers:
             raise gr.Error("Nothing to export yet: generate first.")
         with trimmed_heap():
             return {"files": [str(p) for p in export_run(st.traces, st.images, st.prompt, self.export_root,
-                                                         cards=cards())]}
+                                                         cards=st.cards)]}
 
     @on_gpu(MAX_S)
     def sweep(self, method: str, param: str, values: str, prompts, measure: str = "implausible", noise: str = "",

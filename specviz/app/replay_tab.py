@@ -14,7 +14,6 @@ import gradio as gr
 from PIL import Image
 
 from specviz.analysis import views
-from specviz.analysis.cards import cards
 from specviz.analysis.patches import patches
 from specviz.app import widgets as w
 from specviz.app.edge import wire as bind
@@ -132,7 +131,7 @@ class Replay:
 
     def view(self, st, method: str, k: int) -> dict:
         """Clock k: every lane in one picture, and `method`'s step details."""
-        img = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces, cards()), size=frame_size(st),
+        img = video.draw_frame(st.traces, st.images, k, video.lane_labels(st.traces, st.cards), size=frame_size(st),
                                drafts=self.drafts(st))
         return {"replay_image": Image.fromarray(img)} | self.details(st, method, k)
 
@@ -194,15 +193,17 @@ class Replay:
         if not st or not st.traces:
             return "<i>Generate first.</i>", None
         hit = video.locate_lane(st.traces, evt.index[0], evt.index[1], frame_size(st),
-                                video.lane_labels(st.traces, cards()))
-        return inspecting(st.traces[hit[0]], hit[1]) if hit else ("<i>Click a cell of one of the lanes.</i>", None)
+                                video.lane_labels(st.traces, st.cards))
+        if not hit:
+            return "<i>Click a cell of one of the lanes.</i>", None
+        return inspecting(st.traces[hit[0]], hit[1], st.cards)
 
 
 def frame_size(st) -> tuple[int, int]:
     """The synchronized picture's size: the page's width, as tall as the lanes and their last captions need."""
     return frame_layout.fit_size(len(st.traces), next(iter(st.traces.values())).grid,
                                  captions=video.final_captions(st.traces),
-                                 names=video.lane_names(st.traces, video.lane_labels(st.traces, cards())))
+                                 names=video.lane_names(st.traces, video.lane_labels(st.traces, st.cards)))
 
 
 def padded(pic: Image.Image, size: tuple[int, int]) -> Image.Image:

@@ -71,7 +71,7 @@ def test_the_inspector_follows_the_new_run_never_a_stale_record(two_runs):
     from specviz.app import follow
     from specviz.render import html
     first, second = two_runs
-    shown, cell = follow.inspecting(first.traces["csd"], 7)
+    shown, cell = follow.inspecting(first.traces["csd"], 7, first.cards)
     assert shown == html.inspector(first.traces["csd"], 7, cards()) and cell == follow.Cell("csd", 7)
     fresh, kept = follow.refresh(second, cell, shown)
     assert fresh == html.inspector(second.traces["csd"], 7, cards()) and fresh != shown      # the new run's record

@@ -109,11 +109,11 @@ def maps_open_on_the_first_relaxed_lane():
     lossless = [m for m in c if c[m].drafts and c[m].lossless]
     assert len(relaxed) >= 2 and len(lossless) >= 2, (relaxed, lossless)
     for order in (["ar", *lossless, *relaxed], ["ar", relaxed[1], *lossless, relaxed[0]], [*lossless, "ar"]):
-        st = SimpleNamespace(traces=dict.fromkeys(order))
+        st = SimpleNamespace(traces=dict.fromkeys(order), cards=c)
         want = next((m for m in order if m in relaxed), next(m for m in order if m != "ar"))
         assert map_lane(st, None, True) == want, order
         assert map_lane(st, None, False) is None
-    assert map_lane(SimpleNamespace(traces={"ar": None}), None, True) == "ar"
+    assert map_lane(SimpleNamespace(traces={"ar": None}, cards=c), None, True) == "ar"
 
 
 def test_maps_open_on_the_first_relaxed_lane():

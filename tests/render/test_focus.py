@@ -50,7 +50,8 @@ def lanes_and_maps_ring_the_inspected_cell() -> None:
     st = finished()
     grid = (4, 4)
     for pos in (6, 9):
-        upd = follow.outlined({"state": st, "focus": follow.inspecting(st.traces["csd"], pos)[1], "opacity": 1.0})
+        cell = follow.inspecting(st.traces["csd"], pos, st.cards)[1]
+        upd = follow.outlined({"state": st, "focus": cell, "opacity": 1.0})
         assert set(upd) == {*(f"img_{m}" for m in METHODS), *views.map_outputs()}   # no skips
         assert all(upd[f"img_{m}"] is None for m in METHODS if m not in st.traces)
         for m in st.traces:
@@ -99,7 +100,7 @@ def test_a_run_rings_the_focused_cell_and_the_inspector_follows_without_skips():
     inspector keeps its own value (a value, not gr.skip())."""
     h = Handlers(tiny_backend()[0])
     st = finished()
-    shown, cell = follow.inspecting(st.traces["csd"], 9)
+    shown, cell = follow.inspecting(st.traces["csd"], 9, st.cards)
     final = list(h.generate(knob_inputs(["ar", "csd"], **{k: RACE_KW[k] for k in ("prompt", "seed")}) |
                             {"focus": cell}))[-1]
     new = final["state"]
