@@ -57,6 +57,11 @@ class Papers:
         x0, law = pac.first_candidate(carry, uniform, self.gen)
         return pac.draw_candidates(x0, law, width, self.gen), law
 
+    def candidate_levels(self, pos: int, carries: list, uniform: torch.Tensor, widths: list) -> list:
+        """`candidates` of positions pos, pos + 1, ... (carries[d], widths[d]) at once, in the same order of draws,
+        with one read (pac.papers_levels)."""
+        return pac.papers_levels(carries, uniform, widths, self.gen)
+
     def chain(self, q, p, x, accept_fn, n: int, bonus_ok: bool, tokens, lossless: bool):
         """verify.verify_chain (lazy) of drafts x at positions n, n + 1, ..."""
         return verify_chain(q, p, x, accept_fn, self.gen, bonus_ok, lazy=True)
@@ -97,6 +102,10 @@ class Keyed:
     def candidates(self, pos, carry, uniform, width):
         law = uniform if carry is None or carry.law is None else carry.law
         return self.noise.order(pos, law, width), law
+
+    def candidate_levels(self, pos, carries, uniform, widths):
+        laws = [uniform if c is None or c.law is None else c.law for c in carries]
+        return list(zip(self.noise.orders(pos, torch.stack(laws), widths), laws)) if laws else []
 
     def chain(self, q, p, x, accept_fn, n, bonus_ok, tokens, lossless):
         return keyed_chain(q, p, x, accept_fn, self.noise, n, bonus_ok, lazy=True, tokens=tokens, lossless=lossless)
