@@ -88,7 +88,7 @@ def papers_levels(carries: list, uniform: torch.Tensor, widths: list[int],
             alive = mass > 1e-9
             t = draw(rest / torch.where(alive, mass, 1.0), us[off])
             toks.append(torch.where(alive, t, -1))
-            rest = torch.where(alive, rest.index_fill(0, t.view(1), 0.0), rest)
+            rest.index_put_((t.view(1),), rest[t].view(1) * ~alive)          # rest[t] = 0 where drawn, no copy
             off = off + alive.long()
         cols.append(torch.stack(toks))
         laws.append(law)
