@@ -172,6 +172,12 @@ class Noise:
         k = min(k, int((law > 0).sum()))
         return s.topk(k).indices.tolist() if k else []
 
+    def orders(self, pos: int, laws: torch.Tensor, widths: list[int]) -> list[list[int]]:
+        """`order` of each row of laws (k, V) at positions pos, pos + 1, ... with widths[i] finishers: one read."""
+        s, w = self.scores(pos, laws), max(widths)
+        top = torch.cat([(laws > 0).sum(-1, keepdim=True), s.topk(min(w, laws.shape[-1]), -1).indices], 1).tolist()
+        return [row[1:1 + min(k, row[0])] for row, k in zip(top, widths)]
+
     def u_t(self, pos: int, token: int) -> torch.Tensor:
         """`u` as a 0-d float32 tensor, not read by the host."""
         return torch.tensor(self.uniform(pos, "accept", token), dtype=torch.float32)

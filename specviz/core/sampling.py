@@ -157,19 +157,30 @@ def change_prob(p: torch.Tensor, q: torch.Tensor, c: torch.Tensor) -> tuple[torc
     slot's TV(o, q), equal to it for a point-mass draft. J_v is exact for the _JOINT_FLOATS // V heaviest v of
     S = {v: c_v p_v > 0}; for the rest it is replaced by its lower bound p_v q_v / (p_v + q_v), which keeps the value
     an upper bound (looser). Returns (value (L,), all-exact flag (L,))."""
-    out, exact = torch.zeros(len(p)), torch.ones(len(p), dtype=torch.bool)
-    for r in range(len(p)):
-        sel = ((c[r] > 0) & (p[r] > 0)).nonzero().squeeze(-1)
-        if not len(sel):
-            continue
-        pr, qr = p[r], q[r]
-        sel = sel[pr[sel].argsort(descending=True)]
-        head, tail = sel[:max(1, _JOINT_FLOATS // len(pr))], sel[max(1, _JOINT_FLOATS // len(pr)):]
-        s = torch.maximum(pr[None] / pr[head, None], qr[None] / qr[head, None].clamp_min(1e-38)).sum(-1)
-        j = torch.where(qr[head] > 0, 1.0 / s, torch.zeros_like(s))
-        out[r] = (c[r, head] * (pr[head] - j).clamp_min(0)).sum()
-        if len(tail):
-            jt = pr[tail] * qr[tail] / (pr[tail] + qr[tail])
-            out[r] += (c[r, tail] * (pr[tail] - jt).clamp_min(0)).sum()
-            exact[r] = False
-    return out, exact
+    width = min(max(1, _JOINT_FLOATS // p.shape[-1]), p.shape[-1])
+    in_s = (c > 0) & (p > 0)
+    idx = torch.where(in_s, p, -1.0).topk(width, -1).indices                # the heaviest members (and fillers)
+    head = torch.zeros_like(in_s).scatter_(-1, idx, True) & in_s
+    tail = in_s & ~head
+    bound = (c * (p - p * q / (p + q).clamp_min(1e-38)).clamp_min(0)).where(tail, 0.0)
+    ph, qh = p.gather(-1, idx), q.gather(-1, idx)
+    j = torch.where(qh > 0, joint_at(p, q, idx), 0.0)
+    exact = (c.gather(-1, idx) * (ph - j).clamp_min(0)).where(head.gather(-1, idx), 0.0)
+    return exact.sum(-1) + bound.sum(-1), ~tail.any(-1)
+
+
+def joint_at(p: torch.Tensor, q: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    """J_v = 1 / Σ_w max(p_w/p_v, q_w/q_v) at the codes idx (L, H) of rows (L, V) (p_v > 0 there; other entries
+    undefined), in O(V log H) a row, no (H, V) work: with r_w = q_w/p_w, max(p_w/p_v, q_w/q_v) is p_w/p_v where
+    r_w <= r_v and q_w/q_v where r_w >= r_v (both where equal), so the sum is P(r <= r_v)/p_v + Q(r > r_v)/q_v, the
+    masses of p and q over the codes below and above r_v: every code's r binned among the H values r_v (float64)."""
+    pd, qd = p.double(), q.double()
+    r = torch.where(p > 0, qd / pd.clamp_min(1e-300), torch.where(q > 0, float("inf"), 0.0))
+    t, order = r.gather(-1, idx).sort(-1)
+    bins = torch.searchsorted(t, r)                                   # #{v in idx: r_v < r_w}: r_w <= t_i iff <= i
+    zeros = torch.zeros(*p.shape[:-1], idx.shape[-1] + 1, dtype=torch.float64, device=p.device)
+    p_le = zeros.scatter_add(-1, bins, pd).cumsum(-1)[..., :-1]
+    q_gt = qd.sum(-1, keepdim=True) - zeros.scatter_add(-1, bins, qd).cumsum(-1)[..., :-1]
+    pv, qv = pd.gather(-1, idx).gather(-1, order), qd.gather(-1, idx).gather(-1, order)
+    s = p_le / pv.clamp_min(1e-300) + q_gt / qv.clamp_min(1e-300)
+    return torch.empty_like(s).scatter_(-1, order, 1.0 / s).to(p.dtype)

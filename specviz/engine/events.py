@@ -91,11 +91,22 @@ def chain_record(n: int, vals: list, k_all: int, res, cfg, rnd) -> tuple[list, l
     return new, out
 
 
+def sibling_masses(judged: list, tree, q: torch.Tensor) -> dict:
+    """{(parent, m): q at the parent's children position on member m's token} for every candidate m of every judged
+    node's group (CASCADE's Sibling records), gathered where q lives and read in one read (empty: no read)."""
+    keys = list(dict.fromkeys((tree.parents[s.node], m) for s in judged for m in s.group.cos))
+    if not keys:
+        return {}
+    rows = torch.tensor([a for a, _ in keys], device=q.device)
+    cols = torch.tensor([tree.tokens[m] for _, m in keys], device=q.device)
+    return dict(zip(keys, q[rows, cols].tolist()))
+
+
 def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg, rnd) -> list:
     """Events of a tree step rooted at root_pos (walk: verify.TreeWalk): every judged candidate, then the resampled
     or bonus token. A candidate judged with groups (CASCADE) carries the `groups` extension."""
     judged, path, new_tok, bonus = walk.judged, walk.path, walk.new_token, walk.bonus
-    out = []
+    out, sib_q = [], sibling_masses(judged, tree, q)
     ent = dict(walk.entropies)                # node -> entropies of q at its children's position, once per node
     for s in judged:
         par = tree.parents[s.node]
@@ -104,7 +115,7 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg, rnd) -> list:
         h, hn = ent[par]
         dec = "rejected" if not s.accepted else ("relaxed" if s.relaxed else "exact")
         g = s.group
-        sib = [Sibling(m, tree.tokens[m], float(q[par, tree.tokens[m]]), g.cos.get(m, 0.0),
+        sib = [Sibling(m, tree.tokens[m], sib_q[par, m], g.cos.get(m, 0.0),
                        g.child_cos.get(m, -1.0), tree.depths[m], tree.parents[m]) for m in g.cos]
         groups = Groups.unless_default(
             similarity=max(g.cos.values(), default=0.0),

@@ -40,9 +40,9 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
     if k == 0:
         res = ChainResult(0, noise.races(n, q[:1])[0], True, 0, None, None, [], [])
         return res if lazy else settled(res)
-    a = accept_fn(q[:k], p)
+    a, b = rules.accept_at(accept_fn, q[:k], p, x)
     rows = torch.arange(k, device=q.device)
-    b, e = a[rows, x], rules.exact_at(p[rows, x], q[rows, x])
+    e = rules.exact_at(p[rows, x], q[rows, x])
     c = relax_excess(b, e)
     star = noise.races(n, q[:k])
     if lossless:
@@ -51,13 +51,15 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
         u = torch.where(c > 0, noise.accept_us(n, x), -1.0)          # one block where x lives (no read of x)
     hit = x == star
     ok = hit | ((c > 0) & (u < c))
-    if lossless:                                   # c = 0 on every cell: change_prob's sum is 0 (no row to loop)
-        cost = torch.zeros(k, device=q.device)
-    else:
-        cost, _ = change_prob(p, q[:k], relax_excess(a, rules.lossless(q[:k], p)))
-    jd = rules.Judgement(b, e, ok, ok & ~hit, cost, q[:k], torch.zeros(k, dtype=torch.bool, device=q.device))
     m = int(ok.long().cumprod(0).sum())
-    extra = (coupled_accept(p, q[:k], x), star)
+    j = min(m + 1, k)                              # the judged slots: only they need full rows and a cost
+    if lossless:                                   # c = 0 on every cell: change_prob's sum is 0
+        cost = torch.zeros(j, device=q.device)
+    else:
+        aj = accept_fn(q[:j], p[:j]) if a is None else a[:j]
+        cost, _ = change_prob(p[:j], q[:j], relax_excess(aj, rules.lossless(q[:j], p[:j])))
+    jd = rules.Judgement(b, e, ok, ok & ~hit, cost, q[:k], torch.zeros(k, dtype=torch.bool, device=q.device))
+    extra = (coupled_accept(p[:j], q[:j], x[:j]), star)
     if m < k:
         res = ChainResult(m, star[m], False, m + 1, jd, u, *extra)
     else:

@@ -32,6 +32,10 @@ def _with_residual(fn, residual):
 def _csd_rule(cfg, model):
     def csd(q, p):
         return rules.csd(q, p, cfg.lam * rules.csd_g(entropy(q, cfg.h_norm), cfg.g), tv(p, q), cfg.delta)
+
+    def at(q, p, x):                # b at the drafts: the rows' entropy and TV, no (L, V) acceptance rows
+        return rules.csd_at(q, p, x, cfg.lam * rules.csd_g(entropy(q, cfg.h_norm), cfg.g), tv(p, q), cfg.delta)
+    csd.at = at
     return csd
 
 

@@ -51,11 +51,11 @@ class Papers:
             law[out[-1]] = 0
         return out
 
-    def candidates(self, pos: int, carry, uniform: torch.Tensor, width: int) -> tuple[list[int], torch.Tensor]:
-        """SJD-PAC's candidates at pos and their (marginal) law: candidate 0 coupled with the carried draft (or drawn
-        from the stale or uniform law), then width - 1 without replacement."""
-        x0, law = pac.first_candidate(carry, uniform, self.gen)
-        return pac.draw_candidates(x0, law, width, self.gen), law
+    def candidate_levels(self, pos: int, carries: list, uniform: torch.Tensor, widths: list) -> list:
+        """SJD-PAC's candidates and their (marginal) laws at positions pos, pos + 1, ...: at each, candidate 0 coupled
+        with the carried draft carries[d] (or drawn from the stale or uniform law), then widths[d] - 1 without
+        replacement; all levels in one read, the draws in today's order (pac.papers_levels)."""
+        return pac.papers_levels(carries, uniform, widths, self.gen)
 
     def chain(self, q, p, x, accept_fn, n: int, bonus_ok: bool, tokens, lossless: bool):
         """verify.verify_chain (lazy) of drafts x at positions n, n + 1, ..."""
@@ -94,9 +94,9 @@ class Keyed:
     def children(self, pos, law, k):
         return self.noise.order(pos, law, k)
 
-    def candidates(self, pos, carry, uniform, width):
-        law = uniform if carry is None or carry.law is None else carry.law
-        return self.noise.order(pos, law, width), law
+    def candidate_levels(self, pos, carries, uniform, widths):
+        laws = [uniform if c is None or c.law is None else c.law for c in carries]
+        return list(zip(self.noise.orders(pos, torch.stack(laws), widths), laws)) if laws else []
 
     def chain(self, q, p, x, accept_fn, n, bonus_ok, tokens, lossless):
         return keyed_chain(q, p, x, accept_fn, self.noise, n, bonus_ok, lazy=True, tokens=tokens, lossless=lossless)

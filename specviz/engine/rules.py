@@ -70,6 +70,16 @@ def csd(p_target: torch.Tensor, p_draft: torch.Tensor, relax: torch.Tensor, tv_p
     return torch.where(p_draft > 0, a, torch.ones_like(a))
 
 
+def csd_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor, relax: torch.Tensor, tv_pq: torch.Tensor,
+           delta: float) -> torch.Tensor:
+    """csd(...)[rows, x] from the drafted cells and the rows' relax and TV alone, to the same bits: (L,)."""
+    rows = torch.arange(len(x), device=x.device)
+    px, qx = p_draft[rows, x], p_target[rows, x]
+    gate = (tv_pq < delta).float() * relax
+    a = (torch.where(px > 0, qx / px.clamp_min(1e-30), torch.zeros_like(px)) + gate).clamp(max=1.0)
+    return torch.where(px > 0, a, torch.ones_like(a))
+
+
 def csd_g(h_norm, shape: str):
     """CSD's relaxation shape g(H) on the normalised entropy (a float, or a tensor of them): H, or 1 - H floored
     at 0 (knob `g`: "h" | "one_minus_h"). The rule, its promised bound, the preview and the inspector all use this."""

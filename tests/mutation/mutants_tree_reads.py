@@ -2,8 +2,16 @@
 the host inside a level's walk must show in tests/engine/test_host_syncs.py."""
 from __future__ import annotations
 
-from specviz.engine import keyed, verify
-from tests.engine.test_host_syncs import test_tree_walks_read_once_per_level, tree_reads_within_ceiling
+import torch
+
+from specviz.engine import events, keyed, verify
+from specviz.engine.drafters import pac
+from tests.engine.test_host_syncs import (
+    grouped_and_proactive_reads_within_ceiling,
+    test_tree_walks_read_once_per_level,
+    tree_reads_within_ceiling,
+)
+from tests.engine.test_pac_levels import test_papers_levels_equal_the_level_by_level_draws
 from tests.support.mutants import Mutant
 
 
@@ -32,4 +40,48 @@ VARIANTS = [
     Mutant("a keyed tree level reads its cost on the host (planted float())",
            lambda mp: mp.setattr(keyed, "_level", _keyed_level_reading(keyed._level)),
            (tree_reads_within_ceiling, test_tree_walks_read_once_per_level)),
+]
+
+
+def _draw_reading(real):
+    """Wrong: SJD-PAC's candidates read each drawn token on the host (a planted int(), e.g. to skip a repeat)."""
+    def draw(law, u):
+        t = real(law, u)
+        int(t.view(-1)[0])
+        return t
+    return draw
+
+
+def _sibling_masses_one_by_one(judged, tree, q):
+    """Wrong: CASCADE's Sibling records read q once per member (the old float(q[parent, token]) per Sibling)."""
+    return {(tree.parents[s.node], m): float(q[tree.parents[s.node], tree.tokens[m]]) for s in judged
+            for m in s.group.cos}
+
+
+def _rewinds_past_the_batch(real):
+    """Wrong: after SJD-PAC's batch of uniforms the generator is left past the whole batch (not rewound to what the
+    levels used): fine while no level runs out of mass, another stream when one does."""
+    def levels(carries, uniform, widths, gen):
+        state = gen.get_state()
+        out = real(carries, uniform, widths, gen)
+        gen.set_state(state)
+        torch.rand(sum(pac.uniforms_needed(c, w) for c, w in zip(carries, widths)), generator=gen)
+        return out
+    return levels
+
+
+def _papers_levels_cases():
+    for seed in range(8):
+        test_papers_levels_equal_the_level_by_level_draws(seed)
+
+
+VARIANTS += [
+    Mutant("SJD-PAC's candidates read each drawn token on the host (planted int())",
+           lambda mp: mp.setattr(pac, "draw", _draw_reading(pac.draw)), (grouped_and_proactive_reads_within_ceiling,)),
+    Mutant("CASCADE's Sibling records read q once per member",
+           lambda mp: mp.setattr(events, "sibling_masses", _sibling_masses_one_by_one),
+           (grouped_and_proactive_reads_within_ceiling,)),
+    Mutant("SJD-PAC's generator advanced past the whole batch of uniforms, not by what the levels used",
+           lambda mp: mp.setattr(pac, "papers_levels", _rewinds_past_the_batch(pac.papers_levels)),
+           (_papers_levels_cases,)),
 ]

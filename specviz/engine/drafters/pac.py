@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
-from specviz.core.sampling import sample
+from specviz.core.sampling import draw, sample
 from specviz.engine.drafters import jacobi
 from specviz.engine.drafters.draft_tree import DraftTree
 
@@ -54,6 +54,52 @@ def draw_candidates(first: int, base: torch.Tensor, width: int, gen: torch.Gener
         toks.append(int(sample(rest / rest.sum(), gen)))
         rest[toks[-1]] = 0.0
     return toks
+
+
+def uniforms_needed(carry, width: int) -> int:
+    """The most uniforms a level's candidates can use from the papers' generator: candidate 0 (two when coupled with
+    the carried draft: keep or move, then the fallback draw), then one per further candidate."""
+    return (2 if carry is not None and carry.law is not None and carry.x >= 0 else 1) + width - 1
+
+
+def papers_levels(carries: list, uniform: torch.Tensor, widths: list[int],
+                  gen: torch.Generator) -> list[tuple[list[int], torch.Tensor]]:
+    """Every level's (candidates, law) of one propose in ONE read, with today's stream: the uniforms the levels can
+    need drawn in one batch, applied in order where the laws live (a level whose law runs out of mass uses fewer,
+    counted without a read), then the generator rewound and advanced by exactly what was used. Level d: candidate 0
+    from first_candidate's cases, then widths[d] - 1 more without replacement (draw_candidates)."""
+    state = gen.get_state()
+    dev = uniform.device
+    us = torch.rand(sum(uniforms_needed(c, w) for c, w in zip(carries, widths)), generator=gen).to(dev)
+    off, cols, laws = torch.zeros((), dtype=torch.long, device=dev), [], []
+    for c, w in zip(carries, widths):
+        law = uniform if c is None or c.law is None else c.law
+        if c is not None and c.law is not None and c.x >= 0:
+            x = torch.tensor([c.x], device=dev)
+            keep, fallback = jacobi.coupling(x, c.pi[None].to(dev), law[None])
+            u = us[off + torch.arange(2, device=dev)]
+            first, off = torch.where(u[0] < keep[0], x[0], draw(fallback, u[1:])[0]), off + 2
+        else:
+            first, off = draw(law, us[off]), off + 1
+        toks, rest = [first], law.clone()
+        rest[first] = 0.0
+        for _ in range(w - 1):
+            mass = rest.sum()
+            alive = mass > 1e-9
+            t = draw(rest / torch.where(alive, mass, 1.0), us[off])
+            toks.append(torch.where(alive, t, -1))
+            rest.index_put_((t.view(1),), rest[t].view(1) * ~alive)          # rest[t] = 0 where drawn, no copy
+            off = off + alive.long()
+        cols.append(torch.stack(toks))
+        laws.append(law)
+    vals = torch.cat([off.view(1)] + cols).tolist() if cols else [0]             # the propose's one read
+    gen.set_state(state)
+    torch.rand(int(vals[0]), generator=gen)
+    out, at = [], 1
+    for w, law in zip(widths, laws):
+        out.append(([t for t in vals[at:at + w] if t >= 0], law))
+        at += w
+    return out
 
 
 @dataclass
@@ -137,13 +183,10 @@ class PACDrafter:
     def propose(self, n: int) -> list[tuple[list[int], list[torch.Tensor]]]:
         """Candidates (tokens, laws) for positions n, n+1, ... (at most M-1 of them)."""
         k = min(self.m - 1, self.n_pos - n)
-        levels = []
-        for d in range(k):
-            c = self.carry[d] if d < len(self.carry) else None
-            width = self.width if d < self.depth - 1 else 1
-            toks, law = self.rnd.candidates(n + d, c, self.uniform, width)
-            levels.append((toks, sibling_laws(law, toks)))
-        return levels
+        carries = [self.carry[d] if d < len(self.carry) else None for d in range(k)]
+        widths = [self.width if d < self.depth - 1 else 1 for d in range(k)]
+        return [(toks, sibling_laws(law, toks)) for toks, law in self.rnd.candidate_levels(n, carries, self.uniform,
+                                                                                            widths)]
 
     def build(self, root_token: int, root_pos: int) -> DraftTree:
         tree, self.main = build_tree(root_token, self.propose(root_pos + 1))
