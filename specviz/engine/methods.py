@@ -11,7 +11,7 @@ import math
 
 from specviz.core.knobs import Knob
 from specviz.core.sampling import entropy, tv
-from specviz.engine import families, rescore, rules
+from specviz.engine import families, rescore, rules, zipar
 from specviz.engine.codebook import embedding_table, neighbour_table
 from specviz.engine.drafters.pac import tree_nodes
 from specviz.engine.groups import READINGS, cascade_groups
@@ -274,3 +274,11 @@ register(Method(
     reading="released sampler's tree layout and defaults (K=3, D=3; window = nodes per forward); P3 walk, "
             "candidates without replacement, continuation = coupling of the old drafts with the stale laws; fresh "
             "drafts are uniform as released, so the config records init=random whatever --init says"))
+register(Method(
+    name="zipar", label="ZipAR", family=zipar.ZipAR, summary="rows in parallel · no test · lossy context",
+    lossless=False, rule_knobs=("zipar_w",), row_causal=True,
+    declares=(Knob("zipar_w", int, 8, 1, 64, symbol="w", quiet=True, label="ZipAR window w", ui="advanced",
+                   step=1, help="ZipAR: row r + 1 starts once row r has w tokens (row 1 once row 0 is complete)"),),
+    reading="ZipAR (He et al. 2025), released LlamaGen code: row 0 by AR, then one token per active row per forward; "
+            "a new row's first input is a stand-in (the newest token of the row two above) at the end of the row "
+            "above; every token is sampled from the target given the tokens decided before its forward"))
