@@ -276,7 +276,7 @@ register(Method(
             "drafts are uniform as released, so the config records init=random whatever --init says"))
 register(Method(
     name="zipar", label="ZipAR", family=zipar.ZipAR, summary="rows in parallel · no test · lossy context",
-    lossless=False, rule_knobs=("zipar_w",), row_causal=True,
+    lossless=False, rule_knobs=("zipar_w",),
     declares=(Knob("zipar_w", int, 8, 1, 64, symbol="w", quiet=True, label="ZipAR window w", ui="advanced",
                    step=1, help="ZipAR: row r + 1 starts once row r has w tokens (row 1 once row 0 is complete)"),),
     reading="ZipAR (He et al. 2025), released LlamaGen code: row 0 by AR, then one token per active row per forward; "
@@ -284,7 +284,7 @@ register(Method(
             "above; every token is sampled from the target given the tokens decided before its forward"))
 register(Method(
     name="pjd", label="PJD", family=pjd.PJD, summary="Jacobi per row, rows in parallel · lossless given its context",
-    lossless=False, rule_knobs=("pjd_c", "window"), row_causal=True,
+    lossless=False, rule_knobs=("pjd_c", "window"),
     declares=(Knob("pjd_c", int, 8, 1, 64, symbol="c", quiet=True, label="PJD context threshold c", ui="advanced",
                    step=1, help="PJD: row r + 1 is active once row r has >= c committed tokens (c >= W: rows in "
                    "turn, SJD per row); each row's Jacobi window is --window"),),

@@ -58,8 +58,6 @@ class Method:
     group_reading: Callable | None = None        # (config dict) -> how this run formed its groups (inspector, maps)
     relaxation: str = ""                         # what the rule adds to q/p, in words (the inspector's verdict)
     claims: tuple = ()                           # Claim records: what its paper says of where it acts (the atlas)
-    row_causal: bool = False                     # decodes several rows at once (zipar, pjd): a token committed in a
-    #                                              step saw, of that step's tokens, only its own row's earlier ones
 
     @property
     def decisions(self) -> frozenset:

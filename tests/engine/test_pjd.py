@@ -67,10 +67,10 @@ def _samples(toy, method, **kw):
 
 @pytest.fixture(scope="module")
 def row_toy():
-    toy = RowToy(3, 2, 2, seed=4)
+    toy = RowToy(3, 2, 2, seed=3, scale=0.7)
     law = toy.exact_law()
     arr = np.array(list(law.values()))
-    assert abs(arr.sum() - 1) < 1e-9 and arr.max() < 0.1 and (arr * N >= 5).sum() >= 30    # flat enough for power
+    assert abs(arr.sum() - 1) < 1e-6 and arr.max() < 0.06 and (arr * N >= 5).sum() >= 30    # flat enough for power
     return toy, law
 
 
@@ -84,6 +84,6 @@ def test_output_law_is_ars_where_missing_context_cannot_matter(row_toy, method, 
 
 @pytest.mark.slow
 def test_chi2_sees_missing_context_where_it_matters():
-    """Power: on the toy whose law also reads the token above, pjd at c = 1 departs from AR's law."""
-    toy = RowToy(3, 2, 2, seed=4, above=True, scale=2.0)
+    """Power: on the toy whose law also reads the last token of the row above, pjd at c = 1 departs from AR's law."""
+    toy = RowToy(3, 2, 2, seed=3, above=True, scale=2.0)
     assert chi2_pvalue(_samples(toy, "pjd", pjd_c=1, window=3), toy.exact_law()) < 1e-3

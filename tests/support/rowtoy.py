@@ -2,8 +2,8 @@
 through the row's running sum), offering the model boundary with explicit bookkeeping of what each query sees:
 the cache (committed rows) and the scratch rows its tree_mask shows, one token per position. For the wavefront
 methods (zipar, pjd) the context a row lacks (the rows above) does not enter the law, so their output law must
-equal AR's exactly (the chi-square tests); with `above` the law also reads the token above, so missing context
-matters."""
+equal AR's exactly (the chi-square tests); with `above` the law also reads the last token of the row above (undecided
+while rows overlap), so missing context matters."""
 from __future__ import annotations
 
 import itertools
@@ -26,8 +26,8 @@ class RowToy:
     def logits(self, p: int, seen: dict) -> torch.Tensor:
         w, v = self.grid[1], self.codebook_size
         s = sum(seen.get(j, 0) for j in range(p - p % w, p))
-        if self.above and p >= w:
-            s += seen.get(p - w, v)            # the token above; v (the sum's offset) when it is not seen
+        if self.above and p >= w:                                  # the last token of the row above
+            s += seen.get(p - p % w - 1, v)                          # v (the sum's offset) when it is not seen
         return self.theta[p] + self.phi[p, s % v]
 
     def prefill(self, prompt, cfg_scale) -> Prefilled:
