@@ -135,7 +135,8 @@ class PJD(Family):
                 b.put(s.n + i, t)
             events += evs
             if c.record:
-                drafted += [Drafted(s.at + 1 + i, s.at + i, s.n + i, int(t)) for i, t in enumerate(vals[1:1 + len(s.x)])]
+                drafted += [Drafted(s.at + 1 + i, s.at + i, s.n + i, int(t))
+                            for i, t in enumerate(vals[1:1 + len(s.x)])]
         b.unfed = [pos for pos in b.unfed if pos not in self.cached]     # accepted drafts: kept above
         return StepOut(b.advance(), events, drafted)
 
