@@ -111,7 +111,7 @@ class PJD(Family):
         for s in segs:
             k = len(s.x)
             qs = q[s.at:s.at + k + 1]
-            bonus_ok = s.row == top and s.n + k < s.drafter.end
+            bonus_ok = not self.postpones(s, top) and s.n + k < s.drafter.end
             res = c.rnd.chain(qs, s.p.to(q.device), s.x.to(q.device), c.accept_fn, s.n, bonus_ok,
                               s.drafter.known(), True)                     # SJD's rule: lossless min(1, q/p)
             results.append(res)
@@ -124,12 +124,12 @@ class PJD(Family):
         events, drafted = [], []
         for s, res in zip(segs, results):
             qs = q[s.at:s.at + len(s.x) + 1]
-            s.drafter.update(res.accepted if s.row == top else res.accepted - 1, qs)
+            s.drafter.update(res.accepted - self.postpones(s, top), qs)
             pack = chain_pack(s.x.to(q.device), s.p.to(q.device), qs, res, cfg)
             vals = torch.cat([pack, s.drafter.x.to(pack.device, torch.float64)]).tolist()
             s.drafter.settle(vals[len(pack):])
             new, evs = chain_record(s.n, vals[:len(pack)], len(s.x), res, cfg, c.rnd)
-            if s.row != top and len(new) > res.accepted:      # a lower row's rejection is postponed
+            if self.postpones(s, top) and len(new) > res.accepted:       # a lower row's rejection waits
                 new, evs = new[:res.accepted], evs[:-1] if evs else evs
             for i, t in enumerate(new):
                 b.put(s.n + i, t)
@@ -142,10 +142,14 @@ class PJD(Family):
 
 
     @staticmethod
-    def keep(s: Segment, res, top: int) -> int:
+    def postpones(s: Segment, top: int) -> bool:
+        """Whether a segment's row only commits its accepted drafts (a row below the top active one)."""
+        return s.row != top
+
+    def keep(self, s: Segment, res, top: int) -> int:
         """How many accepted drafts of a segment keep their K/V: all but the row's last committed token, which is
         fed again next forward as its row's input (so no position is cached twice, and it is seen by every row)."""
-        new = s.row == top and res.new_token is not None and int(res.new_token) >= 0
+        new = not self.postpones(s, top) and int(res.new_token) >= 0
         return res.accepted if new else max(0, res.accepted - 1)
 
 

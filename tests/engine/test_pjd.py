@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from specviz.core.checks import check_structure
+from specviz.engine import pjd
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
 from specviz.engine.validate import check_method
@@ -44,20 +46,21 @@ def test_traces_pass_the_checks(method, kw, noise):
     assert len(trace.tokens) == 24
 
 
-def test_rows_overlap_and_never_overtake():
-    """On a 4 x 6 grid at c = 2: some forward commits tokens of two rows; at every step's end a row below has at most
-    as many committed tokens as the row above, and it had >= c above it before it committed any."""
-    trace = _run(Regrid(4, 6), method="pjd", pjd_c=2, window=4, seed=2)
+@pytest.mark.parametrize("c,window,seed", [(1, 6, 2), (2, 4, 2), (3, 5, 0)])
+def test_rows_overlap_and_never_overtake(c, window, seed):
+    """On a 4 x 6 grid: some forward commits tokens of two rows; a row judges a draft in column j only when
+    the row above had committed column j before that forward (so it never overtakes it), and it started once the row
+    above had >= c tokens."""
+    trace = _run(Regrid(4, 6), method="pjd", pjd_c=c, window=window, seed=seed)
     count, multi = [0] * 4, False
     for st in trace.steps:
         new = [ev.pos for ev in st.events if ev.commits]
-        rows = {p // 6 for p in new}
-        multi |= len(rows) > 1
-        for r in sorted(rows):
-            assert r == 0 or count[r - 1] >= 2
+        multi |= len({p // 6 for p in new}) > 1
+        for ev in st.events:
+            r, j = divmod(ev.pos, 6)
+            assert r == 0 or (count[r - 1] > j and count[r - 1] >= c)
         for p in new:
             count[p // 6] += 1
-        assert all(count[r] <= count[r - 1] for r in range(1, 4))
     assert multi and count == [6] * 4
 
 
@@ -87,3 +90,33 @@ def test_chi2_sees_missing_context_where_it_matters():
     """Power: on the toy whose law also reads the last token of the row above, pjd at c = 1 departs from AR's law."""
     toy = RowToy(3, 2, 2, seed=3, above=True, scale=2.0)
     assert chi2_pvalue(_samples(toy, "pjd", pjd_c=1, window=3), toy.exact_law()) < 1e-3
+
+
+def test_only_the_top_active_row_samples_tokens():
+    """A row below the top active one commits only accepted drafts (its rejection is postponed: no resampled or bonus
+    token); the top active row does resample or take the bonus somewhere."""
+    trace = _run(Regrid(4, 6), method="pjd", pjd_c=2, window=4, seed=2)
+    sampled_top = 0
+    for st in trace.steps[1:]:
+        top = min(ev.pos // 6 for ev in st.events)
+        for ev in st.events:
+            if ev.decision in ("resampled", "bonus"):
+                assert ev.pos // 6 == top
+                sampled_top += 1
+    lower = [ev for st in trace.steps[1:] for ev in st.events if ev.pos // 6 > min(e.pos // 6 for e in st.events)]
+    assert sampled_top and {"exact", "rejected"} <= {ev.decision for ev in lower}
+
+
+def test_row_causal_mask():
+    """Two segments (a committed head and two drafts; a stand-in head and one draft) and one committed token fed
+    alone: a draft sees its own head and earlier drafts and every freshly fed committed token, never the other row's
+    drafts nor its stand-in."""
+    seg_of = [0, 0, 0, 1, 1, -9]
+    fresh = [True, False, False, False, False, True]
+    want = torch.tensor([[1, 0, 0, 0, 0, 1],
+                         [1, 1, 0, 0, 0, 1],
+                         [1, 1, 1, 0, 0, 1],
+                         [1, 0, 0, 1, 0, 1],
+                         [1, 0, 0, 1, 1, 1],
+                         [1, 0, 0, 0, 0, 1]], dtype=torch.bool)
+    assert torch.equal(pjd.row_causal(seg_of, fresh), want)
