@@ -96,15 +96,17 @@ class PJD(Family):
             x, p = d.propose(b.tok[:n], n)
             tok, real = self.head(n)
             heads[n - 1] = real
-            segs.append(Segment(r, d, n, x, p, len(tokens)))
-            tokens += [tok] + x.tolist()
+            segs.append(Segment(r, d, n, x, p, len(positions)))
+            tokens += [x.new_tensor([tok]), x]                       # the drafts stay where they are: no read
             positions += list(range(n - 1, n + len(x)))
             seg_of += [len(segs) - 1] * (1 + len(x))
             fresh += [real and n - 1 not in self.cached] + [False] * len(x)
         for pos in b.unfed:                       # committed tokens no segment feeds: their K/V is written alone
             if pos not in heads:
-                tokens.append(b.tok[pos]), positions.append(pos), seg_of.append(-1 - pos), fresh.append(True)
-        logits, _ = c.model.forward(state, torch.tensor(tokens), torch.tensor(positions),
+                tokens.append(torch.tensor([b.tok[pos]])), positions.append(pos), seg_of.append(-1 - pos)
+                fresh.append(True)
+        dev = segs[0].x.device
+        logits, _ = c.model.forward(state, torch.cat([t.to(dev) for t in tokens]), torch.tensor(positions),
                                     row_causal(seg_of, fresh))
         q = self.laws(logits)
         top, results = rows[0], []
@@ -122,13 +124,19 @@ class PJD(Family):
         b.unfed = []
         cfg = c.cfg if c.record else None
         events, drafted = [], []
+        packs = []
         for s, res in zip(segs, results):
             qs = q[s.at:s.at + len(s.x) + 1]
             s.drafter.update(res.accepted - self.postpones(s, top), qs)
-            pack = chain_pack(s.x.to(q.device), s.p.to(q.device), qs, res, cfg)
-            vals = torch.cat([pack, s.drafter.x.to(pack.device, torch.float64)]).tolist()
-            s.drafter.settle(vals[len(pack):])
-            new, evs = chain_record(s.n, vals[:len(pack)], len(s.x), res, cfg, c.rnd)
+            packs.append(chain_pack(s.x.to(q.device), s.p.to(q.device), qs, res, cfg))
+        flat = torch.cat([t for s, pack in zip(segs, packs)
+                          for t in (pack, s.drafter.x.to(pack.device, torch.float64))]).tolist()   # one read
+        off = 0
+        for s, res, pack in zip(segs, results, packs):
+            vals, off = flat[off:off + len(pack)], off + len(pack)
+            s.drafter.settle(flat[off:off + len(s.drafter.x)])
+            off += len(s.drafter.x)
+            new, evs = chain_record(s.n, vals, len(s.x), res, cfg, c.rnd)
             if self.postpones(s, top) and len(new) > res.accepted:       # a lower row's rejection waits
                 new, evs = new[:res.accepted], evs[:-1] if evs else evs
             for i, t in enumerate(new):
@@ -140,7 +148,6 @@ class PJD(Family):
         b.unfed = [pos for pos in b.unfed if pos not in self.cached]     # accepted drafts: kept above
         return StepOut(b.advance(), events, drafted)
 
-
     @staticmethod
     def postpones(s: Segment, top: int) -> bool:
         """Whether a segment's row only commits its accepted drafts (a row below the top active one)."""
@@ -149,7 +156,7 @@ class PJD(Family):
     def keep(self, s: Segment, res, top: int) -> int:
         """How many accepted drafts of a segment keep their K/V: all but the row's last committed token, which is
         fed again next forward as its row's input (so no position is cached twice, and it is seen by every row)."""
-        new = not self.postpones(s, top) and int(res.new_token) >= 0
+        new = not self.postpones(s, top) and (res.accepted < len(s.x) or res.bonus)
         return res.accepted if new else max(0, res.accepted - 1)
 
 

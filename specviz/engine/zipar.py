@@ -112,12 +112,14 @@ class ZipAR(Family):
         q = self.laws(logits)
         c.model.commit(state, torch.tensor([i for i, ok in enumerate(real) if ok], dtype=torch.long))
         b.unfed = []
-        events, at = [], {p: i for i, p in enumerate(positions)}
+        at, packs = {p: i for i, p in enumerate(positions)}, []
         cfg = c.cfg if c.record else None
         for want in wants:
-            pos, law = want + 1, q[at[want]]
-            tok = c.rnd.draw(pos, law[None])[0]
-            token, evs = simple_record(pos, simple_pack(law, tok, cfg).tolist(), "ar", cfg, c.rnd)
-            b.put(pos, token)
+            law = q[at[want]]
+            packs.append(simple_pack(law, c.rnd.draw(want + 1, law[None])[0], cfg))
+        vals, width, events = torch.cat(packs).tolist(), len(packs[0]), []         # the step's one read
+        for i, want in enumerate(wants):
+            token, evs = simple_record(want + 1, vals[i * width:(i + 1) * width], "ar", cfg, c.rnd)
+            b.put(want + 1, token)
             events += evs
         return StepOut(b.advance(), events)
