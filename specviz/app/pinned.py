@@ -174,13 +174,22 @@ JS = r"""
   // comparison — is no map: sizing the lanes to it left one column of the smallest pictures)
   const shownMap = () => [...document.querySelectorAll('#tab_maps img, #preview_image img')]
     .find(i => i.offsetParent && i.naturalHeight);
-  const fit = () => {
+  // the lanes' text height per row (all but the pictures), as laid out now
+  const textH = l => {
+    const cols = l.style.gridTemplateColumns.match(/repeat\((\d+)/), gap = 10;
+    const s = parseFloat(l.style.getPropertyValue('--sv-img'));
+    if (!cols || !s) return 0;
+    const rows = Math.ceil([...l.children].filter(c => getComputedStyle(c).display !== 'none').length / +cols[1]);
+    return (l.getBoundingClientRect().height - rows * s - gap * (rows - 1)) / rows;
+  };
+  const laneFit = () => {
     const l = q('#lanes'), st = q('#status');
     if (!l || !st) return;
     const lanes = [...l.children].filter(c => getComputedStyle(c).display !== 'none');
     const n = lanes.length;
     if (!n) return;
     const present = document.body.classList.contains('sv-present');
+    hold(false);                          // first: the fit measures the status line at its held height
     const least = present ? 48 : 64;  // smallest picture (Present: the map and verdict carry the detail)
     const gap = 10, W = l.clientWidth, vh = window.innerHeight;
     const top = l.getBoundingClientRect().top, above = top - st.getBoundingClientRect().top;
@@ -196,8 +205,14 @@ JS = r"""
     }
     const H = present ? vh - (top + window.scrollY) - reserve - 8 : vh - above - 12;
     const over = l.getBoundingClientRect().height > H + 2;
-    const k = `${n}/${W}/${vh}/${present}/${Math.round(above)}/${map ? map.naturalHeight : 0}`;
-    if (k !== key || over) {
+    const screen = `${n}/${W}/${vh}/${present}/${Math.round(above)}`, k = `${screen}/${map ? map.naturalHeight : 0}`;
+    // Present mode: the lanes' text changed height since the last fit (it settles after the switch: a first fit
+    // measured it 20 px a row taller and kept pictures 40 px too small), or a tab without a map on a screen where
+    // the map's tab was fitted: it keeps that tab's grid (its 40 vh guess of the map's room gave other sizes)
+    const rewrapped = present && fit.text !== undefined && Math.abs(textH(l) - fit.text) > 2;
+    const kept = present && !map && fit.mapGrid && fit.mapGrid[0] === screen ? fit.mapGrid : null;
+    if (kept && k !== key) { key = k; place(l, ...kept.slice(1)); }
+    else if (!kept && (k !== key || over || rewrapped)) {
       key = k;
       const titles = lanes.map(c => c.querySelector('.sv-lane-title')).filter(Boolean);
       const g = (fit.canvas = fit.canvas || document.createElement('canvas')).getContext('2d');
@@ -237,8 +252,8 @@ JS = r"""
         const rows = Math.ceil(n / best[0]);
         place(l, best[0], Math.max(least, Math.floor((s - excess() / rows) / 4) * 4), best[2]);
       }
+      if (map) fit.mapGrid = [screen, best[0], parseFloat(l.style.getPropertyValue('--sv-img')), best[2]];
     }
-    hold(false);
     if (!present && following()) bringNow();   // the outcome line may have pushed the lanes (once per action)
     // titles never wrap: one common size (at most the stylesheet's) at which the widest fits; written only when it
     // changes (every write is a mutation that schedules another fit)
@@ -260,6 +275,7 @@ JS = r"""
     want = Math.max(12, want);
     if (Math.abs(want - now) > 0.5) titles.forEach(t => { t.style.fontSize = `${want.toFixed(1)}px`; });
   };
+  const fit = () => { laneFit(); const l = q('#lanes'); if (l) fit.text = textH(l); };
   let queued = false;
   const later = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; fit(); }); } };
   window.addEventListener('resize', later);
