@@ -189,7 +189,6 @@ JS = r"""
     const n = lanes.length;
     if (!n) return;
     const present = document.body.classList.contains('sv-present');
-    hold(false);                          // first: the fit measures the status line at its held height
     const least = present ? 48 : 64;  // smallest picture (Present: the map and verdict carry the detail)
     const gap = 10, W = l.clientWidth, vh = window.innerHeight;
     const top = l.getBoundingClientRect().top, above = top - st.getBoundingClientRect().top;
@@ -244,16 +243,17 @@ JS = r"""
       }
       const s = Math.max(least, Math.floor(best[1] / 4) * 4);
       place(l, best[0], s, best[2]);
-      // the text wrapped again at the final width, or (Present mode with a map) the page is still taller than the
-      // screen; a tab without a map may be taller than the screen whatever the lanes do: they keep their grid
-      const excess = () => Math.max(l.getBoundingClientRect().height - H,
-                                    map ? document.documentElement.scrollHeight - vh : 0);
-      if (excess() > 2) {
+      // the text wrapped again at the final width (2 px allowed), or (Present mode with a map) the page is still
+      // taller than the screen, by any px (a tab without a map may be taller whatever the lanes do: same grid)
+      const over2 = () => { const d = l.getBoundingClientRect().height - H; return d > 2 ? d : 0; };
+      const excess = () => Math.max(over2(), map ? document.documentElement.scrollHeight - vh : 0);
+      if (excess() > 0) {
         const rows = Math.ceil(n / best[0]);
         place(l, best[0], Math.max(least, Math.floor((s - excess() / rows) / 4) * 4), best[2]);
       }
       if (map) fit.mapGrid = [screen, best[0], parseFloat(l.style.getPropertyValue('--sv-img')), best[2]];
     }
+    hold(false);
     if (!present && following()) bringNow();   // the outcome line may have pushed the lanes (once per action)
     // titles never wrap: one common size (at most the stylesheet's) at which the widest fits; written only when it
     // changes (every write is a mutation that schedules another fit)

@@ -1,7 +1,7 @@
 """Wrong variants of a calm screen's scripts (app/serving.WAIT_JS: the waiting line; app/pinned.JS: the held status
-line and the single scroll), JavaScript run in the browser. The detectors are the bare-page models of
-tests/browser/test_browser_calm_model.py (a few seconds each, no server); without Chromium and Playwright no variant
-is listed (the browser tests skip there too)."""
+line, the single scroll and Present mode's lane fit), JavaScript run in the browser. The detectors are the bare-page
+models of tests/browser/test_browser_calm_model.py and test_browser_fit_model.py (a few seconds each, no server);
+without Chromium and Playwright no variant is listed (the browser tests skip there too)."""
 
 from specviz.app import pinned, serving
 from tests.browser.test_browser import CHROMIUM
@@ -35,6 +35,12 @@ def _once():
     t()
 
 
+def _fit(name: str):
+    def run():
+        from tests.browser import test_browser_fit_model as m  # noqa: PLC0415 - only when a variant is checked
+        getattr(m, name)()
+    return run
+
 
 VARIANTS = [
     Mutant("wait: the status line never shows the wait (Gradio's tracker read for the wrong words)",
@@ -51,4 +57,13 @@ VARIANTS = [
     Mutant("pinned: a scroll for every layout change of the action (not once)",
            _swap(pinned, "JS", "owed = false;\n      window.scrollBy(0, Math.min(", "window.scrollBy(0, Math.min("),
            (_once,)),
+    Mutant("pinned fit: a tab without a map guesses 40 vh for the map's room (the lanes change size with the tab)",
+           _swap(pinned, "JS", "const kept = present && !map && fit.mapGrid", "const kept = false && fit.mapGrid"),
+           (_fit("test_a_tab_without_a_map_keeps_the_maps_grid"),)),
+    Mutant("pinned fit: the lanes' settled text does not fit them again (the first fit's sizes stay)",
+           _swap(pinned, "JS", "|| over || rewrapped)", "|| over)"),
+           (_fit("test_the_lanes_are_fitted_again_when_their_text_settles"),)),
+    Mutant("pinned fit: the page may be 2 px taller than the screen in Present mode (it scrolled: 721 px in 720)",
+           _swap(pinned, "JS", "if (excess() > 0) {", "if (excess() > 2) {"),
+           (_fit("test_the_page_is_never_taller_than_the_screen"),)),
 ] if browser_available(CHROMIUM) else []
