@@ -9,8 +9,10 @@
   value on blur and clamps only the display afterwards, so the server refused it and the box showed a value no run
   used), and one line under the control says so. The run uses the value the box shows.
 - The lanes form a regular grid sized to the screen and the method count: columns and picture size are chosen so
-  every lane fits (in Present mode, leaving room for the map); lane titles shrink to stay on one line (down to
-  12 px; narrow lanes show the short title), never wrapping, so every picture in a row starts at the same height.
+  every lane fits (in Present mode, leaving room for the map: the page is never taller than the screen, a tab
+  without a map keeps the map tab's grid, and the lanes are fitted again when their text settles); lane titles
+  shrink to stay on one line (down to 12 px; narrow lanes show the short title), never wrapping, so every picture
+  in a row starts at the same height.
 - One message per error: Gradio's toast groups repeats of a message ("(2)") and lists them all; only the newest is
   shown. The status line's own error badge is hidden (the toast says it), so nothing covers the status.
 Browser-only; nothing in the Python state depends on it (tests/browser/test_browser_bench.py checks it at three sizes).
