@@ -107,7 +107,8 @@ def wire(c: dict, runs: list, clicks: list) -> None:
     pictures = {n: c[n] for n in (*(f"img_{m}" for m in METHODS), *map_outputs())}
     inputs = {"state": c["state"], "focus": c["focus"], "opacity": c["opacity"], "present": c["present_on"]}
     ring = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
-    quiet = dict(queue=False, api_visibility="private")
+    # no progress text: Gradio's "0.2s" over the inspector flickered on every run and click (a calm screen)
+    quiet = dict(queue=False, show_progress="hidden", api_visibility="private")
     for ev in runs:
         ev.then(refresh, [c["state"], c["focus"], c["inspector"]], [c["inspector"], c["focus"]], **quiet) \
             .then(primer_of, [c["state"], c["focus"]], [c["primer"]], **quiet)

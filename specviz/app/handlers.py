@@ -159,7 +159,8 @@ class Handlers:
         for m, t in traces.items():
             n = t.grid[0] * t.grid[1]
             upd[f"stats_{m}"] = html.lane_stats(LaneView(m, None, len(t.steps), len(t.committing()), n, True,
-                                                         t.summary["seconds"], config=t.config, vs_ar=counts.get(m)),
+                                                         t.summary["seconds"], config=t.config, vs_ar=counts.get(m),
+                                                         grid=tuple(t.grid)),
                                                 st.cards)
         upd |= self._finish(st, float(opacity), inputs.get("focus"),
                             bool(inputs.get("present")))

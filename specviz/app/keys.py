@@ -1,23 +1,27 @@
-"""A keyboard path to the inspector: a lane picture can be focused (Tab), inspected with Enter and moved with the arrow
-keys; every control shows a visible focus ring. `KEYS_JS` labels each lane picture's button
-(`#img_<method>`: tabindex 0, aria-label "<method> picture: Enter inspects, arrows move") and handles its keys: Enter
-inspects the cell under the cursor (the inspected cell of this lane, else (0, 0)); an arrow moves the cursor one cell
-(clamped at the edges) and inspects again; Escape leaves the picture (its focus; present.py's own Escape closes the
-inspector). An inspection is a synthetic click at the point Gradio 6.31's rule (`scale = min(displayed / natural, 1)`,
-app/clicks.py) maps to the centre of the cell's pixels, so the existing select handlers move the inspector, the ring
-and the Primer; clicks.py leaves synthetic clicks alone. The point is the centre of a pixel near the cell's centre (a
-synthetic click's point is whole CSS px: a pixel's edge can read as the next one, or outside the picture). The grid is
-not in the page: it is read from the inspector's heading ("row r, column c (position p)": columns = (p - c) / r), after
-one inspection of a pixel three quarters down its middle when the lane's inspected cell is in row 0 or none is
-inspected (the cursor's cell is inspected once that probe's ring is drawn). `KEYS_CSS` draws a 3 px outline with an
-offset on every focused control (buttons, sliders, check boxes, radios, boxes, links, the lane pictures).
-tests/browser/test_browser_keys.py: Tab to a lane, Enter, ArrowRight x2, ArrowDown; the focus ring by pixels.
+"""A keyboard path to the inspector: a lane picture or a map can be focused (Tab), inspected with Enter and moved
+with the arrow keys; every control shows a visible focus ring. `KEYS_JS` labels each lane picture's button
+(`#img_<method>`: tabindex 0, aria-label "<method> picture: Enter inspects, arrows move") and each map's
+(`#map_<kind>`: "<title> map: Enter inspects, arrows move") and handles their keys: Enter inspects the cell under the
+cursor (the inspected cell, else (0, 0)); an arrow moves the cursor one cell (clamped at the edges) and inspects
+again; Escape leaves the picture (its focus; present.py's own Escape closes the inspector). A lane picture moves over
+its own lane; a map over the inspected cell's lane (else the run's first lane), the lane the maps ring.
+An inspection is a synthetic click on the lane's picture at the point Gradio 6.31's rule
+(`scale = min(displayed / natural, 1)`, app/clicks.py) maps to the centre of the cell's pixels, so the lane's select
+handler moves the inspector, the ring (every lane and map) and the Primer; clicks.py and bench.py leave synthetic
+clicks alone (no correction, no scroll). The point is the centre of a pixel near the cell's centre (a synthetic
+click's point is whole CSS px: a pixel's edge can read as the next one, or outside the picture). The grid is data on
+the page: each lane's counters carry it (`#stats_<method> .sv-lane[data-grid="<rows>x<columns>"]`, render/html.py),
+and the inspector its cell (`data-method`, `data-pos`). `KEYS_CSS` draws a 3 px outline with an offset on every
+focused control (buttons, sliders, check boxes, radios, boxes, links, the lane pictures and maps).
+tests/browser/test_browser_keys.py: Tab to a lane, Enter, ArrowRight x2, ArrowDown; the same on a map; the focus ring
+by pixels.
 """
 from __future__ import annotations
 
 import json
 
 LABEL = "{method} picture: Enter inspects, arrows move"
+MAP_LABEL = "{map} map: Enter inspects, arrows move"
 STEP = {"ArrowRight": (0, 1), "ArrowLeft": (0, -1), "ArrowDown": (1, 0), "ArrowUp": (-1, 0)}
 
 KEYS_CSS = """
@@ -25,29 +29,44 @@ button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-
 [tabindex]:focus-visible, input[type=range]:focus, input[type=checkbox]:focus-visible, input[type=radio]:focus-visible {
   outline: 3px solid #1f6feb !important; outline-offset: 2px !important;
 }
-[id^="img_"] .image-container button:focus-visible {outline-offset: -3px !important;}
+[id^="img_"] .image-container button:focus-visible, [id^="map_"] .image-container button:focus-visible {
+  outline-offset: -3px !important;}
 """
 
 KEYS_JS = """
 () => {
   const step = %(step)s;
-  const button = el => el && el.tagName === 'BUTTON' && el.closest('[id^="img_"] .image-container') &&
-                       el.querySelector('img');
-  const label = () => document.querySelectorAll('[id^="img_"] .image-container button:has(img)').forEach(b => {
-    const m = b.closest('[id^="img_"]').id.slice(4);
+  const PICTURES = ['[id^="img_"]', '#tab_maps [id^="map_"]'].map(p => `${p} .image-container button:has(img)`).join();
+  const button = el => el && el.tagName === 'BUTTON' && el.matches(PICTURES);
+  const label = () => document.querySelectorAll(PICTURES).forEach(b => {
+    const lane = b.closest('[id^="img_"]'), m = lane && lane.id.slice(4);
+    const tab = !lane && b.closest('[role=tabpanel]');
+    const id = tab && tab.id && document.getElementById(`${tab.id}-button`);            // the map's tab: its title
+    const l = lane ? %(label)s : %(map_label)s;
     if (b.getAttribute('tabindex') !== '0') b.setAttribute('tabindex', '0');
-    const l = %(label)s;
     if (b.getAttribute('aria-label') !== l) b.setAttribute('aria-label', l);
   });
   new MutationObserver(label).observe(document.body, {childList: true, subtree: true});
   label();
-  const shown = m => {                                       // [row, column, position] the inspector names for m
-    const e = document.querySelector('#inspector .sv-insp');
-    if (!e || e.getAttribute('data-method') !== m) return null;
-    const h = e.querySelector('h4'), t = h && h.textContent.match(/row (\\d+), column (\\d+)/);
-    return t ? [Number(t[1]), Number(t[2]), Number(e.getAttribute('data-pos'))] : null;
+  const grid = m => {                                       // [rows, columns] of lane m: data on its counters
+    const e = document.querySelector(`#stats_${m} .sv-lane[data-grid]`);
+    const g = e && e.getAttribute('data-grid').split('x').map(Number);
+    return g && g[0] > 0 && g[1] > 0 ? g : null;
   };
-  const columns = m => { const s = shown(m); return s && s[0] > 0 ? (s[2] - s[1]) / s[0] : null; };
+  const inspected = () => {                                 // [method, position] the inspector names, or null
+    const e = document.querySelector('#inspector .sv-insp');
+    return e ? [e.getAttribute('data-method'), Number(e.getAttribute('data-pos'))] : null;
+  };
+  const picture = m => document.querySelector(`#img_${m} .image-container button img`);
+  const lane = b => {                        // the lane a picture moves over: its own; a map's: the inspected lane
+    const own = b.closest('[id^="img_"]');
+    if (own) return own.id.slice(4);
+    const i = inspected();
+    if (i && grid(i[0]) && picture(i[0])) return i[0];
+    const first = [...document.querySelectorAll('#lanes > div')].map(c => c.id.slice(5))
+      .find(m => m && document.getElementById(`lane_${m}`).offsetParent && grid(m) && picture(m));
+    return first || null;
+  };
   const press = (img, nx, ny) => {                           // a click Gradio's rule maps to natural pixel (nx, ny):
     const rect = img.getBoundingClientRect(), nat = {width: img.naturalWidth, height: img.naturalHeight};
     const r = Math.min(rect.width / nat.width, rect.height / nat.height, 1);   // its scale, at the pixel's centre
@@ -56,23 +75,9 @@ KEYS_JS = """
     img.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true, composed: true, view: window,
       detail: 1, clientX: p.x, clientY: p.y}));
   };
-  const inspect = (b, img) => {
-    const g = b._svGrid, cell = Math.floor(img.naturalWidth / g);
-    press(img, b._svAt[1] * cell + Math.floor(cell / 2), b._svAt[0] * cell + Math.floor(cell / 2));
-  };
-  const start = (b, img, m) => {                             // the grid, then the cursor's cell
-    const s = shown(m), g = columns(m);
-    if (g) { b._svGrid = g; b._svAt = [s[0], s[1]]; inspect(b, img); return; }
-    b._svAt = s ? [s[0], s[1]] : [0, 0];
-    const src = img.src;
-    press(img, img.naturalWidth >> 1, img.naturalHeight * 3 >> 2);  // a lower row names the grid; its ring is
-    const t0 = Date.now();                                   // drawn before the cursor's cell is inspected (the
-    const wait = () => {                                     // two ring events would race: app/follow.py)
-      const g2 = columns(m), now = b.querySelector('img');
-      if (g2 && now && now.src !== src && now.complete) { b._svGrid = g2; inspect(b, now); }
-      else if (Date.now() - t0 < 8000) setTimeout(wait, 50);
-    };
-    wait();
+  const inspect = (img, g, at) => {
+    const cell = Math.floor(img.naturalWidth / g[1]);
+    press(img, at[1] * cell + Math.floor(cell / 2), at[0] * cell + Math.floor(cell / 2));
   };
   window.addEventListener('keydown', e => {
     const b = e.target;
@@ -83,21 +88,26 @@ KEYS_JS = """
     act(b, e.key);
   }, true);
   const act = (b, key) => {
-    const img = b.querySelector('img'), m = b.closest('[id^="img_"]').id.slice(4);
-    if (!img.complete || !img.naturalWidth) {                // a lazy picture just scrolled into view: once loaded
+    const m = lane(b), img = m && picture(m), g = m && grid(m);
+    if (!img || !g) return;                                  // no run yet
+    if (!img.complete || !img.naturalWidth) {                // a lazy picture not loaded yet: once loaded
       img.loading = 'eager';
       img.addEventListener('load', () => act(b, key), {once: true});
       return;
     }
-    if (!step[key] || !b._svGrid || !b._svAt) start(b, img, m);
-    else {
-      const g = b._svGrid, d = step[key];
-      const rows = Math.round(img.naturalHeight / Math.floor(img.naturalWidth / g));
-      b._svAt = [Math.max(0, Math.min(rows - 1, b._svAt[0] + d[0])), Math.max(0, Math.min(g - 1, b._svAt[1] + d[1]))];
-      inspect(b, img);
+    if (!step[key] || !b._svAt || b._svLane !== m) {        // Enter, or a first arrow: the inspected cell, else (0, 0)
+      const i = inspected();
+      b._svAt = i && i[0] === m ? [Math.floor(i[1] / g[1]), i[1] %% g[1]] : [0, 0];
+      b._svLane = m;
+    } else {
+      const d = step[key];
+      const to = (v, n) => Math.max(0, Math.min(n - 1, v));
+      b._svAt = [to(b._svAt[0] + d[0], g[0]), to(b._svAt[1] + d[1], g[1])];
     }
+    inspect(img, g, b._svAt);
   };
-  window.addEventListener('focusout', e => { if (button(e.target)) e.target._svGrid = undefined; }, true);
+  window.addEventListener('focusout', e => { if (button(e.target)) e.target._svAt = undefined; }, true);
 }
 """ % dict(step=json.dumps({k: list(v) for k, v in STEP.items()}),
-           label="`" + LABEL.replace("{method}", "${m}") + "`")
+           label="`" + LABEL.replace("{method}", "${m}") + "`",
+           map_label="`" + MAP_LABEL.replace("{map}", "${id ? id.textContent.trim() : 'a'}") + "`")

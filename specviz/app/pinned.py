@@ -1,15 +1,18 @@
 """The tuning bench, in the browser: the knobs and the results they change stay on screen together.
 
 - The controls column is pinned (sticky) and scrolls on its own, so a slider is reachable without scrolling the race
-  away; a commit (release, Enter in the number box, an arrow-key pause) brings the status and the lanes into view if
-  they are not, and keeps them there while the re-run lays them out — until the user scrolls (a wheel, a touch, a
-  scrolling key, the scroll bar): the page never moves after that.
+  away; a commit (release, Enter in the number box) or a click on a lane brings the status and the lanes into view
+  if they are not: one scroll at most per action (while the re-run lays them out), none after the user scrolls (a
+  wheel, a touch, a scrolling key, the scroll bar). The status line keeps its tallest height while the screen stays
+  the same, and a commit reserves the re-run's outcome line, so a re-run does not move the lanes below it.
 - A value typed outside a slider's range is clamped in the box before Gradio reads it (Gradio 6.31 sends the raw
   value on blur and clamps only the display afterwards, so the server refused it and the box showed a value no run
   used), and one line under the control says so. The run uses the value the box shows.
 - The lanes form a regular grid sized to the screen and the method count: columns and picture size are chosen so
-  every lane fits (in Present mode, leaving room for the map); lane titles shrink to stay on one line (down to
-  12 px; narrow lanes show the short title), never wrapping, so every picture in a row starts at the same height.
+  every lane fits (in Present mode, leaving room for the map: the page is never taller than the screen, a tab
+  without a map keeps the map tab's grid, and the lanes are fitted again when their text settles); lane titles
+  shrink to stay on one line (down to 12 px; narrow lanes show the short title), never wrapping, so every picture
+  in a row starts at the same height.
 - One message per error: Gradio's toast groups repeats of a message ("(2)") and lists them all; only the newest is
   shown. The status line's own error badge is hidden (the toast says it), so nothing covers the status.
 Browser-only; nothing in the Python state depends on it (tests/browser/test_browser_bench.py checks it at three sizes).
@@ -89,14 +92,40 @@ JS = r"""
     note(el, `${raw} is outside ${r.min}–${r.max}: set to ${c}, and the run uses ${c}.`);
   };
   // bring the status and the lanes into view after a commit (the controls are pinned, so they stay in view too)
-  // after a commit the re-run's layout is followed for 20 s (fit) — until the user scrolls: a wheel, a touch, a
-  // scrolling key or the scroll bar ends the following for this action (window._svScrolledAt: app/present.py's
-  // verdict scroll reads it too)
-  let committed = -1e9;
-  const following = () => Date.now() - committed < 20000;
-  const bring = () => { committed = window._svActedAt = Date.now(); setTimeout(() => { if (following()) bringNow(); },
-                                                                              30); };
-  const scrolled = () => { committed = -1e9; window._svScrolledAt = Date.now(); };
+  // after a commit the re-run's layout is watched for 20 s (fit) and the page scrolls at most once for the action
+  // (owed), never after the user scrolls: a wheel, a touch, a scrolling key or the scroll bar ends it
+  // (window._svScrolledAt: app/present.py's verdict scroll reads it too)
+  let committed = -1e9, owed = false;
+  const following = () => owed && Date.now() - committed < 20000;
+  const bring = commit => { committed = window._svActedAt = Date.now(); owed = true; hold(commit);
+                        setTimeout(() => { if (following()) bringNow(); }, 30); };
+  const scrolled = () => { committed = -1e9; owed = false; window._svScrolledAt = Date.now(); };
+  // the status line never shrinks while the screen stays the same (its words change every frame; a line less, then
+  // a line more, moved the lanes and all below them 21-42 px during a re-run); a commit also reserves the re-run's
+  // outcome line (render/knob_text.outcome_line) when the line has none yet
+  let held = '', tallest = 0;
+  const hold = commit => {
+    const s = q('#status');
+    if (!s) return;
+    const k = `${window.innerWidth}/${window.devicePixelRatio}/${document.body.classList.contains('sv-present')}`;
+    if (k !== held) { held = k; tallest = 0; s.style.minHeight = ''; }
+    let h = s.getBoundingClientRect().height;
+    const words = s.querySelector('.prose');
+    if (commit && words && !s.querySelector('.sv-outcome')) {
+      const probe = document.createElement('div');          // the outcome line as it will read (a lane with knobs:
+      probe.className = 'sv-outcome';                       // before → predicted → achieved; else achieved only)
+      const lanes = [...document.querySelectorAll('#lanes > div')].filter(c => c.offsetParent && c.id)
+        .map(c => [c.id.slice(5), !/^no knobs/.test((c.querySelector('.sv-knobs') || {}).textContent || 'no knobs')]);
+      const rest = lanes.filter(l => !l[1]).map(l => `${l[0]} 0.00×`).join(', ');
+      probe.innerHTML = 'Re-run, step compression before → predicted → <b>achieved</b>: ' +
+        [...lanes.filter(l => l[1]).map(l => `${l[0]} 0.00× → 0.00× → <b>0.00×</b>`),
+         ...(rest ? [`not tuned by these knobs: ${rest}`] : [])].join(' · ');
+      words.appendChild(probe);
+      h += probe.getBoundingClientRect().height + parseFloat(getComputedStyle(probe).marginTop);
+      probe.remove();
+    }
+    if (h > tallest + 0.5) { tallest = h; s.style.minHeight = `${Math.ceil(h)}px`; }
+  };
   window.addEventListener('click', e => { if (e.isTrusted) window._svActedAt = Date.now(); }, true);
   window.addEventListener('wheel', scrolled, {passive: true, capture: true});
   window.addEventListener('touchmove', scrolled, {passive: true, capture: true});
@@ -110,17 +139,23 @@ JS = r"""
     const s = q('#status'), l = q('#lanes');
     if (!s || !l) return;
     const top = s.getBoundingClientRect().top, bottom = l.getBoundingClientRect().bottom;
-    if (top < 0) window.scrollBy(0, top - 4);
-    else if (bottom > window.innerHeight) window.scrollBy(0, Math.min(top - 4, bottom - window.innerHeight + 4));
+    if (top < 0) { owed = false; window.scrollBy(0, top - 4); }
+    else if (bottom > window.innerHeight) {
+      owed = false;
+      window.scrollBy(0, Math.min(top - 4, bottom - window.innerHeight + 4));
+    }
   };
   // a click on a lane's cell docks the inspector beside the race, which re-lays the lanes: keep them in view too
-  document.addEventListener('click', e => { if (e.target.closest && e.target.closest('#lanes img')) bring(); }, true);
+  // (a person's click; the keyboard's synthetic clicks, app/keys.py, inspect from where the focus is)
+  document.addEventListener('click', e => {
+    if (e.isTrusted && e.target.closest && e.target.closest('#lanes img')) bring(false);
+  }, true);
   document.addEventListener('blur', e => clamp(e.target), true);
   document.addEventListener('keydown', e => {
-    if (e.key === 'Enter' && rangeOf(e.target)) { clamp(e.target); bring(); }
+    if (e.key === 'Enter' && rangeOf(e.target)) { clamp(e.target); bring(true); }
   }, true);
   document.addEventListener('pointerup', e => {
-    if (e.target.type === 'range' && e.target.closest('#controls')) bring();
+    if (e.target.type === 'range' && e.target.closest('#controls')) bring(true);
   }, true);
   // the lanes: a regular grid sized to the screen and the method count. Each column count is tried on the page
   // (a lane's text wraps differently at each width), and the largest picture that fits the height wins; searched
@@ -141,7 +176,15 @@ JS = r"""
   // comparison — is no map: sizing the lanes to it left one column of the smallest pictures)
   const shownMap = () => [...document.querySelectorAll('#tab_maps img, #preview_image img')]
     .find(i => i.offsetParent && i.naturalHeight);
-  const fit = () => {
+  // the lanes' text height per row (all but the pictures), as laid out now
+  const textH = l => {
+    const cols = l.style.gridTemplateColumns.match(/repeat\((\d+)/), gap = 10;
+    const s = parseFloat(l.style.getPropertyValue('--sv-img'));
+    if (!cols || !s) return 0;
+    const rows = Math.ceil([...l.children].filter(c => getComputedStyle(c).display !== 'none').length / +cols[1]);
+    return (l.getBoundingClientRect().height - rows * s - gap * (rows - 1)) / rows;
+  };
+  const laneFit = () => {
     const l = q('#lanes'), st = q('#status');
     if (!l || !st) return;
     const lanes = [...l.children].filter(c => getComputedStyle(c).display !== 'none');
@@ -163,8 +206,14 @@ JS = r"""
     }
     const H = present ? vh - (top + window.scrollY) - reserve - 8 : vh - above - 12;
     const over = l.getBoundingClientRect().height > H + 2;
-    const k = `${n}/${W}/${vh}/${present}/${Math.round(above)}/${map ? map.naturalHeight : 0}`;
-    if (k !== key || over) {
+    const screen = `${n}/${W}/${vh}/${present}/${Math.round(above)}`, k = `${screen}/${map ? map.naturalHeight : 0}`;
+    // Present mode: the lanes' text changed height since the last fit (it settles after the switch: a first fit
+    // measured it 20 px a row taller and kept pictures 40 px too small), or a tab without a map on a screen where
+    // the map's tab was fitted: it keeps that tab's grid (its 40 vh guess of the map's room gave other sizes)
+    const rewrapped = present && fit.text !== undefined && Math.abs(textH(l) - fit.text) > 2;
+    const kept = present && !map && fit.mapGrid && fit.mapGrid[0] === screen ? fit.mapGrid : null;
+    if (kept && k !== key) { key = k; place(l, ...kept.slice(1)); }
+    else if (!kept && (k !== key || over || rewrapped)) {
       key = k;
       const titles = lanes.map(c => c.querySelector('.sv-lane-title')).filter(Boolean);
       const g = (fit.canvas = fit.canvas || document.createElement('canvas')).getContext('2d');
@@ -196,16 +245,18 @@ JS = r"""
       }
       const s = Math.max(least, Math.floor(best[1] / 4) * 4);
       place(l, best[0], s, best[2]);
-      // the text wrapped again at the final width, or (Present mode with a map) the page is still taller than the
-      // screen; a tab without a map may be taller than the screen whatever the lanes do: they keep their grid
-      const excess = () => Math.max(l.getBoundingClientRect().height - H,
-                                    map ? document.documentElement.scrollHeight - vh : 0);
-      if (excess() > 2) {
+      // the text wrapped again at the final width (2 px allowed), or (Present mode with a map) the page is still
+      // taller than the screen, by any px (a tab without a map may be taller whatever the lanes do: same grid)
+      const over2 = () => { const d = l.getBoundingClientRect().height - H; return d > 2 ? d : 0; };
+      const excess = () => Math.max(over2(), map ? document.documentElement.scrollHeight - vh : 0);
+      if (excess() > 0) {
         const rows = Math.ceil(n / best[0]);
         place(l, best[0], Math.max(least, Math.floor((s - excess() / rows) / 4) * 4), best[2]);
       }
+      if (map) fit.mapGrid = [screen, best[0], parseFloat(l.style.getPropertyValue('--sv-img')), best[2]];
     }
-    if (!present && following()) bringNow();   // the outcome line may have pushed the lanes
+    hold(false);
+    if (!present && following()) bringNow();   // the outcome line may have pushed the lanes (once per action)
     // titles never wrap: one common size (at most the stylesheet's) at which the widest fits; written only when it
     // changes (every write is a mutation that schedules another fit)
     const titles = lanes.map(c => c.querySelector('.sv-lane-title')).filter(Boolean);
@@ -226,6 +277,7 @@ JS = r"""
     want = Math.max(12, want);
     if (Math.abs(want - now) > 0.5) titles.forEach(t => { t.style.fontSize = `${want.toFixed(1)}px`; });
   };
+  const fit = () => { laneFit(); const l = q('#lanes'); if (l) fit.text = textH(l); };
   let queued = false;
   const later = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; fit(); }); } };
   window.addEventListener('resize', later);

@@ -39,6 +39,7 @@ class LaneView:
     vs_ar: int | None = None                        # keyed noise: tokens changed against the race's AR (None: no AR)
     mem_peak: int | None = None                     # bytes: CUDA, peak allocated over this lane's forwards; CPU, the
     mem_cuda: bool = False                          # process's peak RSS so far (None: not measured, e.g. opened)
+    grid: tuple | None = None                       # (rows, columns) of the lane's grid (the page's keyboard path)
 
     @property
     def compression(self) -> float:
@@ -85,7 +86,7 @@ class _Lane:
             self.picture, self.drawn = self._render(p.tokens, px), n
         return LaneView(self.cfg.method, self.picture, len(p.trace.steps), min(n, gh * gw), gh * gw, p.done,
                         sum(s.seconds for s in p.trace.steps), self.drafter, p.trace.config, mem_peak=self.peak,
-                        mem_cuda=self.cuda)
+                        mem_cuda=self.cuda, grid=(gh, gw))
 
     def _render(self, tokens: list, px: int):
         gh, gw = self.model.grid

@@ -63,6 +63,59 @@ def drop_copies(demo, request) -> int:
     return len(stray)
 
 
+# -- the queue, as a waiting page sees it -----------------------------------------------------------------------------
+# Runs share one model: their events have concurrency_id "model", limit 1 (app.py), so a second page's run waits in
+# Gradio's queue. Gradio's client keeps each page told of its place (the queue's "estimation" messages) and draws it
+# as the run's status tracker on the status line: "queue: 1/1 | 3.4s", then "processing | 0.4s" until the first frame
+# — small, faint text laid over the status line's own words. WAIT_JS reads that tracker (Gradio's own queue status;
+# nothing is polled from the server) and says it in the status line's words instead: "waiting for another run (N s)",
+# N whole seconds since the page was queued, counting, until its run starts; WAIT_CSS hides Gradio's tracker text on
+# the status line (it covered the line's words) and, while waiting, the last run's words (the wait line takes their
+# place, so the line does not grow under the lanes). tests/browser/test_browser_wait.py: two pages on one app.
+WAIT_WORDS = "waiting for another run ({s} s)"
+WAIT_CSS = """
+#status [data-testid=status-tracker] .progress-text, #status [data-testid=status-tracker] .meta-text,
+#status [data-testid=status-tracker] .meta-text-center, #status [data-testid=status-tracker] .eta-bar {
+  visibility: hidden !important;}
+#status.sv-waiting .html-container {display: none !important;}
+.sv-wait {font-size: 15px; color: #9a3412;}
+"""
+WAIT_JS = """
+() => {
+  let since = null, clock = null;
+  const queued = s => {                                  // Gradio's tracker on the status line says "queue: i/n"
+    const t = s.querySelector('[data-testid=status-tracker]');
+    return !!t && /queue:\\s*\\d+\\s*\\/\\s*\\d*/.test(t.textContent);
+  };
+  const show = () => {
+    const s = document.querySelector('#status');
+    if (!s) return;
+    const waiting = queued(s);
+    if (waiting && since === null) since = Date.now();
+    if (!waiting) since = null;
+    if (s.classList.contains('sv-waiting') !== waiting) s.classList.toggle('sv-waiting', waiting);
+    let line = s.querySelector(':scope > .sv-wait');
+    if (!waiting) {
+      if (line) line.remove();
+      if (clock) { clearInterval(clock); clock = null; }
+      return;
+    }
+    if (!line) { line = document.createElement('div'); line.className = 'sv-wait sv-status'; s.appendChild(line); }
+    const words = %(words)s;
+    if (line.textContent !== words) line.textContent = words;
+    if (!clock) clock = setInterval(show, 250);          // the seconds count while nothing else changes
+  };
+  const watch = () => {
+    const s = document.querySelector('#status');
+    if (!s) { setTimeout(watch, 200); return; }
+    new MutationObserver(show).observe(s, {childList: true, subtree: true, characterData: true});
+    show();
+  };
+  watch();
+}
+""" % dict(words="`" + WAIT_WORDS.replace("{s}", "${Math.floor((Date.now() - since) / 1000)}") + "`")
+
+
 # -- the served app as a child process ------------------------------------------------------------------------------
 def free_port() -> int:
     with socket.socket() as s:

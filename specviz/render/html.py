@@ -23,7 +23,8 @@ def lane_stats(v, cards: Cards) -> str:
     drafter = f"<br><span class='sv-sub'>drafter: {escape(v.drafter)}</span>" if v.drafter else ""
     knobs = f"<div class='sv-knobs'>{knob_caption(v.method, v.config, cards) or 'no knobs'}</div>" if v.config else ""
     knobs += vs_ar(v.method, v.vs_ar)
-    return (f"<div class='sv-lane'>{knobs}<span class='sv-kind'>{escape(cards.of(v.method).summary)}{drafter}"
+    grid = f" data-grid='{v.grid[0]}x{v.grid[1]}'" if v.grid else ""   # app/keys.py reads it
+    return (f"<div class='sv-lane'{grid}>{knobs}<span class='sv-kind'>{escape(cards.of(v.method).summary)}{drafter}"
             f"<br></span>{state}<br>"
             f"<span class='sv-count'>{v.committed}/{v.positions} tokens · </span>"
             f"<b>{v.compression:.2f}×</b><span class='sv-words'> step compression</span>"

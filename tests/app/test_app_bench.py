@@ -33,7 +33,8 @@ def _stats(final: dict, m: str) -> str:
     """The lane's counters as drawn now (the cached run's trace through render/html.py: a mutant applies)."""
     t = final["state"].traces[m]
     n = t.grid[0] * t.grid[1]
-    return html.lane_stats(LaneView(m, None, len(t.steps), n, n, True, 0.0, config=t.config), cards())
+    return html.lane_stats(LaneView(m, None, len(t.steps), n, n, True, 0.0, config=t.config, grid=tuple(t.grid)),
+                           cards())
 
 
 def lane_headers_carry_the_knobs_of_their_run() -> None:

@@ -87,3 +87,40 @@ def test_every_kind_of_control_shows_a_focus_ring(served, tmp_path):  # noqa: F8
         diff[name] = ImageChops.difference(on, off).getbbox() is not None
     page.close()
     assert diff == {name: True for name in controls}, diff
+
+
+MAP_MOVES = [("Enter", (0, 1)), ("ArrowDown", (1, 1)), ("ArrowLeft", (1, 0)), ("ArrowLeft", (1, 0))]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("view", ["1920x1080", "1440x900"])
+def test_a_focused_map_moves_the_inspected_cell_with_the_arrows(served, view):  # noqa: F811
+    """Keyboard only: Tab to CSD's lane, Enter, ArrowRight (CSD (0, 1)); Tab on to the Entropy map (labelled "Entropy
+    map: Enter inspects, arrows move"): Enter keeps (0, 1), ArrowDown, ArrowLeft x2 -> (1, 1), (1, 0), (1, 0) (the
+    edge), each named by the inspector and ringed in CSD's lane picture."""
+    from specviz.app.keys import MAP_LABEL  # noqa: PLC0415 - this test's own constant
+    browser, url = served
+    page = run_page(browser, url, view, ("ar", "sjd", "mcsjd", "csd"))
+    lane, shown = "#img_csd .image-container button:has(img)", "#map_entropy .image-container button:has(img)"
+    tab_to(page, lane)
+    for key in ("Enter", "ArrowRight"):
+        page.keyboard.press(key)
+        time.sleep(0.5)
+    assert page.locator(shown).get_attribute("aria-label") == MAP_LABEL.format(map="Entropy")
+    tab_to(page, shown)
+    got = []
+    for key, (r, c) in MAP_MOVES:
+        page.keyboard.press(key)
+        try:
+            page.wait_for_function("p => { const e = document.querySelector('#inspector .sv-insp');"
+                                   " return e && e.getAttribute('data-method') === 'csd' &&"
+                                   " Number(e.getAttribute('data-pos')) === p; }", arg=r * GRID[1] + c, timeout=15000)
+        except Exception:                                            # noqa: BLE001 - not that cell: read what it is
+            pass
+        seen = inspected(page, None)
+        got.append((key, seen and (seen[0], divmod(seen[1], GRID[1])),
+                    seen is not None and ringed(page, "#img_csd img", seen[1])))
+    focused = page.evaluate("s => document.activeElement === document.querySelector(s)", shown)
+    page.close()
+    assert focused, "the map lost the focus"
+    assert got == [(k, ("csd", cell), True) for k, cell in MAP_MOVES]
