@@ -196,10 +196,11 @@ def _wire(h: Handlers, c: dict, cols: list, demo: gr.Blocks) -> None:
     wire(c["opacity"].change, h.maps, pick("state", "opacity", "focus") | {"present": c["present_on"]}, maps, **quick)
     wire(c["present"].change, h.maps, pick("state", "opacity", "focus", "present"), maps, **quick)
     inspected = [c["inspector"], c["focus"]]                        # a click sets the fragment and the cell
-    clicks = [c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], inspected, **quick) for m in METHODS]
+    clicks = [c[f"img_{m}"].select(h.inspect_slot(m), [c["state"]], inspected, **follow.CLICK) for m in METHODS]
     for k in (*views.MAPS, None):
         img = c[views.MAPS[k].output] if k else c["preview_image"]
-        clicks.append(img.select(h.inspect_map(k), [c["state"], c["focus"], c["present_on"]], inspected, **quick))
+        clicks.append(img.select(h.inspect_map(k), [c["state"], c["focus"], c["present_on"]], inspected,
+                                 **follow.CLICK))
     clicks.append(replay_tab.wire(h.replay, c))                     # a click on the replay inspects a lane's cell
     opened = wire(c["open"].click, h.open_traces, {"files": c["open_files"], "opacity": c["opacity"],
                                                    "focus": c["focus"], "present": c["present_on"]},

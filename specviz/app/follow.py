@@ -101,17 +101,28 @@ def outlined(inputs: dict) -> dict:
     return lane_pictures(st, pos) | by_output(maps)
 
 
+# A click that inspects: every click runs ("multiple"; Gradio's default "once" dropped a click made while the last one
+# was still answering, so the inspector stayed on the cell before), one at a time in the order made
+CLICK = dict(concurrency_id="inspect", concurrency_limit=1, show_progress="hidden", api_visibility="private",
+             trigger_mode="multiple")
+
+# The ring after a click: one asked for while the last one is still drawing runs once more after it ("always_last"),
+# reading the cell then in `focus` (Gradio's default "once" dropped it: two quick clicks left the ring on the first
+# cell); one at a time, so an older ring never lands after a newer one
+RING = dict(concurrency_id="ring", concurrency_limit=1, show_progress="hidden", api_visibility="private",
+            trigger_mode="always_last")
+
+
 def wire(c: dict, runs: list, clicks: list) -> None:
     """`runs`: the run events (the inspector follows; the run itself rings the cell kept in `focus`); `clicks`: the
     inspecting events, which set (inspector, focus) — then the ring and the primer follow the cell."""
     pictures = {n: c[n] for n in (*(f"img_{m}" for m in METHODS), *map_outputs())}
     inputs = {"state": c["state"], "focus": c["focus"], "opacity": c["opacity"], "present": c["present_on"]}
-    ring = dict(concurrency_id="preview", concurrency_limit=4, show_progress="hidden", api_visibility="private")
     # no progress text: Gradio's "0.2s" over the inspector flickered on every run and click (a calm screen)
-    quiet = dict(queue=False, show_progress="hidden", api_visibility="private")
+    quiet = dict(queue=False, show_progress="hidden", api_visibility="private", trigger_mode="always_last")
     for ev in runs:
         ev.then(refresh, [c["state"], c["focus"], c["inspector"]], [c["inspector"], c["focus"]], **quiet) \
             .then(primer_of, [c["state"], c["focus"]], [c["primer"]], **quiet)
     for ev in clicks:
-        wire_names(ev.then, outlined, inputs, pictures, **ring)
+        wire_names(ev.then, outlined, inputs, pictures, **RING)
         ev.then(primer_of, [c["state"], c["focus"]], [c["primer"]], **quiet)

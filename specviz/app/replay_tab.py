@@ -15,6 +15,7 @@ from PIL import Image
 
 from specviz.analysis import views
 from specviz.analysis.patches import patches
+from specviz.app import follow
 from specviz.app import widgets as w
 from specviz.app.edge import wire as bind
 from specviz.app.errors import friendly
@@ -68,7 +69,7 @@ def wire(r: "Replay", c: dict):
     controls = pick("replay_timer", "replay_playing", "replay_play", "replay_step") | shown
     bind(c["replay_play"].click, r.play, clock | pick("replay_playing"), controls, **quick)
     bind(c["replay_timer"].tick, r.tick, clock, controls, **quick)
-    return c["replay_image"].select(r.inspect, [c["state"]], [c["inspector"], c["focus"]], **quick)
+    return c["replay_image"].select(r.inspect, [c["state"]], [c["inspector"], c["focus"]], **follow.CLICK)
 
 
 class Replay:

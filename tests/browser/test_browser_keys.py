@@ -92,11 +92,7 @@ def test_every_kind_of_control_shows_a_focus_ring(served, tmp_path):  # noqa: F8
 def ringed_soon(page, sel: str, pos: int, seconds: float = 15.0) -> bool:
     """The ring reaches the lane picture in the update after the inspection (follow.outlined): on a loaded machine it
     may come a few seconds after the inspector names the cell; poll for it."""
-    for _ in range(int(seconds / 0.5)):
-        if ringed(page, sel, pos):
-            return True
-        time.sleep(0.5)
-    return False
+    return ringed(page, sel, pos, wait_s=seconds)
 
 
 MAP_MOVES = [("Enter", (0, 1)), ("ArrowDown", (1, 1)), ("ArrowLeft", (1, 0)), ("ArrowLeft", (1, 0))]
@@ -134,3 +130,46 @@ def test_a_focused_map_moves_the_inspected_cell_with_the_arrows(served, view):  
     page.close()
     assert focused, "the map lost the focus"
     assert got == [(k, ("csd", cell), True) for k, cell in MAP_MOVES]
+
+
+QUICK = [(2, 3), (9, 12)]
+
+
+def quick_clicks(page) -> tuple:
+    """Click cell QUICK[0] of CSD's lane and at once QUICK[1] (no wait between, as a user correcting a click does);
+    once the page settles: (the cell the inspector names, the second cell ringed, the first cell ringed)."""
+    from tests.browser.test_browser_clicks import lane_centre  # noqa: PLC0415 - that module's own helper
+    img = page.locator("#img_csd img")
+    img.scroll_into_view_if_needed()
+    time.sleep(0.3)
+    box, natural = img.bounding_box(), img.evaluate("e => [e.naturalWidth, e.naturalHeight]")
+    for r, c in QUICK:
+        page.mouse.click(*lane_centre(box, natural, r, c))
+    (r, c), last = QUICK[-1], QUICK[-1][0] * GRID[1] + QUICK[-1][1]
+    try:
+        page.wait_for_function("p => { const e = document.querySelector('#inspector .sv-insp');"
+                               " return e && Number(e.getAttribute('data-pos')) === p; }", arg=last, timeout=15000)
+    except Exception:                                                # noqa: BLE001 - not that cell: read what it is
+        pass
+    seen = inspected(page, None)
+    first = QUICK[0][0] * GRID[1] + QUICK[0][1]
+    return (seen and (seen[0], divmod(seen[1], GRID[1])), ringed_soon(page, "#img_csd img", last),
+            ring_now(page, "#img_csd img", first))
+
+
+def ring_now(page, sel: str, pos: int) -> bool:
+    """The ring is round cell `pos` now (after the settle of 2 s: an older ring landing late would show here)."""
+    time.sleep(2.0)
+    return ringed(page, sel, pos, wait_s=0.0)
+
+
+@pytest.mark.browser
+def test_two_quick_clicks_inspect_and_ring_the_second_cell(served):  # noqa: F811
+    """A click made while the last one is still answering is not dropped, and no older ring lands after a newer one
+    (follow.CLICK "multiple" one at a time; the ring "always_last"; Gradio's default "once" left the inspector or the
+    ring on the first cell)."""
+    browser, url = served
+    page = run_page(browser, url, "1920x1080", ("ar", "csd"))
+    got = quick_clicks(page)
+    page.close()
+    assert got == (("csd", QUICK[-1]), True, False)
