@@ -22,7 +22,7 @@ from specviz.app.errors import friendly
 from specviz.app.follow import Cell, inspecting, lane_pictures, map_lane, marked
 from specviz.app.gpu import BASE_S, MAX_S, on_gpu, run_seconds
 from specviz.app.opening import read_traces
-from specviz.app.race import LaneView, race
+from specviz.app.race import race
 from specviz.app.replay_tab import Replay
 from specviz.app.serving import drop_copies
 from specviz.app.stream import API_FPS, API_PICTURES_EVERY_S, is_api_call, only_changed, trimmed_heap
@@ -31,6 +31,7 @@ from specviz.engine.registry import METHODS, KnobValues, Recomputed, ui_knobs
 from specviz.render import draw, html, knob_text, panels
 from specviz.render.exports import export_run
 from specviz.render.figures import histogram_image
+from specviz.render.lane_view import LaneView
 
 # the /generate inputs: the run's identity, then every knob the registry shows as a control (methods.ui_knobs)
 GEN_INPUTS = Recomputed(lambda: ("prompt", "seed", "model", "methods", *(k.name for k in ui_knobs())))
@@ -39,8 +40,9 @@ GEN_OUTPUTS = Recomputed(lambda: (*(f"img_{m}" for m in METHODS), *(f"stats_{m}"
                             *map_outputs(), "summary", "hist", "status", "state",
                             "replay_method", "replay_step", "replay_image", "replay_caption", "preview_image",
                             "preview_table", "replay_tree", "replay_tree_legend"))
-# heatmaps during a run: the map on screen every SHOWN_MAP_EVERY_S, all of them every MAPS_EVERY_S and whenever a lane
-# finishes (so a finished lane's maps are complete in the update that shows its final image). Cost, scenes, four
+# heatmaps during a run: the map on screen from the first update and every SHOWN_MAP_EVERY_S, all of them every
+# MAPS_EVERY_S and whenever a lane finishes (so a finished lane's maps are complete in the update that shows its final
+# image). Cost, scenes, four
 # methods, 2026-12-02: drawing all six 32 ms, Gradio's PNG encoding of them ~110 ms; one map ~5 + ~20 ms
 MAPS_EVERY_S, SHOWN_MAP_EVERY_S = 2.0, 0.5
 
@@ -102,7 +104,7 @@ class Handlers:
     def _stream(self, name, cfgs, model, factory, opacity, lean, kind, focus, present=False):
         t0, finished, pictures_at, sent = time.perf_counter(), set(), time.perf_counter(), {}
         cs = cards()                                                      # the run's cards, once
-        maps_at = kind_at = -1e9
+        maps_at, kind_at = t0, -1e9     # the first frame draws the map on screen only (the rest: one prefill token)
         shown = self._blank()
         for fr in race(model, factory, cfgs, fps=self.api_fps if lean else self.fps):
             fresh = [v for v in fr.lanes if v.method not in finished]
@@ -140,6 +142,7 @@ class Handlers:
         more file to fetch, and it gets None (a skipped picture also leaves a component copy in the session for good:
         docs/gradio.md)."""
         upd = {f"img_{m}": None for m in METHODS} | {f"stats_{m}": "" for m in METHODS}
+        upd |= {n: None for n in map_outputs()}          # until drawn (the first frame: the map on screen only)
         return upd | {"summary": [], "hist": None, "replay_image": None, "replay_caption": html.REPLAY_PENDING,
                       "replay_tree": None, "replay_tree_legend": "", "preview_image": None, "preview_table": ""}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator
+from typing import Iterator
 
 import numpy as np
 import torch
@@ -19,31 +19,10 @@ from specviz.core.trace import Trace
 from specviz.engine import registry
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import Progress, decode
+from specviz.render.lane_view import LaneView
 from specviz.render.panels import race_frame
 
 RACE_PX = 240                                      # side of a race panel
-
-
-@dataclass(frozen=True)
-class LaneView:
-    """One method's panel in one frame."""
-    method: str
-    image: Any                                      # PIL image (partial, undecided cells hatched)
-    forwards: int
-    committed: int
-    positions: int
-    done: bool
-    seconds: float                                  # this method's own compute time so far
-    drafter: str = ""                               # tree methods: which drafter proposed the trees
-    config: dict | None = None                      # the run's config (the lane header shows its knob values)
-    vs_ar: int | None = None                        # keyed noise: tokens changed against the race's AR (None: no AR)
-    mem_peak: int | None = None                     # bytes: CUDA, peak allocated over this lane's forwards; CPU, the
-    mem_cuda: bool = False                          # process's peak RSS so far (None: not measured, e.g. opened)
-    grid: tuple | None = None                       # (rows, columns) of the lane's grid (the page's keyboard path)
-
-    @property
-    def compression(self) -> float:
-        return self.committed / max(1, self.forwards)
 
 
 @dataclass(frozen=True)

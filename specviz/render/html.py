@@ -9,6 +9,7 @@ from specviz.core.cards import Cards
 from specviz.core.numbers import gib
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
 from specviz.render.knob_text import knob_caption
+from specviz.render.lane_view import LaneView
 from specviz.render.verdict import first_change, num, plain, verdict
 
 SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",
@@ -16,8 +17,11 @@ SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accept
                    "rule's promised Σ", "implausible codes (target q < 0.001)", "time s"]
 
 
-def lane_stats(v, cards: Cards) -> str:
-    """The counters under one race panel (v: a lane of the race, app/race.LaneView; `cards`: the methods' cards)."""
+NBSP = "\u00a0"                      # a number and its unit never wrap apart in a narrow lane ("5.83" / "s")
+
+
+def lane_stats(v: LaneView, cards: Cards) -> str:
+    """The counters under one race panel (`cards`: the methods' cards)."""
     state = (f"<span class='sv-done'>✓ done at forward {v.forwards}</span>" if v.done
              else f"<span class='sv-run'>● forward {v.forwards}</span>")
     drafter = f"<br><span class='sv-sub'>drafter: {escape(v.drafter)}</span>" if v.drafter else ""
@@ -28,7 +32,7 @@ def lane_stats(v, cards: Cards) -> str:
             f"<br></span>{state}<br>"
             f"<span class='sv-count'>{v.committed}/{v.positions} tokens · </span>"
             f"<b>{v.compression:.2f}×</b><span class='sv-words'> step compression</span>"
-            f"<span class='sv-secs'> · {v.seconds:.2f} s</span>"
+            f"<span class='sv-secs'> · {v.seconds:.2f}{NBSP}s</span>"
             f"{_lane_memory(v)}</div>")
 
 
@@ -41,7 +45,7 @@ def _lane_memory(v) -> str:
     """' · peak 1.23 GiB' (CUDA) / ' · process peak 1.23 GiB' (CPU); '' when nothing was measured (opened traces)."""
     if v.mem_peak is None:
         return ""
-    return f"<span class='sv-mem'> · {peak_words(v.mem_cuda)} {gib(v.mem_peak)}</span>"
+    return f"<span class='sv-mem'> · {peak_words(v.mem_cuda)} {gib(v.mem_peak).replace(' ', NBSP)}</span>"
 
 
 def memory_line(used) -> str:

@@ -9,6 +9,7 @@ from gradio_client.utils import Status
 from PIL import Image
 
 import app
+from specviz.analysis import views
 from specviz.analysis.cards import cards
 from specviz.analysis.patches import patches
 from specviz.app.configs import make_configs
@@ -297,7 +298,7 @@ def _pictures(update: dict) -> list:
 def test_streamed_updates_send_values_not_skips(state):
     """A page's updates carry every output's value (a skipped output makes Gradio rebuild its component, dearer than
     resending an unchanged value); only the state and the replay controls wait for the final update; the maps fill
-    in during the run."""
+    in during the run; the first update draws only the map on screen (the rest would show one prefill token)."""
     h, _ = state
     h.catalogue.load("scenes")[0].delay = 0.02
     try:
@@ -307,7 +308,10 @@ def test_streamed_updates_send_values_not_skips(state):
     assert len(ups) >= 3
     skipped = {n for u in ups[:-1] for n in GEN_OUTPUTS if n not in u or u[n] == gr.skip()}
     assert skipped == {"state", "replay_method", "replay_step"}
-    assert isinstance(ups[0]["map_decision"], Image.Image)                          # maps fill in during the run
+    shown = views.MAPS["entropy"].output                                       # no map_kind: the first tab
+    first = {n for n in views.map_outputs() if isinstance(ups[0][n], Image.Image)}
+    assert first == {shown}                           # the first update draws the map on screen only
+    assert isinstance(ups[-2]["map_decision"], Image.Image)                         # maps fill in during the run
     assert not [n for n in GEN_OUTPUTS if n not in ups[-1] or ups[-1][n] == gr.skip()]
 
 

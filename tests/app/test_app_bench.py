@@ -8,9 +8,9 @@ from specviz.analysis import history as hist
 from specviz.analysis.cards import cards
 from specviz.analysis.preview import outcomes, rescore
 from specviz.app.handlers import PREVIEWED, Handlers
-from specviz.app.race import LaneView
 from specviz.engine.registry import KnobValues
 from specviz.render import html, knob_text
+from specviz.render.lane_view import LaneView
 from tests.support.apptools import knob_inputs, tiny_backend
 
 METHODS = ["ar", "sjd", "csd", "cascade"]

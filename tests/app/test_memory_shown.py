@@ -7,9 +7,9 @@ import pytest
 
 from specviz.analysis.cards import cards
 from specviz.app.handlers import Handlers
-from specviz.app.race import LaneView
 from specviz.core import memory
 from specviz.render import html
+from specviz.render.lane_view import LaneView
 from tests.support.apptools import knob_inputs, tiny_backend
 
 METHODS = ["ar", "sjd"]
@@ -31,7 +31,7 @@ def lanes_and_status_show_the_measured_peak():
     with pytest.MonkeyPatch.context() as mp:
         upd = _final(mp)
     for m in METHODS:
-        assert _text(upd[f"stats_{m}"]).endswith(" s · process peak 1.00 GiB"), _text(upd[f"stats_{m}"])
+        assert _text(upd[f"stats_{m}"]).endswith("\u00a0s · process peak 1.00\u00a0GiB"), _text(upd[f"stats_{m}"])
     assert _text(upd["status"]).endswith(" s. · memory in use 1.50 GiB · process peak 1.00 GiB"), _text(upd["status"])
     return upd
 
@@ -50,7 +50,7 @@ def test_lane_headers_and_status_show_memory(tmp_path):
 
 def test_cuda_wording_is_the_runs_peak():
     v = LaneView("ar", None, 3, 16, 16, True, 0.5, mem_peak=5 * 2**28, mem_cuda=True)
-    assert _text(html.lane_stats(v, cards())).endswith("0.50 s · peak 1.25 GiB")
+    assert _text(html.lane_stats(v, cards())).endswith("0.50\u00a0s · peak 1.25\u00a0GiB")
     line = _text(html.status(3, [v], True, 1.0, (2**30, 5 * 2**28, True)))
     assert line == "All done: 3 ticks of the common clock in 1.0 s. · memory in use 1.00 GiB · peak 1.25 GiB"
     assert "peak" not in _text(html.lane_stats(LaneView("ar", None, 3, 16, 16, True, 0.5), cards()))

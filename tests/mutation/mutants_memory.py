@@ -28,4 +28,6 @@ VARIANTS = [
            (lanes_and_status_show_the_measured_peak,)),
     Mutant("cpu-peak-worded-as-the-runs", lambda mp: mp.setattr(html, "peak_words", lambda cuda: "peak"),
            (lanes_and_status_show_the_measured_peak,)),
+    Mutant("lane counters join a number and its unit with a plain space (\"5.83\" / \"s\" wrap apart)",
+           lambda mp: mp.setattr(html, "NBSP", " "), (lanes_and_status_show_the_measured_peak,)),
 ]
