@@ -11,6 +11,7 @@ import time
 import pytest
 
 from tests.browser.test_browser_present import VIEWS, in_view, save, served  # noqa: F401 (fixture)
+from tests.support.cases import one
 
 # every way a script scrolls the page or an element into view, logged (after the user's scroll: none may come)
 WATCH = """() => { window.svScrolls = []; const wrap = (o, n) => { const f = o[n];
@@ -55,7 +56,7 @@ def scroll_away(page) -> float:
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("view", one(VIEWS, "1440x900"))
 def test_no_scroll_after_the_user_scrolled_away_from_a_click_or_a_commit(served, tmp_path, view):  # noqa: F811
     browser, url = served
     w, h, dpr = VIEWS[view]

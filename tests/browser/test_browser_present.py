@@ -13,6 +13,7 @@ import app
 from specviz.render import draw
 from tests.browser.test_browser import ARGS, CHROMIUM
 from tests.support.apptools import module_gradio_tmp, tiny_backend  # noqa: F401 (fixture: one cache dir for the server)
+from tests.support.cases import one
 
 VIEWS = {"1920x1080": (1920, 1080, 1.0), "1440x900": (1440, 900, 1.0), "1920x1080@150%": (1280, 720, 1.5)}
 NO_CLIP = ".sv-lane-title, .sv-lane, #inspector .html-container, #inspector .sv-insp, #inspector .sv-t"
@@ -108,7 +109,7 @@ def save(page, tmp_path, name):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("view", one(VIEWS, "1920x1080@150%"))
 def test_inspector_in_view_and_present_mode_fits_one_screen(served, tmp_path, view):
     browser, url = served
     w, h, dpr = VIEWS[view]

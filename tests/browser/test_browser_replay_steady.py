@@ -10,6 +10,7 @@ import pytest
 from tests.browser.test_browser_bench import after_run
 from tests.browser.test_browser_present import VIEWS, save, served  # noqa: F401 (fixture)
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
+from tests.support.cases import one
 
 TICKS = 50
 # per clock value: the clock, the picture's and the tree's displayed widths, and any visible progress text (Gradio's
@@ -41,7 +42,7 @@ def play(page, ticks: int = TICKS) -> dict:
 
 @pytest.mark.browser
 @pytest.mark.slow
-@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("view", one(VIEWS, "1920x1080"))
 def test_replay_holds_still_while_it_plays(served, tmp_path, view):  # noqa: F811 (the fixture)
     browser, url = served
     page = after_run(browser, url, view, ["ar", "sjd", "csd", "cascade"])

@@ -15,6 +15,7 @@ import app
 from tests.browser.test_browser import ARGS, CHROMIUM
 from tests.browser.test_browser_present import VIEWS, save
 from tests.support.apptools import module_gradio_tmp, tiny_backend  # noqa: F401 (fixture: one cache dir)
+from tests.support.cases import one
 
 # at every frame: [scrollY, CSD's lane top, the captions a visible Gradio progress text lies over]
 SAMPLE = """() => { window.svSeen = []; const go = () => {
@@ -52,7 +53,7 @@ def served():
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("view", one(VIEWS, "1920x1080@150%"))
 def test_a_commit_moves_nothing_and_no_progress_text_covers_a_caption(served, tmp_path, view):
     browser, url = served
     w, h, dpr = VIEWS[view]

@@ -14,6 +14,7 @@ from specviz.app import serving
 from tests.browser.test_browser_present import VIEWS, save
 from tests.browser.test_browser_steady import served  # noqa: F401 (fixture: the app, runs of a few seconds)
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: one cache dir)
+from tests.support.cases import one
 
 WAITING = re.compile(re.escape(serving.WAIT_WORDS).replace(r"\{s\}", r"(\d+)"))
 READ = """() => { const s = document.querySelector('#status'), t = s.querySelector('.progress-text');
@@ -22,7 +23,7 @@ READ = """() => { const s = document.querySelector('#status'), t = s.querySelect
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("view", one(VIEWS, "1440x900"))
 def test_the_second_user_sees_the_wait_counting_then_the_run(served, tmp_path, view):  # noqa: F811
     browser, url = served
     w, h, dpr = VIEWS[view]

@@ -1,5 +1,6 @@
 """The README's sentence on what the default run keeps (tests/support/cases.py, pyproject's `extended` marker): every
-test function runs by default; of a screens x method-counts matrix only the diagonal does; the keyed scenes pairs
+test function runs by default; of a screens x method-counts matrix only the diagonal does; a test over screens alone
+runs on one screen, every screen kept by some test; the keyed scenes pairs
 9-24 are `extended`; `-m extended` collects exactly the rest."""
 import re
 import subprocess
@@ -8,12 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cases import diagonal, first
+from tests.support.cases import diagonal, first, one
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRICES = ["tests/browser/test_browser_lecture.py", "tests/browser/test_browser_present_first.py",
             "tests/browser/test_browser_replay_present.py", "tests/browser/test_browser_bench.py"]
 KEYED = "tests/models/test_keyed_scenes.py"
+ONE_SCREEN = ["tests/browser/test_browser_wait.py", "tests/browser/test_browser_steady.py",
+              "tests/browser/test_browser_replay_steady.py", "tests/browser/test_browser_clicks.py",
+              "tests/browser/test_browser_calm.py", "tests/browser/test_browser_present.py",
+              "tests/browser/test_browser_keys.py"]
+SCREENS = {"1920x1080", "1440x900", "1920x1080@150%"}
 
 
 def extended(p) -> bool:
@@ -32,10 +38,15 @@ def test_first_keeps_the_first_cases():
     assert [extended(p) for p in got] == [False, False, True] and got[2].values == ("z", 2)
 
 
+def test_one_keeps_one_screen():
+    got = one(["a", "b", "c"], "b")
+    assert [extended(p) for p in got] == [True, False, True] and [p.id for p in got] == ["a", "b", "c"]
+
+
 def collect(*args) -> list[str]:
     """Node ids as the project's own addopts collect them (its `-q`: one id a line)."""
     out = subprocess.run([sys.executable, "-m", "pytest", "--co", "-p", "no:cacheprovider", *args,
-                          *MATRICES, KEYED], cwd=ROOT, capture_output=True, text=True, timeout=600).stdout
+                          *MATRICES, *ONE_SCREEN, KEYED], cwd=ROOT, capture_output=True, text=True, timeout=600).stdout
     return [line for line in out.splitlines() if "::" in line]
 
 
@@ -51,3 +62,9 @@ def test_the_default_run_keeps_every_test_and_extended_the_rest():
         kept = {re.search(r"\[(.+)\]", n).group(1) for n in default if n.startswith(f) and "[" in n}
         assert kept == {"1920x1080-1", "1440x900-4", "1920x1080@150%-10"}, (f, kept)
         assert sum(n.startswith(f) for n in rest) == 6, f
+    kept = {}
+    for n in default:
+        if n.split("::")[0] in ONE_SCREEN and "[" in n:
+            kept.setdefault(name(n), []).append(re.search(r"\[(.+)\]", n).group(1))
+    assert kept and all(len(v) == 1 for v in kept.values()), kept              # one screen a test
+    assert {v[0] for v in kept.values()} == SCREENS, kept                      # every screen some test's
