@@ -1,7 +1,8 @@
 """Keyed noise on the real backends' tiny fixtures: tiny Janus (with a draft model), tiny LlamaGen (with a
 smaller draft GPT) and tiny Lumina-mGPT (with a second checkpoint drafting): for several prompt/seed pairs every
 lossless method commits AR's keyed tokens and the decoded images are equal pixel for pixel; CSD at λ = 0 too. Four
-pairs in the fast lane, the 24 of docs/methods.md §9 marked slow."""
+pairs in the fast lane, the 24 of docs/methods.md §9 marked slow: on Janus by default, on LlamaGen and Lumina-mGPT
+`extended` (README "Run the tests")."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,6 +15,7 @@ from specviz.engine.config import RunConfig  # noqa: E402
 from specviz.models import load_model  # noqa: E402
 from specviz.models.runner import run  # noqa: E402
 from tests.support import llamagen_tiny as lt  # noqa: E402
+from tests.support.cases import first  # noqa: E402
 from tests.support.janus_tiny import tiny_pair  # noqa: E402
 from tests.support.lumina_tiny import make_tiny_lumina  # noqa: E402
 
@@ -37,9 +39,12 @@ def _lumina(root):
     return str(make_tiny_lumina(root / "target", seed=0)), str(make_tiny_lumina(root / "draft", seed=1))
 
 
-@pytest.fixture(scope="module", params=[_janus, _llamagen, _lumina], ids=["janus", "llamagen", "lumina"])
+BUILDERS = {"janus": _janus, "llamagen": _llamagen, "lumina": _lumina}
+
+
+@pytest.fixture(scope="module", params=list(BUILDERS))
 def backend(request, tmp_path_factory):
-    target, draft = request.param(tmp_path_factory.mktemp(request.param.__name__.strip("_")))
+    target, draft = BUILDERS[request.param](tmp_path_factory.mktemp(request.param))
     return target, load_model(target, "cpu"), load_model(draft, "cpu")
 
 
@@ -60,6 +65,7 @@ def test_lossless_methods_paint_ars_keyed_image(backend):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("backend", first(list(BUILDERS), 1), indirect=True)   # LlamaGen, Lumina: `extended`
 def test_lossless_methods_paint_ars_keyed_image_24_pairs(backend):
     assert len(set(PAIRS_24)) == 24
     check_pairs(backend, PAIRS_24)

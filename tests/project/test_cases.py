@@ -1,7 +1,8 @@
 """The README's sentence on what the default run keeps (tests/support/cases.py, pyproject's `extended` marker): every
 test function runs by default; of a screens x method-counts matrix only the diagonal does; a test over screens alone
 runs on one screen, every screen kept by some test; the keyed scenes pairs
-9-24 are `extended`; `-m extended` collects exactly the rest."""
+9-24 and the 24-pair keyed check on LlamaGen and Lumina-mGPT are `extended`; `-m extended` collects exactly the
+rest."""
 import re
 import subprocess
 import sys
@@ -19,6 +20,7 @@ ONE_SCREEN = ["tests/browser/test_browser_wait.py", "tests/browser/test_browser_
               "tests/browser/test_browser_replay_steady.py", "tests/browser/test_browser_clicks.py",
               "tests/browser/test_browser_calm.py", "tests/browser/test_browser_present.py",
               "tests/browser/test_browser_keys.py"]
+BACKENDS = "tests/models/test_keyed_backends.py"
 SCREENS = {"1920x1080", "1440x900", "1920x1080@150%"}
 
 
@@ -46,7 +48,8 @@ def test_one_keeps_one_screen():
 def collect(*args) -> list[str]:
     """Node ids as the project's own addopts collect them (its `-q`: one id a line)."""
     out = subprocess.run([sys.executable, "-m", "pytest", "--co", "-p", "no:cacheprovider", *args,
-                          *MATRICES, *ONE_SCREEN, KEYED], cwd=ROOT, capture_output=True, text=True, timeout=600).stdout
+                          *MATRICES, *ONE_SCREEN, KEYED, BACKENDS], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600).stdout
     return [line for line in out.splitlines() if "::" in line]
 
 
@@ -68,3 +71,6 @@ def test_the_default_run_keeps_every_test_and_extended_the_rest():
             kept.setdefault(name(n), []).append(re.search(r"\[(.+)\]", n).group(1))
     assert kept and all(len(v) == 1 for v in kept.values()), kept              # one screen a test
     assert {v[0] for v in kept.values()} == SCREENS, kept                      # every screen some test's
+    assert {n.split("::")[1] for n in rest if n.startswith(BACKENDS)} == {
+        "test_lossless_methods_paint_ars_keyed_image_24_pairs[llamagen]",
+        "test_lossless_methods_paint_ars_keyed_image_24_pairs[lumina]"}
