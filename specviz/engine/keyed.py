@@ -17,7 +17,7 @@ from specviz.core.sampling import change_prob, coupled_accept, entropy, normalis
 from specviz.engine import rules
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
-from specviz.engine.levelpack import bonus_part, bonus_values
+from specviz.engine.levelpack import bonus_part, bonus_values, read_ahead, walkable
 from specviz.engine.verify import (
     ChainResult,
     Level,
@@ -113,17 +113,22 @@ def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_p
                bonus_ok, norm: str = "raw") -> TreeWalk:
     """verify_tree under keyed noise: at each node walk into the child equal to x* (the race of q at the children's
     position); a relaxed rule, when no child equals x*, accepts the first sibling whose keyed uniform is below its c.
-    One read per level walked (keyed_pack); norm: the run's entropy normalisation for the events."""
+    Without CASCADE's budget every level the walk can reach is read in ONE read (_keyed_ahead); CASCADE reads once
+    per level walked (keyed_pack); norm: the run's entropy normalisation for the events."""
     path, steps, used, ent = [0], [], 0.0, {}
+    ahead = _keyed_ahead(tree, q, accept_fn, noise, root_pos, bonus_ok, norm) if group_fn is None else None
     while True:
         cur = path[-1]
         kids, pos = tree.children[cur], root_pos + tree.depths[cur] + 1
-        q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
         left = budget - used
-        lvl, groups = keyed_level(tree, kids, q_cur, laws, accept_fn, group_fn, left) if kids else (None, [])
         leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
-        v = KeyedValues(keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm).tolist(), len(kids),
-                        len(leaves))
+        if ahead is None:
+            q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
+            lvl, groups = keyed_level(tree, kids, q_cur, laws, accept_fn, group_fn, left) if kids else (None, [])
+            v = KeyedValues(keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm).tolist(),
+                            len(kids), len(leaves))
+        else:
+            (v, lvl), groups = ahead[cur], [CandidateGroup() for _ in kids]
         if group_fn is not None and lvl is not None:
             used += v.cost
         ent[cur] = v.h
@@ -155,6 +160,21 @@ def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_p
                 tok, q_tok, ent[kids[chosen]] = v.bonus[chosen]
                 return TreeWalk(path, tok, True, steps, ent, q_tok)
             return TreeWalk(path, -1, False, steps, ent)
+
+
+def _keyed_ahead(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_pos: int, bonus_ok,
+                 norm: str) -> dict:
+    """{node: (KeyedValues, Level)} of every level a keyed walk can reach (levelpack.walkable) in ONE read: a
+    keyed level's numbers depend on its node and position alone, not on the path to it."""
+    packs, sizes, lvls = {}, {}, {}
+    for cur in walkable(tree):
+        kids, pos = tree.children[cur], root_pos + tree.depths[cur] + 1
+        q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
+        leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
+        lvls[cur] = keyed_level(tree, kids, q_cur, laws, accept_fn, None, 0.0)[0] if kids else None
+        packs[cur] = keyed_pack(tree, kids, q, q_cur, laws, lvls[cur], leaves, noise, pos, norm)
+        sizes[cur] = (len(kids), len(leaves))
+    return {c: (KeyedValues(vals, *sizes[c]), lvls[c]) for c, vals in read_ahead(packs).items()}
 
 
 def keyed_pack(tree: DraftTree, kids: list, q: torch.Tensor, q_cur: torch.Tensor, laws: list, lvl: Level | None,

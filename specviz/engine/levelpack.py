@@ -78,3 +78,31 @@ def bonus_values(vals: list) -> dict:
         return {}
     j, tok, q_tok, h, hn = vals
     return {int(j): (int(tok), q_tok, (h, hn))}
+
+
+def walkable(tree) -> list:
+    """The nodes whose level a walk can reach: the root and every node with children (a walk that accepts a leaf
+    ends there)."""
+    return [i for i, kids in enumerate(tree.children) if i == 0 or kids]
+
+
+def uniform_offsets(tree) -> list:
+    """Where each node's level starts in the papers' stream of uniforms of one walk: a level with k kids draws
+    k + 1 and the walk, accepting kid j and going on, uses j + 1 of them, so kid j's level starts j + 1 after its
+    parent's (parents precede children, so one pass in node order)."""
+    off = [0] * len(tree.tokens)
+    for i, kids in enumerate(tree.children):
+        for j, c in enumerate(kids):
+            off[c] = off[i] + j + 1
+    return off
+
+
+def read_ahead(packs: dict) -> dict:
+    """{node: its level's float64 pack} -> {node: its values as a list}: every pack in ONE read (the walk then
+    decides on the host with no more reads)."""
+    vals = torch.cat(list(packs.values())).tolist() if packs else []
+    out, at = {}, 0
+    for node, t in packs.items():
+        out[node] = vals[at:at + t.numel()]
+        at += t.numel()
+    return out

@@ -12,7 +12,8 @@ from specviz.core import noise as keyed_noise
 from specviz.core.sampling import sample
 from specviz.engine.drafters import jacobi, pac
 from specviz.engine.keyed import keyed_chain, keyed_tree
-from specviz.engine.verify import verify_chain, verify_tree
+from specviz.engine.treewalk import verify_tree
+from specviz.engine.verify import verify_chain
 
 
 class Papers:
