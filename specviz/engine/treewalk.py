@@ -1,7 +1,8 @@
 """The papers' tree walk (P3: siblings in order against the running residual, level by level), on the level laws of
 verify.py: a level's numbers, its uniforms and every token the walk could sample there are packed where q lives
-(levelpack.level_pack) and read at once. Without CASCADE's budget every level the walk can reach is packed and read
-in ONE read a step (`_ahead`); CASCADE, whose budget left depends on the levels walked, reads once per level."""
+(levelpack.level_pack) and read at once. Without CASCADE's budget a step reads at most twice (`_ahead`: the root's
+level, then every level of the subtree the walk goes into); CASCADE, whose budget left depends on the levels
+walked, reads once per level."""
 from __future__ import annotations
 
 from typing import Callable
@@ -10,7 +11,7 @@ import torch
 
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
-from specviz.engine.levelpack import LevelValues, level_pack, read_ahead, uniform_offsets, walkable
+from specviz.engine.levelpack import Ahead, LevelValues, level_pack, uniform_offsets, walkable
 from specviz.engine.verify import (
     AcceptFn,
     GroupFn,
@@ -24,16 +25,16 @@ from specviz.engine.verify import (
 
 
 def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Generator, group_fn: GroupFn | None,
-                budget: float, bonus_ok: Callable[[int], bool], norm: str = "raw") -> TreeWalk:
+                budget: float, bonus_ok: Callable[[int], bool], norm: str = "raw", reads: int = 2) -> TreeWalk:
     """Walk the tree from the root. q (N, V): target law at each node's children position.
     group_fn (CASCADE) gives the relaxation group of a candidate; `budget` bounds Σ over the step's judged levels of
     TV(o_level, q_level) (CASCADE only). A level's numbers, its uniforms (drawn from `gen` in today's order, the
     generator then advanced by exactly what the walk used) and every token the walk could sample there are packed
-    where q lives (level_pack). Without a budget every level the walk can reach is packed at once (`_ahead`) and
-    read in ONE read; CASCADE, whose budget left depends on the levels walked, reads once per level walked.
-    norm: the run's entropy normalisation for the events."""
+    where q lives (level_pack). Without a budget at most two reads (`_ahead`: the root's level, then every level
+    of the subtree the walk goes into); CASCADE, whose budget left depends on the levels walked, reads once per
+    level walked. norm: the run's entropy normalisation for the events; reads: levelpack.Ahead's."""
     path, steps, used, ent = [0], [], 0.0, {}
-    ahead = _ahead(tree, q, accept_fn, gen, bonus_ok, norm) if group_fn is None else None
+    ahead = _ahead(tree, q, accept_fn, gen, bonus_ok, norm, reads) if group_fn is None else None
     while True:
         cur = path[-1]
         kids = tree.children[cur]
@@ -48,7 +49,7 @@ def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torc
             gen.set_state(state)                              # the uniforms the walk used, no more (below)
             used, scale, extras = used + v.cost, lvl.scale, lvl.extras
         else:
-            v, groups, scale, extras = ahead[cur], [CandidateGroup() for _ in kids], 1.0, None
+            v, groups, scale, extras = ahead.at(cur), [CandidateGroup() for _ in kids], 1.0, None
         ent[cur] = v.h
         chosen = next((j for j in range(len(kids)) if v.u[j] < v.b[j]), None)
         for j, c in enumerate(kids[:len(kids) if chosen is None else chosen + 1]):
@@ -87,20 +88,22 @@ def _pack(tree, kids, q, q_cur, laws, lvl, leaves, u, norm) -> torch.Tensor:
     return level_pack(tree, kids, q, q_cur, laws, lvl, tvs, leaves, u, norm)
 
 
-def _ahead(tree, q, accept_fn, gen, bonus_ok, norm) -> dict:
-    """{node: LevelValues} of every level the walk can reach (levelpack.walkable), in one read: the uniforms of all
-    of them drawn in one batch from `gen` (then rewound: the walk advances it by what it used), each level's slice
-    starting where the walk would be in the stream on arriving there (levelpack.uniform_offsets)."""
-    nodes, off = walkable(tree), uniform_offsets(tree)
+def _ahead(tree, q, accept_fn, gen, bonus_ok, norm, reads: int = 2) -> Ahead:
+    """The levels of a walk without a budget (levelpack.Ahead: the root's, then the subtree the walk goes into, at
+    most two reads): the uniforms of every level drawn in one batch from `gen` (then rewound: the walk advances it
+    by what it used), each level's slice where the walk would be in the stream on arriving there
+    (levelpack.uniform_offsets)."""
+    off = uniform_offsets(tree)
     state = gen.get_state()
-    u = torch.rand(max(off[c] + len(tree.children[c]) + 1 for c in nodes), generator=gen)
+    u = torch.rand(max(off[c] + len(tree.children[c]) + 1 for c in walkable(tree)), generator=gen)
     gen.set_state(state)
-    residual, packs, sizes = getattr(accept_fn, "residual", None), {}, {}
-    for cur in nodes:
+    residual, sizes = getattr(accept_fn, "residual", None), {}
+
+    def pack(cur):
         kids = tree.children[cur]
         q_cur, laws, leaves = q[cur], kid_laws(tree, kids, q.shape[1]), _leaves(tree, kids, bonus_ok)
         lvl = level_tensors(q_cur, laws, [tree.tokens[c] for c in kids],
                             lambda j, r, p: (accept_fn(r[None], p[None])[0], 0.0), residual)
-        packs[cur] = _pack(tree, kids, q, q_cur, laws, lvl, leaves, u[off[cur]:off[cur] + len(kids) + 1], norm)
         sizes[cur] = (len(kids), len(leaves))
-    return {c: LevelValues(vals, *sizes[c]) for c, vals in read_ahead(packs).items()}
+        return _pack(tree, kids, q, q_cur, laws, lvl, leaves, u[off[cur]:off[cur] + len(kids) + 1], norm)
+    return Ahead(tree, pack, lambda cur, vals: LevelValues(vals, *sizes[cur]), reads)

@@ -1,12 +1,14 @@
-"""Device -> host reads per verification step: every registered method under both noises, on the stub
-target (engine/stub.py, V = 64 on 6x6), counted by engine/syncs.HostReads (.item, .tolist, .cpu, .numpy, bool /
-int / float / index of a tensor) over the whole decode after the prefill. AR and the Jacobi family read at most 2
-values a step: the accepted count, then one packed record (tokens, events, next drafts). The tree walks without
-CASCADE's budget read once a step: every level the walk can reach packed and read at once (treewalk._ahead,
-keyed._keyed_ahead). SJD-PAC adds one read for its drafter's candidates of every level (pac.papers_levels,
-noise.orders). CASCADE still reads once per walked level, once per budget-fit build (verify.fit_level), once for its
-group cosines and once for all its Sibling records (events.sibling_masses): its ceilings are the counts of
-2026-12-06, a guard against more reads, not the target."""
+"""Device -> host reads per verification step: every registered method under both noises, on the stub target
+(engine/stub.py, V = 64 on 6x6), counted by engine/syncs.HostReads (.item, .tolist, .cpu, .numpy, bool / int / float
+/ index of a tensor) in every step after the prefill; the first step also builds the run's tables once, so the
+bound holds for every later step. AR and the Jacobi family read at most 2 values a step: the accepted count, then
+one packed record (tokens, events, next drafts). The tree walks without CASCADE's budget read at most twice a step:
+the root's level, then every level of the subtree the walk goes into at once (levelpack.Ahead in treewalk._ahead,
+keyed._keyed_ahead); SJD-PAC's walk once, as its tree is one level deep below the root, plus one read for its
+drafter's candidates of every level (pac.papers_levels, noise.orders). CASCADE still reads once per walked level,
+once per budget-fit build (verify.fit_level), once for its group cosines and once for all its Sibling records
+(events.sibling_masses): its ceilings are the mean counts of 2026-12-06, a guard against more reads, not the
+target."""
 import pytest
 import torch
 
@@ -25,13 +27,19 @@ TREE_CEILING = {   # (method, noise) -> reads per step measured on 2026-12-06 (9
 WALKS = (("sd", "papers"), ("sd", "keyed"), ("lantern", "papers"), ("lantern", "keyed"))   # walks without groups
 
 
-def reads_per_step(method: str, noise: str, record: bool = True) -> tuple[float, dict]:
+def reads_per_step(method: str, noise: str, record: bool = True) -> tuple[list, dict]:
+    """The reads of every verification step of a run, in order, and their kinds (all steps together)."""
     model = StubTarget(64, (6, 6))
     gen = decode(model, RunConfig(method=method, prompt="stub", noise=noise), stub_drafter, record=record)
     next(gen)                                                  # the prefill's token: once per run, not a step
-    with HostReads() as h:
-        steps = sum(1 for _ in gen)
-    return h.count / steps, h.names
+    counts, names = [], {}
+    while True:
+        with HostReads() as h:
+            if next(gen, None) is None:
+                break
+        counts.append(h.count)
+        names = {k: names.get(k, 0) + v for k, v in (names | h.names).items()}
+    return counts, names
 
 
 def test_the_counter_counts_every_kind_of_read():
@@ -44,10 +52,15 @@ def test_the_counter_counts_every_kind_of_read():
 
 
 def check_reads(method: str, noise: str) -> None:
-    got, names = reads_per_step(method, noise)
-    limit = TREE_CEILING.get((method, noise), TARGET)
-    slack = 0.15 if (method, noise) not in TREE_CEILING else 0.0     # GSD's vectors move once per run (0.03 a step)
-    assert got <= limit + slack, (method, noise, got, names)
+    """Every step after the first reads at most TARGET times (CASCADE: its mean within its ceiling); the first step
+    also builds the run's tables once (the stub drafter's top tokens, LANTERN's neighbours, GSD's vectors)."""
+    counts, names = reads_per_step(method, noise)
+    later = counts[1:]
+    assert len(later) >= 5, (method, noise, counts)
+    if (method, noise) in TREE_CEILING:
+        assert sum(counts) / len(counts) <= TREE_CEILING[method, noise], (method, noise, counts, names)
+    else:
+        assert max(later) <= TARGET, (method, noise, counts, names)
 
 
 @pytest.mark.parametrize("noise", ["papers", "keyed"])
@@ -84,11 +97,11 @@ def test_grouped_and_proactive_reads_within_ceiling():
     grouped_and_proactive_reads_within_ceiling()
 
 
-def test_tree_walks_read_once_per_step():
-    """Every step after the first (whose extra reads are the stub drafter's table, once per run) reads exactly once
-    however deep its walk went (treewalk._ahead / keyed._keyed_ahead: every level the walk can reach in one read),
-    and the check covers walks deeper than one level (the levels the recorded events show: each walked level judges
-    a sibling of one parent)."""
+def test_tree_walks_read_at_most_twice_a_step():
+    """Every step after the first (whose extra reads are the stub drafter's table, once per run) reads once when its
+    walk ends at the root's level and twice however much deeper it went (levelpack.Ahead: the root's level, then
+    every level of the subtree the walk goes into); the levels are those the recorded events show (each walked
+    level judges a sibling of one parent), and the check covers walks of three levels and more."""
     for method, noise in WALKS:
         gen = decode(StubTarget(64, (6, 6)), RunConfig(method=method, prompt="stub", noise=noise), stub_drafter)
         next(gen)
@@ -100,8 +113,8 @@ def test_tree_walks_read_once_per_step():
                 break
             parents = {e.parent for e in prog.step.events if e.decision in ("exact", "relaxed", "rejected")}
             seen.append((h.count, max(1, len(parents))))
-        assert len(seen) > 5 and all(got == 1 for got, _ in seen[1:]), (method, noise, seen)
-        assert any(levels > 1 for _, levels in seen[1:])            # walks deeper than one level read once too
+        assert len(seen) > 5 and all(got == min(levels, 2) for got, levels in seen[1:]), (method, noise, seen)
+        assert any(levels > 2 for _, levels in seen[1:])            # deeper walks still read twice
 
 
 def test_tree_walk_draws_the_papers_uniforms_in_order():

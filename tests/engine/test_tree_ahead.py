@@ -56,11 +56,12 @@ def one_read_walks_as_level_by_level(seeds=range(60)) -> None:
     for seed in seeds:
         tree = random_tree(seed)
         q = torch.softmax(torch.randn(len(tree.tokens), 6, generator=torch.Generator().manual_seed(seed)) * 2, -1)
-        g1, g2 = torch.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
-        walk = treewalk.verify_tree(tree, q, rules.lossless, g1, None, 0.0, lambda d: True)
-        want = reference_walk(tree, q, g2)
-        assert (walk.path, walk.new_token) == want, (seed, walk.path, walk.new_token, want)
-        assert torch.equal(g1.get_state(), g2.get_state()), seed     # the generator advanced by what was used
+        for reads in (1, 2):                                          # levelpack.Ahead: all at once, or in two
+            g1, g2 = torch.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
+            walk = treewalk.verify_tree(tree, q, rules.lossless, g1, None, 0.0, lambda d: True, reads=reads)
+            want = reference_walk(tree, q, g2)
+            assert (walk.path, walk.new_token) == want, (seed, reads, walk.path, walk.new_token, want)
+            assert torch.equal(g1.get_state(), g2.get_state()), (seed, reads)   # advanced by what was used
         deep += len(walk.path) > 2
     assert deep >= 5                                                  # walks of two levels and more are covered
 
@@ -75,3 +76,4 @@ def test_offsets_follow_the_walk():
     tree = DraftTree([0, 1, 2, 3, 4, 5], [-1, 0, 0, 2, 2, 3], [0, 1, 1, 2, 2, 3], [None] * 6)
     assert uniform_offsets(tree) == [0, 1, 2, 3, 4, 4]
     assert walkable(tree) == [0, 2, 3]
+    assert walkable(tree, 2) == [2, 3] and walkable(tree, 1) == [1]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import torch
 
-from specviz.engine import events, keyed, treewalk, verify
+from specviz.engine import events, families, keyed, levelpack, treewalk, verify
 from specviz.engine.drafters import pac
 from tests.engine.test_host_syncs import (
     grouped_and_proactive_reads_within_ceiling,
-    test_tree_walks_read_once_per_step,
+    test_tree_walks_read_at_most_twice_a_step,
     tree_reads_within_ceiling,
 )
 from tests.engine.test_pac_levels import test_papers_levels_equal_the_level_by_level_draws
@@ -37,10 +37,10 @@ def _keyed_level_reading(real):
 VARIANTS = [
     Mutant("a tree level reads a sibling's acceptance on the host (planted .item(), papers' noise)",
            lambda mp: mp.setattr(verify, "_judge_one", _judge_one_reading(verify._judge_one)),
-           (tree_reads_within_ceiling, test_tree_walks_read_once_per_step)),
+           (tree_reads_within_ceiling, test_tree_walks_read_at_most_twice_a_step)),
     Mutant("a keyed tree level reads its cost on the host (planted float())",
            lambda mp: mp.setattr(keyed, "_level", _keyed_level_reading(keyed._level)),
-           (tree_reads_within_ceiling, test_tree_walks_read_once_per_step)),
+           (tree_reads_within_ceiling, test_tree_walks_read_at_most_twice_a_step)),
 ]
 
 
@@ -100,8 +100,8 @@ def _offsets_without_the_accepted_one(tree):
 def _ahead_not_rewound(real):
     """Wrong: the one-read walk leaves the generator past its whole batch of uniforms (not rewound before the walk
     advances it by what it used)."""
-    def ahead(tree, q, accept_fn, gen, bonus_ok, norm):
-        out = real(tree, q, accept_fn, gen, bonus_ok, norm)
+    def ahead(tree, q, accept_fn, gen, bonus_ok, norm, reads=2):
+        out = real(tree, q, accept_fn, gen, bonus_ok, norm, reads)
         torch.rand(len(tree.tokens) + 1, generator=gen)
         return out
     return ahead
@@ -114,4 +114,20 @@ VARIANTS += [
     Mutant("the one-read tree walk leaves the generator past its batch of uniforms",
            lambda mp: mp.setattr(treewalk, "_ahead", _ahead_not_rewound(treewalk._ahead)),
            (one_read_walks_as_level_by_level,)),
+]
+
+
+def _one_level_a_read(self, node):
+    """Wrong: the walk reads each level as it arrives there (the second read not the whole subtree)."""
+    if node not in self.values:
+        self.values.update({c: self.value(c, v) for c, v in levelpack.read_ahead({node: self.pack(node)}).items()})
+    return self.values[node]
+
+
+VARIANTS += [
+    Mutant("a tree walk without a budget reads each level as it arrives (not the subtree it goes into at once)",
+           lambda mp: mp.setattr(levelpack.Ahead, "at", _one_level_a_read),
+           (tree_reads_within_ceiling, test_tree_walks_read_at_most_twice_a_step)),
+    Mutant("SJD-PAC's walk reads twice (root level, then the subtree) beside its drafter's read",
+           lambda mp: mp.setattr(families.SJDPAC, "walk_reads", 2), (grouped_and_proactive_reads_within_ceiling,)),
 ]
