@@ -162,7 +162,7 @@ class SJDPAC(TreeSteps):
     """SJD-PAC (drafters/pac.py): the tree step over a proactive tree plus a continuation chain, which carries what
     each forward learnt about the positions past the new token."""
     features = False
-    walk_reads = 1                   # its drafter reads its candidates once a step, so the walk reads once
+    walk_reads = 2                   # (1: every level in one read, the time of all the levels: see docs/benchmarks.md)
 
     def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         super().__init__(ctx)
