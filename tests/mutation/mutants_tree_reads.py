@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from specviz.engine import events, families, keyed, levelpack, treewalk, verify
+from specviz.engine import events, keyed, levelpack, treewalk, verify
 from specviz.engine.drafters import pac
 from tests.engine.test_host_syncs import (
     grouped_and_proactive_reads_within_ceiling,
@@ -128,6 +128,4 @@ VARIANTS += [
     Mutant("a tree walk without a budget reads each level as it arrives (not the subtree it goes into at once)",
            lambda mp: mp.setattr(levelpack.Ahead, "at", _one_level_a_read),
            (tree_reads_within_ceiling, test_tree_walks_read_at_most_twice_a_step)),
-    Mutant("SJD-PAC's walk reads twice (root level, then the subtree) beside its drafter's read",
-           lambda mp: mp.setattr(families.SJDPAC, "walk_reads", 2), (grouped_and_proactive_reads_within_ceiling,)),
 ]
