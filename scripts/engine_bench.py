@@ -7,7 +7,9 @@ For each (shape, method, noise) it drains decode() for --steps verification step
             forward time in that step;
   fwd ms    the median stub forward time (what was subtracted);
   syncs     device -> host reads per step (specviz/engine/syncs.HostReads: .item, .tolist, .cpu, .numpy, bool /
-            int / float / index of a tensor), the mean over --sync-steps steps of a second run under the counter;
+            int / float / index of a tensor), the mean over --sync-steps steps of a second run under the counter,
+            after its first step (which also builds the run's tables once: the stub drafter's top tokens, LANTERN's
+            neighbours, GSD's vectors); max: the most reads of one of those steps;
   tok/step  tokens committed per step in the timed run.
 The machine is shared: medians, not means. Shapes: V = 16,384 on 24x24 and 32x32 (LlamaGen's codebook), and
 Lumina-mGPT's 8,192 image codes on its 48x48 grid at 768 px (codebook vectors of 256 dims).
@@ -73,20 +75,22 @@ def measure(shape: str, method: str, noise: str, steps: int, sync_steps: int, se
     timed = run_steps(model, cfg, steps)
     counter = HostReads()
     with counter:
-        counted = run_steps(StubTarget(vocab, grid, dims=dims, seed=seed), cfg, sync_steps, counter)
+        counted = run_steps(StubTarget(vocab, grid, dims=dims, seed=seed), cfg, sync_steps + 1, counter)[1:]
     return dict(shape=shape, method=method, noise=noise, steps=len(timed),
                 ms=1e3 * statistics.median(s - f for s, f, _, _ in timed),
                 fwd_ms=1e3 * statistics.median(f for _, f, _, _ in timed),
                 syncs=sum(c for _, _, c, _ in counted) / max(1, len(counted)),
+                syncs_max=max((c for _, _, c, _ in counted), default=0),
                 tokens=sum(k for *_, k in timed) / max(1, len(timed)))
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| shape | method | noise | ms/step | fwd ms | syncs/step | tok/step |", "|---|---|---|---|---|---|---|"]
+    lines = ["| shape | method | noise | ms/step | fwd ms | syncs/step | max | tok/step |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         vocab, grid, _ = SHAPES[r["shape"]]
         lines.append(f"| {grid[0]}x{grid[1]}, V={vocab} | `{r['method']}` | {r['noise']} | {r['ms']:.2f} | "
-                     f"{r['fwd_ms']:.3f} | {r['syncs']:.1f} | {r['tokens']:.2f} |")
+                     f"{r['fwd_ms']:.3f} | {r['syncs']:.1f} | {r['syncs_max']} | {r['tokens']:.2f} |")
     return "\n".join(lines)
 
 

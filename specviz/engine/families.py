@@ -122,6 +122,7 @@ class TreeSteps(Family):
     `learn` tells the drafter what the step found. `features`: whether the drafter reads the target's hidden states."""
     drafter: TreeBuilder
     features = True
+    walk_reads = 2                   # at most two reads in the walk (levelpack.Ahead): the step's only reads
 
     def step(self, state, committed):
         c, n = self.ctx, len(committed)
@@ -131,7 +132,7 @@ class TreeSteps(Family):
         hidden = hidden.float() if self.features else None
         q = self.laws(logits)                       # (N, V) where the model put it: the walk reads once a level
         group_fn = c.method.groups(tree, hidden, c.cfg) if c.method.groups is not None else None
-        walk = walk_tree(c, tree, q, group_fn, c.cfg.cascade_budget, n)
+        walk = walk_tree(c, tree, q, group_fn, c.cfg.cascade_budget, n, self.walk_reads)
         c.model.commit(state, torch.tensor(walk.path))
         new = [tree.tokens[i] for i in walk.path[1:]] + ([walk.new_token] if walk.new_token >= 0 else [])
         self.learn(tree, walk, q, hidden, new, n)
@@ -161,6 +162,7 @@ class SJDPAC(TreeSteps):
     """SJD-PAC (drafters/pac.py): the tree step over a proactive tree plus a continuation chain, which carries what
     each forward learnt about the positions past the new token."""
     features = False
+    walk_reads = 2                   # (1: every level in one read, the time of all the levels: see docs/benchmarks.md)
 
     def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
         super().__init__(ctx)
@@ -170,11 +172,12 @@ class SJDPAC(TreeSteps):
         self.drafter.carry_on(tree, walk.path, q)
 
 
-def walk_tree(c: Ctx, tree: DraftTree, q: torch.Tensor, group_fn, budget: float, n: int) -> TreeWalk:
-    """The tree's verification under the run's randomness (root at position n - 1)."""
+def walk_tree(c: Ctx, tree: DraftTree, q: torch.Tensor, group_fn, budget: float, n: int, reads: int = 2) -> TreeWalk:
+    """The tree's verification under the run's randomness (root at position n - 1) in at most `reads` reads
+    (without CASCADE's budget, levelpack.Ahead)."""
     def bonus_ok(d):
         return n - 1 + d + 1 < c.n_pos
-    return c.rnd.tree(tree, q, c.accept_fn, n - 1, group_fn, budget, bonus_ok, c.cfg.h_norm)
+    return c.rnd.tree(tree, q, c.accept_fn, n - 1, group_fn, budget, bonus_ok, c.cfg.h_norm, reads)
 
 
 def tree_step_out(c: Ctx, n: int, tree: DraftTree, q: torch.Tensor, walk: TreeWalk, new: list) -> StepOut:

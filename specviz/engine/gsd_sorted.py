@@ -82,3 +82,43 @@ def member_d2(vectors, order, rows, r, pos, inside, chunk_floats: int, block: in
             m = (rs // block) == b
             out[sel[m]] = d[(rs[m] - lo)[:, None], (ps[m] - c0).clamp(0, c1 - c0 - 1)]
     return out
+
+
+def rank_key(q: torch.Tensor) -> torch.Tensor:
+    """(L, V) int64 keys whose descending order is the stable descending ranking of q >= 0: q's float32 bits, then
+    -code (ties: the smaller code first)."""
+    V = q.shape[-1]
+    return (q.float().contiguous().view(torch.int32).long() << 32) | (V - 1 - torch.arange(V, device=q.device))
+
+
+def window_lo(r: torch.Tensor, V: int, group: int) -> torch.Tensor:
+    """The first rank of the window of the cell at rank r: G//2 above when possible, slid inside at the ends."""
+    return (r - group // 2).clamp(0, V - group)
+
+
+def window_at(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, vectors: torch.Tensor, group: int, gap: float,
+              dist: float) -> torch.Tensor:
+    """GSD "ours" at the drafted cells alone, rules.gsd(q, p, ...)[rows, x] to the same bits, (L,), with no sort of
+    the rows: for 1 < group < V and narrow vectors (<= 64 dims; rules.gsd's per-cell path, the same numbers as the
+    sorted path). The ranking's strict key is (q's float32 bits, -code) (q >= 0: the bits order as the values; the
+    stable descending sort's ties by code), x's rank r is the count of keys above its own, and the members at ranks
+    lo .. lo + G - 1 are the G - 1 nearest keys above and below x's (two top-k's)."""
+    L, V = q.shape
+    rows, o = torch.arange(L, device=q.device), torch.arange(group, device=q.device)
+    key = rank_key(q)
+    kx = key[rows, x][:, None]
+    r = (key > kx).sum(-1)
+    lo = window_lo(r, V, group)
+    big = torch.iinfo(torch.int64).max
+    above = torch.where(key > kx, key, big).topk(group - 1, -1, largest=False).indices     # rank r - 1, r - 2, ...
+    below = torch.where(key < kx, key, -big).topk(group - 1, -1).indices                  # rank r + 1, r + 2, ...
+    d = r[:, None] - (lo[:, None] + o)                            # member o: before x (d > 0), x, after x
+    z = torch.where(d > 0, above.gather(1, (d - 1).clamp(0, group - 2)),
+                    torch.where(d == 0, x[:, None], below.gather(1, (-d - 1).clamp(0, group - 2))))
+    pos = o.expand(L, group)
+    d2 = member_d2(vectors, z, rows, r - lo, pos, torch.ones_like(pos, dtype=torch.bool), 0)   # narrow: no chunks
+    qz, qy = q[rows[:, None], z], q[rows, x][:, None]             # rules._gsd_ratio's "ours" arithmetic
+    keep = ((qz - qy).abs() < gap) & (d2 < dist) & (z != x[:, None])
+    num = qy[:, 0] + (qz * keep).sum(-1)
+    den = p[rows, x] + (p[rows[:, None], z] * keep).sum(-1)
+    return torch.where(p[rows, x] > 0, (num / den).clamp(max=1.0), torch.ones_like(num))

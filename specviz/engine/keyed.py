@@ -17,7 +17,7 @@ from specviz.core.sampling import change_prob, coupled_accept, entropy, normalis
 from specviz.engine import rules
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
-from specviz.engine.levelpack import bonus_part, bonus_values
+from specviz.engine.levelpack import Ahead, bonus_part, bonus_values
 from specviz.engine.verify import (
     ChainResult,
     Level,
@@ -110,20 +110,26 @@ def keyed_walk(q: torch.Tensor, laws: list, xs: list, accept, residual=None) -> 
 
 
 def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_pos: int, group_fn, budget: float,
-               bonus_ok, norm: str = "raw") -> TreeWalk:
+               bonus_ok, norm: str = "raw", reads: int = 2) -> TreeWalk:
     """verify_tree under keyed noise: at each node walk into the child equal to x* (the race of q at the children's
     position); a relaxed rule, when no child equals x*, accepts the first sibling whose keyed uniform is below its c.
-    One read per level walked (keyed_pack); norm: the run's entropy normalisation for the events."""
+    Without CASCADE's budget at most two reads (_keyed_ahead: the root's level, then the subtree the walk goes
+    into; reads=1: all in one, levelpack.Ahead); CASCADE reads once per level walked (keyed_pack); norm: the run's
+    entropy normalisation for the events."""
     path, steps, used, ent = [0], [], 0.0, {}
+    ahead = _keyed_ahead(tree, q, accept_fn, noise, root_pos, bonus_ok, norm, reads) if group_fn is None else None
     while True:
         cur = path[-1]
         kids, pos = tree.children[cur], root_pos + tree.depths[cur] + 1
-        q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
         left = budget - used
-        lvl, groups = keyed_level(tree, kids, q_cur, laws, accept_fn, group_fn, left) if kids else (None, [])
         leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
-        v = KeyedValues(keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm).tolist(), len(kids),
-                        len(leaves))
+        if ahead is None:
+            q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
+            lvl, groups = keyed_level(tree, kids, q_cur, laws, accept_fn, group_fn, left) if kids else (None, [])
+            v = KeyedValues(keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm).tolist(),
+                            len(kids), len(leaves))
+        else:
+            (v, lvl), groups = ahead.at(cur), [CandidateGroup() for _ in kids]
         if group_fn is not None and lvl is not None:
             used += v.cost
         ent[cur] = v.h
@@ -155,6 +161,22 @@ def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_p
                 tok, q_tok, ent[kids[chosen]] = v.bonus[chosen]
                 return TreeWalk(path, tok, True, steps, ent, q_tok)
             return TreeWalk(path, -1, False, steps, ent)
+
+
+def _keyed_ahead(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_pos: int, bonus_ok,
+                 norm: str, reads: int = 2) -> Ahead:
+    """(KeyedValues, Level) of the levels a keyed walk reaches in at most two reads (levelpack.Ahead): a keyed
+    level's numbers depend on its node and position alone, not on the path to it."""
+    sizes, lvls = {}, {}
+
+    def pack(cur):
+        kids, pos = tree.children[cur], root_pos + tree.depths[cur] + 1
+        q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
+        leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
+        lvls[cur] = keyed_level(tree, kids, q_cur, laws, accept_fn, None, 0.0)[0] if kids else None
+        sizes[cur] = (len(kids), len(leaves))
+        return keyed_pack(tree, kids, q, q_cur, laws, lvls[cur], leaves, noise, pos, norm)
+    return Ahead(tree, pack, lambda cur, vals: (KeyedValues(vals, *sizes[cur]), lvls[cur]), reads)
 
 
 def keyed_pack(tree: DraftTree, kids: list, q: torch.Tensor, q_cur: torch.Tensor, laws: list, lvl: Level | None,

@@ -78,3 +78,54 @@ def bonus_values(vals: list) -> dict:
         return {}
     j, tok, q_tok, h, hn = vals
     return {int(j): (int(tok), q_tok, (h, hn))}
+
+
+def walkable(tree, node: int = 0) -> list:
+    """The nodes whose level a walk can reach in node's subtree: node itself and every descendant with children (a
+    walk that accepts a leaf ends there); node order (parents first)."""
+    out, todo = [], [node]
+    while todo:
+        i = todo.pop(0)
+        if i == node or tree.children[i]:
+            out.append(i)
+            todo += tree.children[i]
+    return out
+
+
+def uniform_offsets(tree) -> list:
+    """Where each node's level starts in the papers' stream of uniforms of one walk: a level with k kids draws
+    k + 1 and the walk, accepting kid j and going on, uses j + 1 of them, so kid j's level starts j + 1 after its
+    parent's (parents precede children, so one pass in node order)."""
+    off = [0] * len(tree.tokens)
+    for i, kids in enumerate(tree.children):
+        for j, c in enumerate(kids):
+            off[c] = off[i] + j + 1
+    return off
+
+
+class Ahead:
+    """A walk's levels in at most two reads (treewalk.verify_tree, keyed.keyed_tree without CASCADE's budget): the
+    root's level first; when the walk goes on into a kid with children, every level of that kid's subtree
+    (walkable) at once, so no later level needs a read; reads=1: every level the walk can reach in the first read
+    (a caller with another read in its step). pack(node) -> the level's float64 vector where q lives; value(node,
+    list) -> its values read back."""
+
+    def __init__(self, tree, pack, value, reads: int = 2):
+        self.tree, self.pack, self.value, self.values, self.reads = tree, pack, value, {}, reads
+
+    def at(self, node: int):
+        if node not in self.values:
+            first = [0] if self.reads > 1 else walkable(self.tree)
+            packs = {c: self.pack(c) for c in (first if node == 0 else walkable(self.tree, node))}
+            self.values.update({c: self.value(c, v) for c, v in read_ahead(packs).items()})
+        return self.values[node]
+
+
+def read_ahead(packs: dict) -> dict:
+    """{node: its level's float64 pack} -> {node: its values as a list}: every pack in ONE read."""
+    vals = torch.cat(list(packs.values())).tolist() if packs else []
+    out, at = {}, 0
+    for node, t in packs.items():
+        out[node] = vals[at:at + t.numel()]
+        at += t.numel()
+    return out

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 
+import torch
+
 from specviz.core.knobs import Knob
 from specviz.core.sampling import entropy, tv
 from specviz.engine import families, rescore, rules
 from specviz.engine.codebook import embedding_table, neighbour_table
 from specviz.engine.drafters.pac import tree_nodes
 from specviz.engine.groups import READINGS, cascade_groups
+from specviz.engine.gsd_sorted import window_at
 from specviz.engine.registry import (
     Claim,
     KnobValues,
@@ -90,6 +93,14 @@ def _gsd_rule(cfg, model):
         nonlocal vecs
         vecs = vecs.to(q.device)                 # once: the laws stay where the model put them
         return rules.gsd(q, p, vecs, cfg.gsd_group, cfg.gsd_gap, cfg.gsd_dist, cfg.gsd_mode)
+
+    def at(q, p, x):
+        """The rule at the drafts alone (rules.accept_at): "ours" by its windows at x (gsd_sorted.window_at, no
+        sort), else the full rows' cells."""
+        if released or not 1 < cfg.gsd_group < q.shape[-1] or vecs.shape[-1] > 64:
+            return gsd(q, p)[torch.arange(len(x), device=x.device), x]
+        return window_at(q, p, x, vecs.to(q.device).float(), cfg.gsd_group, cfg.gsd_gap, cfg.gsd_dist)
+    gsd.at = at
     return _with_residual(gsd, rules.plain_residual if released else None)
 
 

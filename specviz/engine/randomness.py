@@ -12,7 +12,8 @@ from specviz.core import noise as keyed_noise
 from specviz.core.sampling import sample
 from specviz.engine.drafters import jacobi, pac
 from specviz.engine.keyed import keyed_chain, keyed_tree
-from specviz.engine.verify import verify_chain, verify_tree
+from specviz.engine.treewalk import verify_tree
+from specviz.engine.verify import verify_chain
 
 
 class Papers:
@@ -61,9 +62,11 @@ class Papers:
         """verify.verify_chain (lazy) of drafts x at positions n, n + 1, ..."""
         return verify_chain(q, p, x, accept_fn, self.gen, bonus_ok, lazy=True)
 
-    def tree(self, tree, q, accept_fn, root_pos: int, group_fn, budget: float, bonus_ok, norm: str = "raw"):
-        """verify.verify_tree of a tree rooted at root_pos (`norm`: the run's entropy normalisation)."""
-        return verify_tree(tree, q, accept_fn, self.gen, group_fn, budget, bonus_ok, norm)
+    def tree(self, tree, q, accept_fn, root_pos: int, group_fn, budget: float, bonus_ok, norm: str = "raw",
+             reads: int = 2):
+        """treewalk.verify_tree of a tree rooted at root_pos (`norm`: the run's entropy normalisation; `reads`: at
+        most how many reads the walk may take without a budget, levelpack.Ahead)."""
+        return verify_tree(tree, q, accept_fn, self.gen, group_fn, budget, bonus_ok, norm, reads)
 
     def target_sample(self, token: int) -> int | None:
         """A sampled token's `target_sample` field: absent (the papers' draws are no race)."""
@@ -101,8 +104,8 @@ class Keyed:
     def chain(self, q, p, x, accept_fn, n, bonus_ok, tokens, lossless):
         return keyed_chain(q, p, x, accept_fn, self.noise, n, bonus_ok, lazy=True, tokens=tokens, lossless=lossless)
 
-    def tree(self, tree, q, accept_fn, root_pos, group_fn, budget, bonus_ok, norm="raw"):
-        return keyed_tree(tree, q, accept_fn, self.noise, root_pos, group_fn, budget, bonus_ok, norm)
+    def tree(self, tree, q, accept_fn, root_pos, group_fn, budget, bonus_ok, norm="raw", reads=2):
+        return keyed_tree(tree, q, accept_fn, self.noise, root_pos, group_fn, budget, bonus_ok, norm, reads)
 
     def target_sample(self, token):
         return token                                 # the race's x*

@@ -17,7 +17,6 @@ from specviz.core.sampling import sample, tv
 from specviz.engine import rules
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
-from specviz.engine.levelpack import LevelValues, level_pack
 
 AcceptFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]     # (q (L,V), p (L,V)) -> a (L,V)
 
@@ -236,58 +235,3 @@ def sibling_tvs(p: torch.Tensor, q: torch.Tensor, r: torch.Tensor) -> tuple[torc
     sibling)."""
     d = tv(p, q)
     return d, d if r is q else tv(p, r)
-
-
-def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torch.Generator, group_fn: GroupFn | None,
-                budget: float, bonus_ok: Callable[[int], bool], norm: str = "raw") -> TreeWalk:
-    """Walk the tree from the root. q (N, V): target law at each node's children position.
-    group_fn (CASCADE) gives the relaxation group of a candidate; `budget` bounds Σ over the step's judged levels of
-    TV(o_level, q_level) (CASCADE only). One read per level walked (level_pack): the level's numbers, its uniforms
-    (drawn from `gen` in today's order, the generator then advanced by exactly what the walk used), and every token
-    the walk could sample there, drawn where q lives; norm: the run's entropy normalisation for the events."""
-    path, steps, used, ent = [0], [], 0.0, {}
-    while True:
-        cur = path[-1]
-        kids = tree.children[cur]
-        left = budget - used
-        q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
-        if group_fn is None:
-            xs = [tree.tokens[c] for c in kids]
-            lvl = level_tensors(q_cur, laws, xs, lambda j, r, p: (accept_fn(r[None], p[None])[0], 0.0),
-                                getattr(accept_fn, "residual", None))
-            groups = [CandidateGroup() for _ in kids]
-        else:
-            lvl, groups = judge_level(tree, kids, q_cur, accept_fn, group_fn, left, laws)
-        leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
-        state = gen.get_state()
-        tvs = [sibling_tvs(laws[j], q_cur, lvl.targets[j]) for j in range(len(kids))]
-        v = LevelValues(level_pack(tree, kids, q, q_cur, laws, lvl, tvs, leaves,
-                                   torch.rand(len(kids) + 1, generator=gen), norm).tolist(), len(kids), len(leaves))
-        if group_fn is not None:
-            used += v.cost
-        ent[cur] = v.h
-        chosen = next((j for j in range(len(kids)) if v.u[j] < v.b[j]), None)
-        for j, c in enumerate(kids[:len(kids) if chosen is None else chosen + 1]):
-            ok = j == chosen
-            relaxed = ok and v.u[j] >= v.exact[j]
-            extra = 0.0
-            if relaxed:
-                extra = lvl.extras[j] if group_fn is not None else max(0.0, v.px[j] * v.b[j] - v.rx[j])
-            steps.append(TreeStep(node=c, level=tree.depths[c], accepted=ok, relaxed=relaxed, b=v.b[j],
-                                  exact=v.exact[j], u=v.u[j], p_x=v.px[j], q_x=v.rx[j], tv=v.tvq[j],
-                                  tv_residual=v.tvr[j], tv_cost=v.cost, point_mass=tree.laws[c] is None, extra=extra,
-                                  group=groups[j],
-                                  budget_left=max(0.0, left) if group_fn is not None else 0.0, scale=lvl.scale))
-        gen.set_state(state)                                  # the uniforms the walk used, no more
-        if chosen is None:
-            torch.rand(len(kids) + 1, generator=gen)
-            return TreeWalk(path, v.end[0], False, steps, ent, v.end[1])
-        path.append(kids[chosen])
-        if not tree.children[kids[chosen]]:
-            if chosen in leaves:
-                torch.rand(chosen + 2, generator=gen)
-                tok, q_tok, ent[kids[chosen]] = v.bonus[chosen]
-                return TreeWalk(path, tok, True, steps, ent, q_tok)
-            torch.rand(chosen + 1, generator=gen)
-            return TreeWalk(path, -1, False, steps, ent)
-        torch.rand(chosen + 1, generator=gen)

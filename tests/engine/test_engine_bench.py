@@ -19,7 +19,12 @@ def test_tiny_bench_reports_every_method_and_noise(tmp_path):
     assert [(r["method"], r["noise"]) for r in rows] == [(m, n) for m in registry.METHODS for n in ("papers", "keyed")]
     for r in rows:
         assert r["steps"] == 4 and r["ms"] >= 0 and r["fwd_ms"] >= 0 and r["syncs"] >= 1 and r["tokens"] >= 1
+        assert r["syncs"] <= r["syncs_max"]
+    # the reads are counted after the run's first step (its tables, built once): AR reads once a step, LANTERN (its
+    # neighbour table read in the first step) at most twice
+    assert {r["syncs_max"] for r in rows if r["method"] == "ar"} == {1}
+    assert all(r["syncs_max"] <= 2 for r in rows if r["method"] == "lantern")
     lines = [line for line in run.stdout.splitlines() if line.startswith("| 6x6, V=64 |")]
     assert len(lines) == len(rows)
     assert lines[0].split("|")[2].strip() == f"`{rows[0]['method']}`"
-    assert f"| {rows[0]['syncs']:.1f} |" in lines[0]
+    assert f"| {rows[0]['syncs']:.1f} | {rows[0]['syncs_max']} |" in lines[0]

@@ -4,7 +4,7 @@ cells), to the bit: windows at both ends of the ranking, a vocabulary no larger 
 import pytest
 import torch
 
-from specviz.engine import rules
+from specviz.engine import gsd_sorted, rules
 from specviz.engine.gsd_sorted import ours_sorted
 
 SHAPES = [(6, 40, 8), (4, 12, 4), (3, 5, 8), (3, 8, 8), (3, 9, 8), (4, 14, 14), (5, 30, 3), (2, 7, 1)]
@@ -57,3 +57,30 @@ def test_rules_gsd_takes_the_sorted_path_when_most_cells_are_judged():
     finally:
         mp.undo()
     assert calls == [1]
+
+
+def window_cells_equal_the_full_rows(shapes=SHAPES + [(16, 200, 8), (4, 64, 2)]) -> None:
+    """gsd_sorted.window_at (GSD "ours" at the drafted cells, two top-k's, no sort) gives rules.gsd's full rows at
+    those cells to the bit: ties in the ranking, top-k zeros, a point-mass slot, cells never proposed (p(x) = 0),
+    windows at both ends of the ranking (x the most and the least likely code), both filters binding."""
+    seen = 0
+    for L, V, group in shapes:
+        if not 1 < group < V:
+            continue
+        for seed in range(3):
+            q, p, vecs = laws(L, V, seed)
+            g = torch.Generator().manual_seed(100 + seed)
+            x = torch.randint(V, (L,), generator=g)
+            q[-1, :V // 2] = q[-1, 0]                             # a tied run of positive masses, x inside it
+            q[-1] = q[-1] / q[-1].sum()
+            x[0], x[1], x[-1] = q[0].argmin(), q[1].argmax(), V // 4 + seed
+            for gap, dist in ((1.0, 100.0), (0.05, 0.8), (0.02, 0.3)):
+                want = rules.gsd(q, p, vecs, group, gap, dist)[torch.arange(L), x]
+                got = gsd_sorted.window_at(q, p, x, vecs, group, gap, dist)
+                assert torch.equal(got, want), (L, V, group, seed, gap, dist, got, want)
+                seen += int((want < 1).sum())
+    assert seen > 20                                              # cases where the window does not accept outright
+
+
+def test_window_cells_equal_the_full_rows():
+    window_cells_equal_the_full_rows()

@@ -1,12 +1,14 @@
-"""Device -> host reads per verification step: every registered method under both noises, on the stub
-target (engine/stub.py, V = 64 on 6x6), counted by engine/syncs.HostReads (.item, .tolist, .cpu, .numpy, bool /
-int / float / index of a tensor) over the whole decode after the prefill. AR and the Jacobi family read at most 2
-values a step: the accepted count, then one packed record (tokens, events, next drafts). The tree walks read once
-per level walked (verify.verify_tree / keyed.keyed_tree: levelpack.level_pack, keyed.keyed_pack), so a step reads as
-many times as its path is deep: their ceilings are the counts of 2026-12-06 after that change, a guard against more
-reads, not the target. SJD-PAC adds one read for its drafter's candidates of every level (pac.papers_levels,
-noise.orders); CASCADE one for its group cosines, one per budget-fit build (verify.fit_level) and one for all its
-Sibling records (events.sibling_masses)."""
+"""Device -> host reads per verification step: every registered method under both noises, on the stub target
+(engine/stub.py, V = 64 on 6x6), counted by engine/syncs.HostReads (.item, .tolist, .cpu, .numpy, bool / int / float
+/ index of a tensor) in every step after the prefill; the first step also builds the run's tables once, so the
+bound holds for every later step. AR and the Jacobi family read at most 2 values a step: the accepted count, then
+one packed record (tokens, events, next drafts). The tree walks without CASCADE's budget read at most twice a step:
+the root's level, then every level of the subtree the walk goes into at once (levelpack.Ahead in treewalk._ahead,
+keyed._keyed_ahead); SJD-PAC adds one read for its drafter's candidates of every level (pac.papers_levels,
+noise.orders), so a step whose walk goes below the root reads 3 times. CASCADE still reads once per walked level,
+once per budget-fit build (verify.fit_level), once for its group cosines and once for all its Sibling records
+(events.sibling_masses): its ceilings are the mean counts of 2026-12-06, a guard against more reads, not the
+target."""
 import pytest
 import torch
 
@@ -18,24 +20,27 @@ from specviz.engine.stub import StubTarget, stub_drafter
 from specviz.engine.syncs import HostReads
 
 TARGET = 2.0
-TREE_CEILING = {   # (method, noise) -> reads per step measured on 2026-12-06 (one read per walked level; keyed:
-    # reading 2 of core/noise.py, whose tokens give the stub's walks other depths than reading 1's; CASCADE and
-    # SJD-PAC re-measured after their per-member and per-candidate reads became one each: 91.4 / 111.4 and
-    # 13.64 / 10.5 before)
-    ("sd", "papers"): 2.22, ("sd", "keyed"): 2.39, ("cascade", "papers"): 6.22, ("cascade", "keyed"): 6.54,
-    ("lantern", "papers"): 2.31, ("lantern", "keyed"): 2.59, ("lanternpp", "papers"): 2.5, ("lanternpp", "keyed"): 2.59,
-    ("sjdpac", "papers"): 2.07, ("sjdpac", "keyed"): 2.22,
+TREE_CEILING = {   # (method, noise) -> mean reads per step measured on 2026-12-06: CASCADE (91.4 / 111.4 before its
+    # Sibling records were read in one read); SJD-PAC 3 on a step whose walk goes below the root (its drafter's read,
+    # then the walk's two: one read of every level cost 2.4-5x its engine time, docs/benchmarks.md)
+    ("cascade", "papers"): 6.22, ("cascade", "keyed"): 6.54, ("sjdpac", "papers"): 2.07, ("sjdpac", "keyed"): 2.11,
 }
 WALKS = (("sd", "papers"), ("sd", "keyed"), ("lantern", "papers"), ("lantern", "keyed"))   # walks without groups
 
 
-def reads_per_step(method: str, noise: str, record: bool = True) -> tuple[float, dict]:
+def reads_per_step(method: str, noise: str, record: bool = True) -> tuple[list, dict]:
+    """The reads of every verification step of a run, in order, and their kinds (all steps together)."""
     model = StubTarget(64, (6, 6))
     gen = decode(model, RunConfig(method=method, prompt="stub", noise=noise), stub_drafter, record=record)
     next(gen)                                                  # the prefill's token: once per run, not a step
-    with HostReads() as h:
-        steps = sum(1 for _ in gen)
-    return h.count / steps, h.names
+    counts, names = [], {}
+    while True:
+        with HostReads() as h:
+            if next(gen, None) is None:
+                break
+        counts.append(h.count)
+        names = {k: names.get(k, 0) + v for k, v in (names | h.names).items()}
+    return counts, names
 
 
 def test_the_counter_counts_every_kind_of_read():
@@ -48,10 +53,15 @@ def test_the_counter_counts_every_kind_of_read():
 
 
 def check_reads(method: str, noise: str) -> None:
-    got, names = reads_per_step(method, noise)
-    limit = TREE_CEILING.get((method, noise), TARGET)
-    slack = 0.15 if (method, noise) not in TREE_CEILING else 0.0     # GSD's vectors move once per run (0.03 a step)
-    assert got <= limit + slack, (method, noise, got, names)
+    """Every step after the first reads at most TARGET times (CASCADE: its mean within its ceiling); the first step
+    also builds the run's tables once (the stub drafter's top tokens, LANTERN's neighbours, GSD's vectors)."""
+    counts, names = reads_per_step(method, noise)
+    later = counts[1:]
+    assert len(later) >= 5, (method, noise, counts)
+    if (method, noise) in TREE_CEILING:
+        assert sum(counts) / len(counts) <= TREE_CEILING[method, noise], (method, noise, counts, names)
+    else:
+        assert max(later) <= TARGET, (method, noise, counts, names)
 
 
 @pytest.mark.parametrize("noise", ["papers", "keyed"])
@@ -88,10 +98,11 @@ def test_grouped_and_proactive_reads_within_ceiling():
     grouped_and_proactive_reads_within_ceiling()
 
 
-def test_tree_walks_read_once_per_level():
-    """Every step after the first (whose extra reads are the stub drafter's table, once per run) reads exactly once
-    per level its walk walked: the levels the recorded events show (each walked level judges a sibling of one
-    parent; a root without children still resamples)."""
+def test_tree_walks_read_at_most_twice_a_step():
+    """Every step after the first (whose extra reads are the stub drafter's table, once per run) reads once when its
+    walk ends at the root's level and twice however much deeper it went (levelpack.Ahead: the root's level, then
+    every level of the subtree the walk goes into); the levels are those the recorded events show (each walked
+    level judges a sibling of one parent), and the check covers walks of three levels and more."""
     for method, noise in WALKS:
         gen = decode(StubTarget(64, (6, 6)), RunConfig(method=method, prompt="stub", noise=noise), stub_drafter)
         next(gen)
@@ -103,8 +114,8 @@ def test_tree_walks_read_once_per_level():
                 break
             parents = {e.parent for e in prog.step.events if e.decision in ("exact", "relaxed", "rejected")}
             seen.append((h.count, max(1, len(parents))))
-        assert len(seen) > 5 and all(got == levels for got, levels in seen[1:]), (method, noise, seen)
-        assert any(levels > 1 for _, levels in seen[1:])            # the check covers walks deeper than one level
+        assert len(seen) > 5 and all(got == min(levels, 2) for got, levels in seen[1:]), (method, noise, seen)
+        assert any(levels > 2 for _, levels in seen[1:])            # deeper walks still read twice
 
 
 def test_tree_walk_draws_the_papers_uniforms_in_order():

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import torch
 
 from specviz.core.sampling import safe_norm, tv
-from specviz.engine import events, groups, rules, verify
+from specviz.engine import events, groups, rules, treewalk, verify
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.randomness import Papers
 
@@ -144,7 +144,7 @@ def run_tree(tree, q, cfg, budget, seed, hidden=None):
     hidden = torch.ones(len(tree.tokens), 3) if hidden is None else hidden
     gen = torch.Generator().manual_seed(seed)
     group_fn = groups.cascade_groups(tree, hidden, cfg) if cfg is not None else None
-    return verify.verify_tree(tree, q, rules.lossless, gen, group_fn, budget, lambda d: True)
+    return treewalk.verify_tree(tree, q, rules.lossless, gen, group_fn, budget, lambda d: True)
 
 
 def test_cascade_step_budget_bounds_the_sum_of_level_tvs():
@@ -200,7 +200,7 @@ def test_later_siblings_record_tv_against_q_and_against_the_residual():
     sib = [p[0], safe_norm(p[0] * (torch.arange(V) != 1), p[0])[0]]
     tree = one_level((1, 3), sib)
     for seed in range(30):
-        steps = verify.verify_tree(tree, q, rules.lossless, torch.Generator().manual_seed(seed), None,
+        steps = treewalk.verify_tree(tree, q, rules.lossless, torch.Generator().manual_seed(seed), None,
                                    1.0, lambda d: True).judged
         if len(steps) == 2:
             r1 = safe_norm((q[0] - sib[0] * rules.lossless(q[:1], sib[0][None])[0]).clamp_min(0), q[0])[0]

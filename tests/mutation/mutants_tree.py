@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from specviz.engine import events, groups, rules, verify
+from specviz.engine import events, groups, rules, treewalk, verify
 from specviz.engine.drafters.tree import HeadDrafter
 from tests.engine import test_tree_level_laws as T
 from tests.support.mutants import Mutant
@@ -66,7 +66,7 @@ VARIANTS = [
             T.test_cascade_step_budget_bounds_the_sum_of_level_tvs,
             T.test_sampled_cascade_level_cost_is_its_fixed_law_tv)),
     Mutant("tree: TV(p, q) of later siblings measured against the running residual",
-           lambda mp: mp.setattr(verify, "sibling_tvs", lambda p, q, r: (float(T.tv(p, r)),) * 2),
+           lambda mp: mp.setattr(treewalk, "sibling_tvs", lambda p, q, r: (float(T.tv(p, r)),) * 2),   # the walk's
            (T.test_later_siblings_record_tv_against_q_and_against_the_residual,)),
     Mutant("tree: sampled siblings pruned by their drawn scores",
            lambda mp: mp.setattr(HeadDrafter, "_keep", classmethod(

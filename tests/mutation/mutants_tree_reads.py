@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import torch
 
-from specviz.engine import events, keyed, verify
+from specviz.engine import events, keyed, levelpack, treewalk, verify
 from specviz.engine.drafters import pac
 from tests.engine.test_host_syncs import (
     grouped_and_proactive_reads_within_ceiling,
-    test_tree_walks_read_once_per_level,
+    test_tree_walks_read_at_most_twice_a_step,
     tree_reads_within_ceiling,
 )
 from tests.engine.test_pac_levels import test_papers_levels_equal_the_level_by_level_draws
+from tests.engine.test_tree_ahead import one_read_walks_as_level_by_level
 from tests.support.mutants import Mutant
 
 
@@ -36,10 +37,10 @@ def _keyed_level_reading(real):
 VARIANTS = [
     Mutant("a tree level reads a sibling's acceptance on the host (planted .item(), papers' noise)",
            lambda mp: mp.setattr(verify, "_judge_one", _judge_one_reading(verify._judge_one)),
-           (tree_reads_within_ceiling, test_tree_walks_read_once_per_level)),
+           (tree_reads_within_ceiling, test_tree_walks_read_at_most_twice_a_step)),
     Mutant("a keyed tree level reads its cost on the host (planted float())",
            lambda mp: mp.setattr(keyed, "_level", _keyed_level_reading(keyed._level)),
-           (tree_reads_within_ceiling, test_tree_walks_read_once_per_level)),
+           (tree_reads_within_ceiling, test_tree_walks_read_at_most_twice_a_step)),
 ]
 
 
@@ -84,4 +85,47 @@ VARIANTS += [
     Mutant("SJD-PAC's generator advanced past the whole batch of uniforms, not by what the levels used",
            lambda mp: mp.setattr(pac, "papers_levels", _rewinds_past_the_batch(pac.papers_levels)),
            (_papers_levels_cases,)),
+]
+
+
+def _offsets_without_the_accepted_one(tree):
+    """Wrong: kid j's level starts j uniforms after its parent's (the accepted kid's own uniform not counted)."""
+    off = [0] * len(tree.tokens)
+    for i, kids in enumerate(tree.children):
+        for j, c in enumerate(kids):
+            off[c] = off[i] + j
+    return off
+
+
+def _ahead_not_rewound(real):
+    """Wrong: the one-read walk leaves the generator past its whole batch of uniforms (not rewound before the walk
+    advances it by what it used)."""
+    def ahead(tree, q, accept_fn, gen, bonus_ok, norm, reads=2):
+        out = real(tree, q, accept_fn, gen, bonus_ok, norm, reads)
+        torch.rand(len(tree.tokens) + 1, generator=gen)
+        return out
+    return ahead
+
+
+VARIANTS += [
+    Mutant("the one-read tree walk starts a level's uniforms one early (kid j at j, not j + 1, after its parent)",
+           lambda mp: mp.setattr(treewalk, "uniform_offsets", _offsets_without_the_accepted_one),
+           (one_read_walks_as_level_by_level,)),
+    Mutant("the one-read tree walk leaves the generator past its batch of uniforms",
+           lambda mp: mp.setattr(treewalk, "_ahead", _ahead_not_rewound(treewalk._ahead)),
+           (one_read_walks_as_level_by_level,)),
+]
+
+
+def _one_level_a_read(self, node):
+    """Wrong: the walk reads each level as it arrives there (the second read not the whole subtree)."""
+    if node not in self.values:
+        self.values.update({c: self.value(c, v) for c, v in levelpack.read_ahead({node: self.pack(node)}).items()})
+    return self.values[node]
+
+
+VARIANTS += [
+    Mutant("a tree walk without a budget reads each level as it arrives (not the subtree it goes into at once)",
+           lambda mp: mp.setattr(levelpack.Ahead, "at", _one_level_a_read),
+           (tree_reads_within_ceiling, test_tree_walks_read_at_most_twice_a_step)),
 ]
