@@ -109,14 +109,15 @@ def test_the_page_is_never_taller_than_the_screen():
 
 
 # twelve lanes as the served app's (every registered method: titles up to 'LANTERN++' at 16 px bold, knob values up
-# to three lines in a narrow column) in a 640 px column beside the docked inspector at 1280x720 (a 150 % screen)
+# to three lines in a narrow column) in a 640 px column as beside the docked inspector at 1280x720 (150 %), on a
+# screen 460 px tall: bare lanes fit it with 68 px pictures, lanes that keep their knob values overflow it by 22 px
 NAMES = ("AR", "SJD", "CSD", "GSD", "SD", "CASCADE", "LANTERN", "LANTERN++", "MC-SJD", "SJD-PAC", "ZipAR", "PJD")
 KNOBS = "τ_pos 0.8 · τ_seq 0.8 · δ 1 · "
 WIDE = ("<div id='lane_m{i}'><div class='sv-lane-title'>{name}</div><img src='{img}'>"
         "<div class='sv-lane'><span class='sv-knobs'>{knobs}</span><b>1.33×</b></div></div>")
 
 
-def _twelve(browser, width: int = 640, height: int = 560):
+def _twelve(browser, width: int = 640, height: int = 460):
     page = browser.new_page(viewport={"width": width, "height": height})
     lanes = "".join(WIDE.format(i=i, name=n, img=_svg(240, 240), knobs=KNOBS) for i, n in enumerate(NAMES))
     css = pinned.CSS + present.CSS + "#lanes .sv-lane-title {font-size: 16px; font-weight: 700;}"

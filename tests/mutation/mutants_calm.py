@@ -66,4 +66,13 @@ VARIANTS = [
     Mutant("pinned fit: the page may be 2 px taller than the screen in Present mode (it scrolled: 721 px in 720)",
            _swap(pinned, "JS", "if (excess() > 0) {", "if (excess() > 2) {"),
            (_fit("test_the_page_is_never_taller_than_the_screen"),)),
+    Mutant("pinned fit: no narrower grid when full-size titles fit none (twelve lanes: the page scrolled, 861 px)",
+           _swap(pinned, "JS", "if (present && best[1] < least && titleW) {", "if (false) {"),
+           (_fit("test_twelve_lanes_fit_a_150_percent_screen"),)),
+    Mutant("pinned fit: the narrower grid keeps the lanes' knob values (three lines of text under each picture)",
+           _swap(pinned, "JS", "l.classList.add('sv-bare');", "l.classList.remove('sv-bare');"),
+           (_fit("test_twelve_lanes_fit_a_150_percent_screen"),)),
+    Mutant("pinned fit: the titles' size is written as a plain inline style (Present mode's !important rule wins)",
+           _swap(pinned, "JS", "`${want.toFixed(1)}px`,", "`${want.toFixed(1)}px`, '') || ("),
+           (_fit("test_twelve_lanes_fit_a_150_percent_screen"),)),
 ] if browser_available(CHROMIUM) else []
