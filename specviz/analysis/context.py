@@ -14,6 +14,8 @@ committed in the same step outside its own row's chain.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from specviz.core.trace import Trace
@@ -43,3 +45,35 @@ def active_rows(trace: Trace) -> list[int]:
     forward (each active row judges or commits at least one token); for a raster method, the rows its run crossed."""
     w = trace.grid[1]
     return [len({ev.pos // w for ev in st.events}) for st in trace.steps]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What one committed token's forward saw of its raster past (the inspector's sentence, render/verdict.py):
+    per row 0..row, the columns before the token it saw, and how many raster-earlier positions it did not."""
+    row: int
+    col: int
+    width: int
+    rows: tuple[tuple[int, ...], ...]     # rows[i]: the columns of row i it saw (row `row`: those before `col`)
+    missing: int
+
+
+def seen(trace: Trace, pos: int) -> Seen | None:
+    """The raster-earlier positions the forward that committed `pos` saw: those committed in an earlier step and
+    the l - 1 right before it in its own chain (module docstring); None where `pos` is undecided."""
+    done = commit_steps(trace)
+    if pos not in done:
+        return None
+    s, level = done[pos]
+    w = trace.grid[1]
+    chain = set(range(pos - max(level - 1, 0), pos))
+    saw = [j for j in range(pos) if j in chain or (j in done and done[j][0] < s)]
+    r, c = divmod(pos, w)
+    rows = tuple(tuple(j % w for j in saw if j // w == i) for i in range(r + 1))
+    return Seen(row=r, col=c, width=w, rows=rows, missing=pos - len(saw))
+
+
+def out_of_raster(trace: Trace) -> bool:
+    """Whether some token of `trace` was committed without part of its raster past (zipar, pjd with overlapping
+    rows): the inspector then says what each token saw."""
+    return bool(np.nanmax(missing_context(trace), initial=0) > 0)

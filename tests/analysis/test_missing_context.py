@@ -64,3 +64,20 @@ def test_pjd_against_a_brute_force_count(c, window, seed):
     assert np.array_equal(got, _brute(trace, 6)) and got.sum() > 0
     rows = context.active_rows(trace)
     assert max(rows) >= 2 and len(rows) == len(trace.steps)
+
+
+@pytest.mark.parametrize("kw", [dict(method="zipar", zipar_w=2), dict(method="pjd", pjd_c=2, window=4, seed=2),
+                                dict(method="pjd", pjd_c=1, window=3, seed=0), dict(method="sjd", window=6)],
+                         ids=lambda kw: "-".join(str(v) for v in kw.values()))
+def test_what_each_token_saw_agrees_with_the_map(kw):
+    """context.seen (the inspector's sentence) counts the positions the map counts, at every cell; its rows are
+    the token's raster past (rows 0..row, the token's own row before its column) and a subset of it."""
+    trace = _run(Regrid(4, 6), **kw)
+    got = context.missing_context(trace)
+    for pos in range(24):
+        s = context.seen(trace, pos)
+        assert s.missing == got.flat[pos] and (s.row, s.col) == divmod(pos, 6), (pos, s)
+        assert len(s.rows) == s.row + 1 and all(c < (6 if i < s.row else s.col) for i, r in enumerate(s.rows)
+                                                for c in r), (pos, s)
+        assert s.missing == pos - sum(len(r) for r in s.rows), (pos, s)
+    assert context.out_of_raster(trace) == (kw["method"] != "sjd")

@@ -1,0 +1,42 @@
+"""Mutation-check variants for the inspector's context sentence (analysis/context.seen, render/verdict.context_line)
+(protocol: tests/support/mutants.py)."""
+from __future__ import annotations
+
+from specviz.analysis import context
+from specviz.render import verdict
+from tests.analysis import test_missing_context as tmc
+from tests.render import test_context_line as tcl
+from tests.support.mutants import Mutant
+
+_seen = context.seen
+
+
+def _own_row_dropped(trace, pos):
+    """Wrong: the token's own row left out of what it saw (only the rows above are listed and counted)."""
+    s = _seen(trace, pos)
+    return s and context.Seen(row=s.row, col=s.col, width=s.width, rows=s.rows[:-1] + ((),),
+                              missing=s.missing + len(s.rows[-1]))
+
+
+def _chain_missing(trace, pos):
+    """Wrong: the token's own chain (earlier drafts of its row committed in the same step) counted as missing."""
+    s = _seen(trace, pos)
+    if s is None:
+        return s
+    step = {p: st for p, (st, _) in context.commit_steps(trace).items()}
+    rows = tuple(tuple(c for c in cols if step[i * s.width + c] < step[pos]) for i, cols in enumerate(s.rows))
+    return context.Seen(row=s.row, col=s.col, width=s.width, rows=rows, missing=pos - sum(map(len, rows)))
+
+
+def pjd_agrees():
+    tmc.test_what_each_token_saw_agrees_with_the_map(dict(method="pjd", pjd_c=2, window=4, seed=2))
+
+
+VARIANTS = [
+    Mutant("context-line-own-row-dropped", lambda mp: mp.setattr(context, "seen", _own_row_dropped),
+           (tcl.test_the_sentence_against_the_hand_computed_schedule,)),
+    Mutant("context-line-chain-missing", lambda mp: mp.setattr(context, "seen", _chain_missing), (pjd_agrees,)),
+    Mutant("context-line-rows-range-one-past", lambda mp: mp.setattr(
+        verdict, "_rows", lambda run: f"rows {run[0]}–{run[-1] + 1} complete" if len(run) > 1 else
+        f"row {run[0]} complete"), (tcl.test_the_sentence_against_the_hand_computed_schedule,)),
+]
