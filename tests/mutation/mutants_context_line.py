@@ -1,10 +1,14 @@
 """Mutation-check variants for the inspector's context sentence (analysis/context.seen, render/verdict.context_line)
-(protocol: tests/support/mutants.py)."""
+and the race's painting of a wavefront lane (app/race.painted) (protocol: tests/support/mutants.py)."""
 from __future__ import annotations
 
+import numpy as np
+
 from specviz.analysis import context
+from specviz.app import race
 from specviz.render import verdict
 from tests.analysis import test_missing_context as tmc
+from tests.app import test_race as trc
 from tests.render import test_context_line as tcl
 from tests.support.mutants import Mutant
 
@@ -28,6 +32,19 @@ def _chain_missing(trace, pos):
     return context.Seen(row=s.row, col=s.col, width=s.width, rows=rows, missing=pos - sum(map(len, rows)))
 
 
+def _prefix_only(tokens, board, n_pos):
+    """Wrong (the lane before): only the committed raster prefix is drawn, the rows below wait for it."""
+    tokens = list(tokens[:n_pos])
+    decided = np.zeros(n_pos, bool)
+    decided[:len(tokens)] = True
+    return tokens + [tokens[-1]] * (n_pos - len(tokens)), decided
+
+
+def zipar_paints():
+    from tests.support.toy import toy  # noqa: PLC0415 - the race tests' 4x4 model, built when checked
+    trc.test_a_wavefront_lane_paints_every_committed_row(toy(codes=8, grid=4), "zipar", dict(zipar_w=2))
+
+
 def pjd_agrees():
     tmc.test_what_each_token_saw_agrees_with_the_map(dict(method="pjd", pjd_c=2, window=4, seed=2))
 
@@ -39,4 +56,6 @@ VARIANTS = [
     Mutant("context-line-rows-range-one-past", lambda mp: mp.setattr(
         verdict, "_rows", lambda run: f"rows {run[0]}–{run[-1] + 1} complete" if len(run) > 1 else
         f"row {run[0]} complete"), (tcl.test_the_sentence_against_the_hand_computed_schedule,)),
+    Mutant("race-paints-the-raster-prefix-only", lambda mp: mp.setattr(race, "painted", _prefix_only),
+           (zipar_paints,)),
 ]
