@@ -1,12 +1,17 @@
 """Mutation-check variants for the inspector's context sentence (analysis/context.seen, render/verdict.context_line)
-and the race's painting of a wavefront lane (app/race.painted) (protocol: tests/support/mutants.py)."""
+the race's painting of a wavefront lane (app/race.painted) and the paper table's rows for a method that drafts nothing
+(analysis/paper.rows) (protocol: tests/support/mutants.py)."""
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
-from specviz.analysis import context
+from specviz.analysis import context, paper
+from specviz.analysis.cards import cards
 from specviz.app import race
 from specviz.render import verdict
+from tests.analysis import test_bench_paper as tbp
 from tests.analysis import test_missing_context as tmc
 from tests.app import test_race as trc
 from tests.render import test_context_line as tcl
@@ -45,6 +50,14 @@ def zipar_paints():
     trc.test_a_wavefront_lane_paints_every_committed_row(toy(codes=8, grid=4), "zipar", dict(zipar_w=2))
 
 
+def _all_draft():
+    """Wrong: every method's card read as drafting (ZipAR's rows counted as accepted drafts)."""
+    every = cards()
+    for name, card in list(every.items()):
+        every[name] = replace(card, drafts=True)
+    return every
+
+
 def pjd_agrees():
     tmc.test_what_each_token_saw_agrees_with_the_map(dict(method="pjd", pjd_c=2, window=4, seed=2))
 
@@ -58,4 +71,6 @@ VARIANTS = [
         f"row {run[0]} complete"), (tcl.test_the_sentence_against_the_hand_computed_schedule,)),
     Mutant("race-paints-the-raster-prefix-only", lambda mp: mp.setattr(race, "painted", _prefix_only),
            (zipar_paints,)),
+    Mutant("paper-acceptance-for-zipar", lambda mp: mp.setattr(paper, "cards", _all_draft),
+           (tbp.test_zipar_and_pjd_rows_beside_the_others,)),
 ]
