@@ -100,7 +100,7 @@ def test_the_command_end_to_end_on_tiny_checkpoints(llamagen, tmp_path, monkeypa
 
 
 def test_zipar_and_pjd_rows_beside_the_others():
-    """The bench and the paper table list zipar and pjd beside AR and SJD (issue 42): step compression from their
+    """The bench and the paper table list zipar and pjd beside AR and SJD: step compression from their
     own traces (positions / target forwards), and no acceptance at a draft position for ZipAR, which drafts
     nothing (its steps' extra tokens are other rows' samples); PJD, which drafts, has its rates."""
     from specviz.engine.config import RunConfig  # noqa: PLC0415 - the runs the rows are checked against

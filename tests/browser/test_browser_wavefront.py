@@ -1,5 +1,5 @@
 """ZipAR and PJD in Present mode, in a real browser (Debian's Chromium, Playwright) at 1920x1080 with ar, sjd, zipar
-and pjd (issue 42's check): while the race runs, the zipar lane's picture shows several rows decided in part at once
+and pjd: while the race runs, the zipar lane's picture shows several rows decided in part at once
 (read back through a canvas every 40 ms: the wavefront paints; a lane that drew only its raster prefix showed one);
 after it, a click on a zipar cell makes the inspector say what the token saw, the Missing context map is in view
 with labels >= 16 CSS px, and the page still does not scroll. The zipar finalize-step map of the served model is
