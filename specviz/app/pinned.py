@@ -218,10 +218,10 @@ JS = r"""
       const titles = lanes.map(c => c.querySelector('.sv-lane-title')).filter(Boolean);
       const g = (fit.canvas = fit.canvas || document.createElement('canvas')).getContext('2d');
       let titleW = 0;
-      if (present && titles.length) {
+      if (titles.length) {      // the short titles (narrow lanes'): 12 normal-layout lanes of 75 px overlapped
         titles.forEach(t => { t.style.fontSize = ''; });
         g.font = getComputedStyle(titles[0]).font;
-        titleW = Math.max(...titles.map(t => g.measureText(t.innerText.trim()).width)) + 8;
+        titleW = Math.max(...titles.map(t => g.measureText(t.firstChild.textContent.trim()).width)) + 8;
       }
       const search = (titleCol = titleW) => {
         let best = [1, 0, W];

@@ -117,12 +117,12 @@ WIDE = ("<div id='lane_m{i}'><div class='sv-lane-title'>{name}</div><img src='{i
         "<div class='sv-lane'><span class='sv-knobs'>{knobs}</span><b>1.33×</b></div></div>")
 
 
-def _twelve(browser, width: int = 640, height: int = 460):
+def _twelve(browser, width: int = 640, height: int = 460, mode: str = "sv-present"):
     page = browser.new_page(viewport={"width": width, "height": height})
     lanes = "".join(WIDE.format(i=i, name=n, img=_svg(240, 240), knobs=KNOBS) for i, n in enumerate(NAMES))
     css = pinned.CSS + present.CSS + "#lanes .sv-lane-title {font-size: 16px; font-weight: 700;}"
     page.set_content(PAGE.format(css=css, lanes=lanes, map=_svg(300, 200), below=0)
-                     .replace("width:1000px", f"width:{width}px"))
+                     .replace("width:1000px", f"width:{width}px").replace('class="sv-present"', f'class="{mode}"'))
     page.wait_for_function("[...document.images].every(i => i.complete)")
     page.evaluate(f"({pinned.JS})()")
     time.sleep(0.6)
@@ -149,3 +149,20 @@ def test_twelve_lanes_fit_a_150_percent_screen():
             browser.close()
     assert got["over"] <= 0 and got["img"] >= 48, got
     assert got["font"] >= 12 and got["clipped"] == 0 and got["lines"] < 2 * got["font"], got
+
+
+@pytest.mark.browser
+def test_twelve_normal_layout_lanes_keep_their_text_in_their_columns():
+    """The normal layout's columns are as wide as the widest short title too: twelve lanes in the race column of a
+    150 % screen (1010 px) with little height left took twelve 75 px columns (here: 'LANTERN++' overflowed its
+    column; in the app, 'compression' ran into the next lane); now 6 columns x 2 rows of 64 px pictures."""
+    with _sync()() as p:
+        browser = _browser(p)
+        try:
+            page = _twelve(browser, width=1010, height=300, mode="")
+            over = page.evaluate("() => [...document.querySelectorAll('.sv-lane-title, .sv-lane')]"
+                                 ".filter(e => e.scrollWidth > e.clientWidth + 2).map(e => e.textContent)")
+            grid = page.evaluate(GRID)
+        finally:
+            browser.close()
+    assert over == [] and grid[1] >= 64, (over, grid)

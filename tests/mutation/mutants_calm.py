@@ -75,4 +75,7 @@ VARIANTS = [
     Mutant("pinned fit: the titles' size is written as a plain inline style (Present mode's !important rule wins)",
            _swap(pinned, "JS", "`${want.toFixed(1)}px`,", "`${want.toFixed(1)}px`, '') || ("),
            (_fit("test_twelve_lanes_fit_a_150_percent_screen"),)),
+    Mutant("pinned fit: the normal layout's columns ignore the titles' width (twelve 75 px lanes overlapped)",
+           _swap(pinned, "JS", "if (titles.length) {      // the short titles", "if (present && titles.length) {  //"),
+           (_fit("test_twelve_normal_layout_lanes_keep_their_text_in_their_columns"),)),
 ] if browser_available(CHROMIUM) else []
