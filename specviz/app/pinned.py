@@ -216,12 +216,11 @@ JS = r"""
     else if (!kept && (k !== key || over || rewrapped)) {
       key = k;
       const titles = lanes.map(c => c.querySelector('.sv-lane-title')).filter(Boolean);
-      const g = (fit.canvas = fit.canvas || document.createElement('canvas')).getContext('2d');
-      let titleW = 0;
+      let titleW = 0, pad = 0;    // a column's width less its title's room (margins, paddings; the fit's 2 px)
       if (titles.length) {      // the short titles (narrow lanes'): 12 normal-layout lanes of 75 px overlapped
         titles.forEach(t => { t.style.fontSize = ''; });
-        g.font = getComputedStyle(titles[0]).font;
-        titleW = Math.max(...titles.map(t => g.measureText(t.firstChild.textContent.trim()).width)) + 8;
+        pad = lanes[0].getBoundingClientRect().width - titles[0].clientWidth + 2;
+        titleW = Math.max(...titles.map(t => drawnW(t.firstChild))) + pad;
       }
       const search = (titleCol = titleW) => {
         let best = [1, 0, W];
@@ -247,7 +246,7 @@ JS = r"""
         // as the titles at TITLE_LEAST px, to which they shrink (below)
         if (present && best[1] < least && titleW) {
           l.classList.add('sv-bare');
-          const narrow = search(8 + (titleW - 8) * TITLE_LEAST / parseFloat(getComputedStyle(titles[0]).fontSize));
+          const narrow = search(pad + (titleW - pad) * TITLE_LEAST / parseFloat(getComputedStyle(titles[0]).fontSize));
           if (narrow[1] > best[1] + 0.5) { best = narrow; compact = true; } else l.classList.remove('sv-bare');
         }
         l.classList.toggle('sv-compact', compact);
@@ -279,15 +278,15 @@ JS = r"""
     let line = base, word = base;           // one line if it stays >= TITLE_LEAST px, else breaks at spaces
     for (const t of titles) {
       const room = t.clientWidth - 2, text = t.innerText.trim();     // as shown (Present mode: short)
-      // the canvas's width, or the laid-out one where the title overflows ('LANTERN++' stayed clipped at 16 px)
-      const drawn = Math.max(g.measureText(text).width, t.scrollWidth > t.clientWidth ? t.scrollWidth : 0);
-      line = Math.min(line, base * room / (drawn * base / now));
+      line = Math.min(line, base * room / (drawnW(t) * base / now));    // as laid out (the canvas's was 1-3 px short)
       for (const w of text.split(/\s+/)) word = Math.min(word, base * room / (g.measureText(w).width * base / now));
     }
     const want = Math.max(TITLE_LEAST, line >= TITLE_LEAST ? line : Math.min(base, word));
     if (Math.abs(want - now) > 0.5) titles.forEach(t => t.style.setProperty('font-size', `${want.toFixed(1)}px`,
                                                                               'important'));
   };
+  const drawnW = n => { const r = document.createRange(); r.selectNodeContents(n);      // a text's laid-out width
+                        return r.getBoundingClientRect().width; };
   const fit = () => { laneFit(); const l = q('#lanes'); if (l) fit.text = textH(l); };
   let queued = false;
   const later = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; fit(); }); } };
