@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from specviz.analysis import paired
+from specviz.analysis import context, paired
 from specviz.core.records import COMMITTING, DECISIONS, JUDGED, Groups, TokenEvent
 from specviz.core.trace import Trace
 
@@ -91,6 +91,9 @@ register(MapSpec(key="accept", title="Acceptance b", compute=lambda t, run: _com
                        "and bonus tokens)"))
 register(MapSpec(key="groups", title="Groups", compute=lambda t, run: group_category(group_cells(t), t.grid),
                  categorical=True, drawing="groups", needs_groups=True))
+register(MapSpec(key="missing", title="Missing context", compute=lambda t, run: context.missing_context(t),
+                 unit="positions", cmap="cividis",
+                 label="raster-earlier positions not yet decided when the cell was committed (0 for raster methods)"))
 register(MapSpec(key="changed", title="Changed vs AR", compute=lambda t, run: paired.changed_category(t, run["ar"]),
                  categorical=True, drawing="changed"))
 

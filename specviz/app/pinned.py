@@ -10,9 +10,9 @@
   used), and one line under the control says so. The run uses the value the box shows.
 - The lanes form a regular grid sized to the screen and the method count: columns and picture size are chosen so
   every lane fits (in Present mode, leaving room for the map: the page is never taller than the screen, a tab
-  without a map keeps the map tab's grid, and the lanes are fitted again when their text settles); lane titles
-  shrink to stay on one line (down to 12 px; narrow lanes show the short title), never wrapping, so every picture
-  in a row starts at the same height.
+  without a map keeps the map tab's grid, the lanes are fitted again when their text settles, and where no grid of
+  full-size titles fits, columns as narrow as the titles at 12 px, each lane saying only its N×); lane titles shrink
+  to stay on one line (down to 12 px; narrow lanes show the short title), so every picture in a row starts level.
 - One message per error: Gradio's toast groups repeats of a message ("(2)") and lists them all; only the newest is
   shown. The status line's own error badge is hidden (the toast says it), so nothing covers the status.
 Browser-only; nothing in the Python state depends on it (tests/browser/test_browser_bench.py checks it at three sizes).
@@ -171,7 +171,7 @@ JS = r"""
   // line under each picture) when the full text would leave pictures under COMPACT_BELOW px (the normal layout:
   // when no full-text grid fits the screen at all, e.g. ten lanes beside the docked inspector); every column is wide
   // enough for the widest title at its full size
-  const MAP_SCALE = 16 / 22, COMPACT_BELOW = 150;   // 16 CSS px of draw.TEXT's 22
+  const MAP_SCALE = 16 / 22, COMPACT_BELOW = 150, TITLE_LEAST = 12;   // 16 CSS px of draw.TEXT's 22
   // the map on screen: a Heatmaps or Live preview picture (another tab's picture — Summary's chart, History's
   // comparison — is no map: sizing the lanes to it left one column of the smallest pictures)
   const shownMap = () => [...document.querySelectorAll('#tab_maps img, #preview_image img')]
@@ -216,19 +216,18 @@ JS = r"""
     else if (!kept && (k !== key || over || rewrapped)) {
       key = k;
       const titles = lanes.map(c => c.querySelector('.sv-lane-title')).filter(Boolean);
-      const g = (fit.canvas = fit.canvas || document.createElement('canvas')).getContext('2d');
-      let titleW = 0;
-      if (present && titles.length) {
+      let titleW = 0, pad = 0;    // a column's width less its title's room (margins, paddings; the fit's 2 px)
+      if (titles.length) {      // the short titles (narrow lanes'): 12 normal-layout lanes of 75 px overlapped
         titles.forEach(t => { t.style.fontSize = ''; });
-        g.font = getComputedStyle(titles[0]).font;
-        titleW = Math.max(...titles.map(t => g.measureText(t.innerText.trim()).width)) + 8;
+        pad = lanes[0].getBoundingClientRect().width - titles[0].clientWidth + 2;
+        titleW = Math.max(...titles.map(t => drawnW(t.firstChild))) + pad;
       }
-      const search = () => {
+      const search = (titleCol = titleW) => {
         let best = [1, 0, W];
         for (let c = 1; c <= n; c++) {
           const rows = Math.ceil(n / c), colW = (W - gap * (c - 1)) / c;
           const s0 = Math.floor(Math.min(colW, present ? 2000 : 420));
-          if (s0 < least || (c > 1 && colW < titleW)) break;
+          if (s0 < least || (c > 1 && colW < titleCol)) break;
           place(l, c, s0, colW);
           const extra = (l.getBoundingClientRect().height - rows * s0 - gap * (rows - 1)) / rows;
           const sc = Math.min(s0, (H - rows * extra - gap * (rows - 1)) / rows);
@@ -236,12 +235,21 @@ JS = r"""
         }
         return best;
       };
-      l.classList.remove('sv-compact');
-      let best = search();
+      l.classList.remove('sv-compact', 'sv-bare');
+      let best = search(), compact = false;
       if (best[1] < (present ? COMPACT_BELOW : least)) {     // normal layout: only when nothing else fits
         l.classList.add('sv-compact');
         const tight = search();
-        if (tight[1] > best[1] + 0.5) best = tight; else l.classList.remove('sv-compact');
+        if (tight[1] > best[1] + 0.5) { best = tight; compact = true; }
+        // Present mode, and still no grid fits at the titles' full size (twelve lanes beside the docked inspector
+        // at 1280 px: three rows of the smallest pictures, the page 861 px in a 720 px screen): columns as narrow
+        // as the titles at TITLE_LEAST px, to which they shrink (below)
+        if (present && best[1] < least && titleW) {
+          l.classList.add('sv-bare');
+          const narrow = search(pad + (titleW - pad) * TITLE_LEAST / parseFloat(getComputedStyle(titles[0]).fontSize));
+          if (narrow[1] > best[1] + 0.5) { best = narrow; compact = true; } else l.classList.remove('sv-bare');
+        }
+        l.classList.toggle('sv-compact', compact);
       }
       const s = Math.max(least, Math.floor(best[1] / 4) * 4);
       place(l, best[0], s, best[2]);
@@ -258,7 +266,7 @@ JS = r"""
     hold(false);
     if (!present && following()) bringNow();   // the outcome line may have pushed the lanes (once per action)
     // titles never wrap: one common size (at most the stylesheet's) at which the widest fits; written only when it
-    // changes (every write is a mutation that schedules another fit)
+    // changes (every write is a mutation that schedules another fit); important: Present mode's size is !important
     const titles = lanes.map(c => c.querySelector('.sv-lane-title')).filter(Boolean);
     if (!titles.length) return;
     if (present !== titles[0]._svPresent) titles.forEach(t => { t.style.fontSize = ''; t._svPresent = present; });
@@ -267,16 +275,18 @@ JS = r"""
     const base = titles[0]._svBase || now;
     const g = (fit.canvas = fit.canvas || document.createElement('canvas')).getContext('2d');
     g.font = getComputedStyle(titles[0]).font;
-    let line = base, word = base;           // one line if it stays >= 12 px, else breaks at spaces
+    let line = base, word = base;           // one line if it stays >= TITLE_LEAST px, else breaks at spaces
     for (const t of titles) {
       const room = t.clientWidth - 2, text = t.innerText.trim();     // as shown (Present mode: short)
-      line = Math.min(line, base * room / (g.measureText(text).width * base / now));
+      line = Math.min(line, base * room / (drawnW(t) * base / now));    // as laid out (the canvas's was 1-3 px short)
       for (const w of text.split(/\s+/)) word = Math.min(word, base * room / (g.measureText(w).width * base / now));
     }
-    let want = line >= 12 ? line : Math.min(base, word);
-    want = Math.max(12, want);
-    if (Math.abs(want - now) > 0.5) titles.forEach(t => { t.style.fontSize = `${want.toFixed(1)}px`; });
+    const want = Math.max(TITLE_LEAST, line >= TITLE_LEAST ? line : Math.min(base, word));
+    if (Math.abs(want - now) > 0.5) titles.forEach(t => t.style.setProperty('font-size', `${want.toFixed(1)}px`,
+                                                                              'important'));
   };
+  const drawnW = n => { const r = document.createRange(); r.selectNodeContents(n);      // a text's laid-out width
+                        return r.getBoundingClientRect().width; };
   const fit = () => { laneFit(); const l = q('#lanes'); if (l) fit.text = textH(l); };
   let queued = false;
   const later = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; fit(); }); } };

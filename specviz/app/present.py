@@ -106,6 +106,11 @@ body.sv-present #opacity {display: none !important;}
 body.sv-present #lanes .block, body.sv-present #lanes .html-container {padding: 0 2px;}
 body.sv-present #main {row-gap: 4px;}
 body.sv-present #lanes {gap: 8px;}            /* columns and picture size: app/pinned.py fits them */
+/* the fit's narrowest grid (app/pinned.JS, twelve lanes beside the inspector at 1280 px): each lane says only its
+   step compression, the status line says where the knob values are */
+body.sv-present #lanes.sv-bare .sv-knobs {display: none;}
+body.sv-present #main:has(#lanes.sv-bare) #status .sv-status::after {
+    content: " N×: step compression, knob values: p (the normal layout).";}
 /* a lecture hall: large type (lane titles and verdict 24 px at 1920 px wide), short one-line titles, no buttons
    over a picture, no footer: the page is one screen */
 body.sv-present footer {display: none;}

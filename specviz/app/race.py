@@ -43,6 +43,7 @@ class _Lane:
         self.drafter = factory.label if needs else ""
         self.last: Progress | None = None
         self.drawn, self.picture, self.raw = -1, None, None
+        self.board, self.read = {}, 0                  # pos -> committed token, from the trace's first `read` steps
         self.device = getattr(model, "device", "cpu")   # the toy models live on the CPU
         self.cuda, self.peak = torch.device(self.device).type == "cuda", 0
 
@@ -60,22 +61,32 @@ class _Lane:
     def view(self, px: int) -> LaneView:
         p = self.last
         gh, gw = self.model.grid
-        n = len(p.tokens)
+        for st in p.trace.steps[self.read:]:
+            self.board.update((ev.pos, ev.token) for ev in st.events if ev.commits)
+        self.read = len(p.trace.steps)
+        full, decided = painted(p.tokens, self.board, gh * gw)
+        n = int(decided.sum())
         if n != self.drawn:
-            self.picture, self.drawn = self._render(p.tokens, px), n
-        return LaneView(self.cfg.method, self.picture, len(p.trace.steps), min(n, gh * gw), gh * gw, p.done,
+            self.raw = self.model.decode_image(torch.tensor(full)).convert("RGB")
+            self.picture, self.drawn = race_frame(self.raw, decided.reshape(gh, gw), (gh, gw), px), n
+        return LaneView(self.cfg.method, self.picture, len(p.trace.steps), n, gh * gw, p.done,
                         sum(s.seconds for s in p.trace.steps), self.drafter, p.trace.config, mem_peak=self.peak,
                         mem_cuda=self.cuda, grid=(gh, gw))
 
-    def _render(self, tokens: list, px: int):
-        gh, gw = self.model.grid
-        n_pos = gh * gw
-        tokens = tokens[:n_pos]
-        full = torch.tensor(tokens + [tokens[-1]] * (n_pos - len(tokens)))   # neutral fill: repeat the last code
-        decided = np.zeros(n_pos, bool)
-        decided[:len(tokens)] = True
-        self.raw = self.model.decode_image(full).convert("RGB")
-        return race_frame(self.raw, decided.reshape(gh, gw), (gh, gw), px)
+
+def painted(tokens: list, board: dict, n_pos: int) -> tuple[list, np.ndarray]:
+    """What a lane draws: (n_pos tokens, n_pos bool decided). Decided: the committed raster prefix `tokens` and
+    every position the trace committed (`board`: pos -> token), so a method that decodes several rows at once
+    (zipar, pjd) paints its wavefront; undecided cells repeat the last prefix token (a neutral fill, hatched)."""
+    tokens = list(tokens[:n_pos])
+    fill = tokens[-1] if tokens else next(iter(board.values()), 0)
+    full = tokens + [fill] * (n_pos - len(tokens))
+    decided = np.zeros(n_pos, bool)
+    decided[:len(tokens)] = True
+    for pos, tok in board.items():
+        if len(tokens) <= pos < n_pos:
+            full[pos], decided[pos] = tok, True
+    return full, decided
 
 
 def race(model, factory, cfgs: list[RunConfig], fps: float = 8.0, px: int = RACE_PX) -> Iterator[Frame]:

@@ -13,7 +13,7 @@ import torch
 
 from specviz.core.knobs import Knob
 from specviz.core.sampling import entropy, tv
-from specviz.engine import families, rescore, rules
+from specviz.engine import families, pjd, rescore, rules, zipar
 from specviz.engine.codebook import embedding_table, neighbour_table
 from specviz.engine.drafters.pac import tree_nodes
 from specviz.engine.groups import READINGS, cascade_groups
@@ -289,3 +289,20 @@ register(Method(
     reading="released sampler's tree layout and defaults (K=3, D=3; window = nodes per forward); P3 walk, "
             "candidates without replacement, continuation = coupling of the old drafts with the stale laws; fresh "
             "drafts are uniform as released, so the config records init=random whatever --init says"))
+register(Method(
+    name="zipar", label="ZipAR", family=zipar.ZipAR, summary="rows in parallel · no test · lossy context",
+    lossless=False, rule_knobs=("zipar_w",),
+    declares=(Knob("zipar_w", int, 8, 1, 64, symbol="w", quiet=True, label="ZipAR window w", ui="advanced",
+                   step=1, help="ZipAR: row r + 1 starts once row r has w tokens (row 1 once row 0 is complete)"),),
+    reading="ZipAR (He et al. 2025), released LlamaGen code: row 0 by AR, then one token per active row per forward; "
+            "a new row's first input is a stand-in (the newest token of the row two above) at the end of the row "
+            "above; every token is sampled from the target given the tokens decided before its forward"))
+register(Method(
+    name="pjd", label="PJD", family=pjd.PJD, summary="Jacobi per row, rows in parallel · lossless given its context",
+    lossless=False, rule_knobs=("pjd_c", "window"),
+    declares=(Knob("pjd_c", int, 8, 1, 64, symbol="c", quiet=True, label="PJD context threshold c", ui="advanced",
+                   step=1, help="PJD: row r + 1 is active once row r has >= c committed tokens (c >= W: rows in "
+                   "turn, SJD per row); each row's Jacobi window is --window"),),
+    reading="PJD (CVPR 2026, no code): SJD's window per row under a row-causal mask, SJD's test per row; the top "
+            "active row resamples its first rejection and takes the bonus, lower rows commit only accepted drafts; "
+            "a row drafts only under committed tokens of the row above; a new row's first input is a stand-in"))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from html import escape
 
-from specviz.analysis import paired, views
+from specviz.analysis import context, paired, views
 from specviz.core.cards import Cards
 from specviz.core.numbers import gib
 from specviz.render.draw import DECISION_LABEL, DECISION_RGB
 from specviz.render.knob_text import knob_caption
 from specviz.render.lane_view import LaneView
-from specviz.render.verdict import first_change, num, plain, verdict
+from specviz.render.verdict import context_line, first_change, num, plain, verdict
 
 SUMMARY_HEADERS = ["method", "target forwards", "step compression", "mean accepted", "relaxed", "rejected",
                    "Σ per-token TV cost (bound on the image's TV)", "mean per judged token",
@@ -132,6 +132,8 @@ def inspector(trace, pos: int, cards: Cards) -> str:
     left = (_numbers(hist, key, len(judged)) + explain(trace.method, trace.config, key.event, cards)
             + reading(trace.method, trace.config, cards))
     said = plain(key.event, first_change(trace))
+    saw = context.seen(trace, pos) if context.out_of_raster(trace) else None     # zipar, pjd: what it saw
+    said += f" {context_line(saw)}" if saw is not None else ""
     return (f"{head}<p class='sv-plain'>{escape(said)}</p>{verdict_line(trace.method, hist, key, cards)}"
             f"<div class='sv-cols'><div>{left}</div><div>{right}</div>"
             "</div></div>")

@@ -186,3 +186,33 @@ def _cost_note(ev) -> str:
     whose = ("this level's whole sibling walk (a sibling's relaxation moved mass)" if tree
              else "this position's output law under the relaxed rule")
     return f"Its TV cost {num(ev.tv_cost)} is that of {whose}, not of this token."
+
+
+def context_line(seen) -> str:
+    """Which raster context a token's forward saw (an analysis/context.Seen): complete rows as ranges, then each
+    other row up to the column it saw from column 0 ("row 5 up to column 11"), or how many of its columns, then the
+    positions missing ("rows 0–4 complete, row 5 up to column 11: 13 positions missing")."""
+    parts, run = [], []
+    for i, cols in enumerate(seen.rows):
+        limit = seen.width if i < seen.row else seen.col
+        if i < seen.row and len(cols) == limit:
+            run.append(i)
+            continue
+        if run:
+            parts.append(_rows(run))
+            run = []
+        if limit == 0:
+            continue
+        if cols == tuple(range(len(cols))) and cols:
+            parts.append(f"row {i} up to column {len(cols) - 1}")
+        else:
+            parts.append(f"row {i}: {len(cols)} of {limit} columns")
+    if run:
+        parts.append(_rows(run))
+    n = seen.missing
+    said = ", ".join(parts) if parts else "nothing before it"
+    return f"Context seen: {said}: {'no' if n == 0 else n} position{'' if n == 1 else 's'} missing."
+
+
+def _rows(run: list[int]) -> str:
+    return f"row {run[0]} complete" if len(run) == 1 else f"rows {run[0]}–{run[-1]} complete"

@@ -97,3 +97,23 @@ def test_the_command_end_to_end_on_tiny_checkpoints(llamagen, tmp_path, monkeypa
         assert res["methods"][m]["fid"] == pytest.approx(want, rel=1e-3)
     assert [r["method"] for r in res["paper"]] == ["ar", "sjd"]
     assert res["paper"][1]["fid"] == res["methods"]["sjd"]["fid"]
+
+
+def test_zipar_and_pjd_rows_beside_the_others():
+    """The bench and the paper table list zipar and pjd beside AR and SJD: step compression from their
+    own traces (positions / target forwards), and no acceptance at a draft position for ZipAR, which drafts
+    nothing (its steps' extra tokens are other rows' samples); PJD, which drafts, has its rates."""
+    from specviz.engine.config import RunConfig  # noqa: PLC0415 - the runs the rows are checked against
+    from specviz.models.runner import run  # noqa: PLC0415 - (as above)
+    model = tiny(codes=8, grid=6, seed=0)
+    specs = ["ar", "sjd", "zipar:zipar_w=2", "pjd:pjd_c=2"]
+    res = bench.measure(model, specs, [("red house", [0, 4, 8, 12, 16])], 1, {"window": 4}, quality=False,
+                        progress=False)
+    rows = {r["method"]: r for r in paper.rows(res)}
+    for spec, kw in (("zipar:zipar_w=2", dict(method="zipar", zipar_w=2)), ("pjd:pjd_c=2", dict(method="pjd",
+                                                                                                  pjd_c=2))):
+        t = run(RunConfig(prompt="red house", seed=0, window=4, **kw), model=model)
+        assert rows[spec]["step_compression"] == round(36 / t.summary["target_forwards"], 4) > 1, spec
+    assert rows["zipar:zipar_w=2"]["acceptance_per_position"] == [] and rows["pjd:pjd_c=2"]["acceptance_per_position"]
+    table = paper.markdown(res).splitlines()
+    assert [line.split(" | ")[0] for line in table[2:]] == [f"| {s}" for s in specs]

@@ -66,3 +66,25 @@ def test_partial_frame_hatches_undecided_cells(race_toy):
     assert colours == {draw.UNDECIDED_RGB, draw.HATCH_RGB}
     decided = {tuple(p) for p in img[:c, :c].reshape(-1, 3)}                  # position 0 is committed
     assert len(decided) == 1 and decided != {draw.UNDECIDED_RGB}
+
+
+def _undecided(img, grid) -> np.ndarray:
+    """(H, W) bool: the lane picture's cells drawn hatched (undecided)."""
+    c = draw.cell_px(grid)
+    return np.array([[{tuple(p) for p in img[i * c:(i + 1) * c, j * c:(j + 1) * c].reshape(-1, 3)}
+                      == {draw.UNDECIDED_RGB, draw.HATCH_RGB} for j in range(grid[1])] for i in range(grid[0])])
+
+
+@pytest.mark.parametrize("method,knobs", [("zipar", dict(zipar_w=2)), ("pjd", dict(pjd_c=1))])
+def test_a_wavefront_lane_paints_every_committed_row(race_toy, method, knobs):
+    """Every frame of a zipar / pjd lane draws exactly the positions its trace committed so far (the wavefront,
+    several rows at once; the lane painted only the raster prefix before), and counts them."""
+    from specviz.analysis.views import decided_mask  # noqa: PLC0415 - the map the frames are checked against
+    model, factory = race_toy
+    rows_at_once = 0
+    for frame in race(model, factory, make_configs([method], **KW, **knobs), fps=1e9):
+        lane, mask = frame.lanes[0], decided_mask(frame.traces[method])
+        assert np.array_equal(_undecided(np.asarray(lane.image), (4, 4)), ~mask), frame.tick
+        assert lane.committed == mask.sum(), frame.tick
+        rows_at_once = max(rows_at_once, int(((mask.sum(1) > 0) & (mask.sum(1) < 4)).sum()))
+    assert rows_at_once >= 2

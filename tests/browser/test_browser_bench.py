@@ -10,7 +10,7 @@ import time
 import pytest
 
 from specviz.engine.registry import METHODS, get
-from tests.browser.test_browser_present import VIEWS, in_view, page_trace, save, served  # noqa: F401 (fixture)
+from tests.browser.test_browser_present import VIEWS, clipped, in_view, page_trace, save, served  # noqa: F401
 from tests.support.cases import diagonal
 
 COUNTS = {1: ["csd"], 4: ["ar", "sjd", "mcsjd", "csd"], 10: list(METHODS)}
@@ -74,6 +74,9 @@ def test_results_stay_in_view_after_every_kind_of_commit(served,  # noqa: F811 (
     browser, url = served
     methods = COUNTS[count]
     page = after_run(browser, url, view, methods)
+    time.sleep(0.6)                                                   # the lane grid settles
+    # every lane's text inside its column (twelve normal-layout lanes of 75 px at 150 % overlapped their neighbours)
+    assert not clipped(page, ".sv-lane-title, .sv-lane"), f"{view}, {count} methods: lane text overflows"
     lam = page.locator("#lam input[type=range]")                      # 1. a slider release
     lam.scroll_into_view_if_needed()
     box = lam.bounding_box()

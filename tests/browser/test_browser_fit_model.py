@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from specviz.app import pinned
+from specviz.app import pinned, present
 from tests.browser.test_browser_calm_model import _browser, _sync
 
 LANES = 2
@@ -106,3 +106,63 @@ def test_the_page_is_never_taller_than_the_screen():
         finally:
             browser.close()
     assert max(over.values()) <= 0, f"page height - screen height, per screen height: {over}"
+
+
+# twelve lanes as the served app's (every registered method: titles up to 'LANTERN++' at 16 px bold, knob values up
+# to three lines in a narrow column) in a 640 px column as beside the docked inspector at 1280x720 (150 %), on a
+# screen 460 px tall: bare lanes fit it with 68 px pictures, lanes that keep their knob values overflow it by 22 px
+NAMES = ("AR", "SJD", "CSD", "GSD", "SD", "CASCADE", "LANTERN", "LANTERN++", "MC-SJD", "SJD-PAC", "ZipAR", "PJD")
+KNOBS = "τ_pos 0.8 · τ_seq 0.8 · δ 1 · "
+WIDE = ("<div id='lane_m{i}'><div class='sv-lane-title'>{name}</div><img src='{img}'>"
+        "<div class='sv-lane'><span class='sv-knobs'>{knobs}</span><b>1.33×</b></div></div>")
+
+
+def _twelve(browser, width: int = 640, height: int = 460, mode: str = "sv-present"):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    lanes = "".join(WIDE.format(i=i, name=n, img=_svg(240, 240), knobs=KNOBS) for i, n in enumerate(NAMES))
+    css = pinned.CSS + present.CSS + "#lanes .sv-lane-title {font-size: 16px; font-weight: 700;}"
+    page.set_content(PAGE.format(css=css, lanes=lanes, map=_svg(300, 200), below=0)
+                     .replace("width:1000px", f"width:{width}px").replace('class="sv-present"', f'class="{mode}"'))
+    page.wait_for_function("[...document.images].every(i => i.complete)")
+    page.evaluate(f"({pinned.JS})()")
+    time.sleep(0.6)
+    return page
+
+
+@pytest.mark.browser
+def test_twelve_lanes_fit_a_150_percent_screen():
+    """Twelve lanes, no grid of full-size titles fits (three rows of the smallest pictures: the page was 861 px in a
+    720 px screen): narrower columns whose titles shrink (>= 12 px, on one line, unclipped) and lanes that say only
+    their step compression; the page is not taller than the screen and the pictures are >= 48 px."""
+    with _sync()() as p:
+        browser = _browser(p)
+        try:
+            page = _twelve(browser)
+            got = page.evaluate("""() => { const l = document.querySelector('#lanes'),
+              t = [...document.querySelectorAll('.sv-lane-title')];
+              return {over: document.documentElement.scrollHeight - innerHeight, grid: l.style.gridTemplateColumns,
+                      img: parseFloat(l.style.getPropertyValue('--sv-img')),
+                      font: Math.min(...t.map(e => parseFloat(getComputedStyle(e).fontSize))),
+                      clipped: t.filter(e => e.scrollWidth > e.clientWidth + 2).length,
+                      lines: Math.max(...t.map(e => Math.round(e.getBoundingClientRect().height)))}; }""")
+        finally:
+            browser.close()
+    assert got["over"] <= 0 and got["img"] >= 48, got
+    assert got["font"] >= 12 and got["clipped"] == 0 and got["lines"] < 2 * got["font"], got
+
+
+@pytest.mark.browser
+def test_twelve_normal_layout_lanes_keep_their_text_in_their_columns():
+    """The normal layout's columns are as wide as the widest short title too: twelve lanes in the race column of a
+    150 % screen (1010 px) with little height left took twelve 75 px columns (here: 'LANTERN++' overflowed its
+    column; in the app, 'compression' ran into the next lane); now 6 columns x 2 rows of 64 px pictures."""
+    with _sync()() as p:
+        browser = _browser(p)
+        try:
+            page = _twelve(browser, width=1010, height=300, mode="")
+            over = page.evaluate("() => [...document.querySelectorAll('.sv-lane-title, .sv-lane')]"
+                                 ".filter(e => e.scrollWidth > e.clientWidth + 2).map(e => e.textContent)")
+            grid = page.evaluate(GRID)
+        finally:
+            browser.close()
+    assert over == [] and grid[1] >= 64, (over, grid)

@@ -65,7 +65,7 @@ def test_present_mode_gives_the_lanes_the_width_until_a_click(served, tmp_path, 
     print(where, "lane widths", widths, "sliders", sliders)
     assert page.locator("#inspector").bounding_box() is None, f"{where}: the inspector takes room before a click"
     assert lanes["x"] + lanes["width"] >= main["x"] + main["width"] - 1, (where, lanes, main)
-    assert len(widths) == count, where
+    assert len(widths) == len(methods), where          # COUNTS[10]: every registered method (12)
     for k, (left, top, right, bottom, mine) in sliders.items():
         assert left >= 0 and top >= 0 and right <= w and bottom <= h and mine, f"{where}: slider {k} out of reach"
     lead = lead_lane(methods, cards())

@@ -76,7 +76,7 @@ RUNS = [dict(method="ar"), dict(method="sjd", window=5), dict(method="csd", lam=
              lantern_residual="llamagen"),
         dict(method="sd", tree="static", draft="self"), dict(method="cascade", draft="self", tau_pos=0.3),
         dict(method="mcsjd", window=5), dict(method="csd", couple=1, lam=0.5, window=5),
-        dict(method="sjdpac", window=14)]
+        dict(method="sjdpac", window=14), dict(method="zipar", zipar_w=2), dict(method="pjd", pjd_c=2, window=3)]
 
 
 @pytest.mark.parametrize("kw", RUNS, ids=lambda k: "-".join(str(v) for v in k.values()))

@@ -154,7 +154,8 @@ def test_every_method_through_the_cli(paths, tmp_path, capsys, method):
 
 
 def test_all_methods_covered():
-    assert {"ar", "sjd", "mcsjd", "csd", "gsd", "sd", "cascade", "lantern", "lanternpp", "sjdpac"} == set(METHODS)
+    assert {"ar", "sjd", "mcsjd", "csd", "gsd", "sd", "cascade", "lantern", "lanternpp", "sjdpac", "zipar",
+            "pjd"} == set(METHODS)
 
 
 def test_cascade_groups_from_the_hidden_states(paths, model):

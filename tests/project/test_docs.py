@@ -78,6 +78,8 @@ def test_the_readme_is_one_screen_with_the_registry_s_methods():
     assert sorted(rows) == sorted(registry.METHODS) and len(rows) == len(set(rows))
     budget = registry.knob("cascade_budget")
     assert f"TV budget δ per step (default {budget.default})" in text
+    # Present mode's method count: every registered one (test_browser_lecture's COUNTS[10] is list(METHODS))
+    assert f"projector, 1 to {len(registry.METHODS)} methods, every registered one" in text
 
 
 def test_the_readme_links_only_to_files_that_exist():
