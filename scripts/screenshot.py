@@ -7,7 +7,7 @@ Starts `python app.py` on a free port (specviz.app.serving.served_app), drives D
 Generate, optionally captures a mid-run frame, waits for "All done" and saves the window (1440x1000). --present: a
 1920x1080 window in Present mode after a click on a cell of the CSD lane (the verdict, the cell ringed in every lane
 and map); --replay: the Replay tab at 1920x1080 after a few seconds of Play; --present10: Present mode at 1440x900
-with all ten methods after a click on a cell of the CSD lane.
+with every registered method after a click on a cell of the CSD lane.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     ap.add_argument("--mid", default=None, help="also save a frame taken while the methods race")
     ap.add_argument("--present", default=None, help="also save Present mode at 1920x1080 after a click")
     ap.add_argument("--replay", default=None, help="also save the Replay tab at 1920x1080 while it plays")
-    ap.add_argument("--present10", default=None, help="also save Present mode at 1440x900 with all ten methods")
+    ap.add_argument("--present10", default=None, help="also save Present mode at 1440x900 with every method")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -53,7 +53,7 @@ def main(argv=None) -> int:
                                  (args.present10, present10, (1440, 900))):
             if out:
                 wide = browser.new_page(viewport={"width": size[0], "height": size[1]})
-                wide.set_default_timeout(120_000)
+                wide.set_default_timeout(600_000)                   # every method on one thread: minutes
                 shoot(wide, url)
                 wide.screenshot(path=out)
                 print(f"wrote {out}")

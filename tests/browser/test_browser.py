@@ -10,6 +10,7 @@ import app
 from tests.support.apptools import tiny_backend
 
 CHROMIUM = "/usr/bin/chromium"
+RUN_MS = 300_000            # the wait for a run's "All done": every method on a loaded two-core machine took > 90 s
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -61,7 +62,7 @@ def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     page.locator("#prompt textarea").fill("a blue house on the right, a starry night sky over water")
     page.click("#generate")
     page.locator("#img_ar img").wait_for()
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
     page.locator("#map_entropy img").wait_for()
     page.locator("#img_csd img").scroll_into_view_if_needed()
     shot(page, tmp_path, "1_generated")
@@ -89,7 +90,7 @@ def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     page.mouse.up()
     page.locator("#preview_image img").wait_for()
     shot(page, tmp_path, "4_preview")
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
 
     slow.delay = 0.08                                              # a slow run, so Stop lands mid-way
     page.click("#generate")
@@ -104,7 +105,7 @@ def test_generate_inspect_and_stop_in_chromium(page_and_model, tmp_path):
     slow.delay = 0.0
     page.click("#generate")
     page.locator("#stats_ar").filter(has_text="done at forward 36").wait_for()
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
     shot(page, tmp_path, "6_after_stop", full_page=True)
 
     page.keyboard.press("Escape")                                  # the floating inspector closes: nothing covered

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from specviz.engine.registry import METHODS, get
+from tests.browser.test_browser import RUN_MS
 from tests.browser.test_browser_present import VIEWS, clipped, in_view, page_trace, save, served  # noqa: F401
 from tests.support.cases import diagonal
 
@@ -36,7 +37,7 @@ def after_run(browser, url, view: str, methods):
     page.goto(url)
     choose(page, methods)
     page.click("#generate")
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
     return page
 
 
@@ -54,7 +55,7 @@ def rerun_done(page, lam: float) -> None:
     page.wait_for_function(
         "want => { const s = document.querySelector('#status'), k = document.querySelector('#stats_csd .sv-knobs');"
         " return s.innerText.includes('All done') && document.querySelector('#sv-outcome') && k && "
-        "k.innerText.startsWith(want); }", arg=f"λ {lam:g} ")
+        "k.innerText.startsWith(want); }", arg=f"λ {lam:g} ", timeout=RUN_MS)
     time.sleep(0.4)                                                   # the lane grid settles
 
 
@@ -118,12 +119,12 @@ def test_typed_values_out_of_range_are_clamped_and_the_box_the_run_and_history_a
     page.set_default_timeout(90_000)
     page.goto(url)
     page.click("#generate")
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
     delta = page.locator("#delta input[type=number]")
     delta.fill("2")
     delta.press("Enter")
     page.wait_for_function("() => document.querySelector('#stats_csd .sv-knobs').innerText.includes('δ 1') && "
-                           "document.querySelector('#status').innerText.includes('All done')")
+                           "document.querySelector('#status').innerText.includes('All done')", timeout=RUN_MS)
     assert box_value(page, "delta") == 1
     assert "2 is outside 0–1: set to 1" in page.locator("#delta .sv-clamp").inner_text()
     lam = page.locator("#lam input[type=number]")

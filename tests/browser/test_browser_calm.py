@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from tests.browser.test_browser import RUN_MS
 from tests.browser.test_browser_present import VIEWS, in_view, save, served  # noqa: F401 (fixture)
 from tests.support.cases import one
 
@@ -64,7 +65,7 @@ def test_no_scroll_after_the_user_scrolled_away_from_a_click_or_a_commit(served,
     page.set_default_timeout(90_000)
     page.goto(url)
     page.click("#generate")
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
     time.sleep(1)
     img = page.locator("#img_csd img")                               # 1. a lane click, then the wheel
     img.scroll_into_view_if_needed()
@@ -91,7 +92,7 @@ def test_no_scroll_after_the_user_scrolled_away_from_a_click_or_a_commit(served,
     page.evaluate(WATCH)
     ys = stays(page)
     assert page.evaluate("() => window.svScrolls") == [], f"{view}: the page scrolled after the user did"
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
     assert page.locator("#stats_csd .sv-knobs").inner_text().startswith("λ 3 ")
     save(page, tmp_path, f"calm_{view}")
     page.close()

@@ -11,7 +11,7 @@ import pytest
 
 import app
 from specviz.render import draw
-from tests.browser.test_browser import ARGS, CHROMIUM
+from tests.browser.test_browser import ARGS, CHROMIUM, RUN_MS
 from tests.browser.test_browser_bench import choose
 from tests.browser.test_browser_present import VIEWS, ring_at, save
 from tests.support.cases import one
@@ -58,7 +58,7 @@ def run_page(browser, url, view="1920x1080", methods=("csd",)):
     page.goto(url)
     choose(page, list(methods))
     page.click("#generate")
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
     time.sleep(0.5)
     return page
 

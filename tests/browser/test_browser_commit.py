@@ -11,7 +11,7 @@ import pytest
 
 import app
 from specviz.analysis import history as hist
-from tests.browser.test_browser import ARGS, CHROMIUM
+from tests.browser.test_browser import ARGS, CHROMIUM, RUN_MS
 from tests.browser.test_browser_present import save
 
 COMMITS = [("lam", "2", "Enter"), ("lam", "3.5", "Tab"), ("lam", "0.7", "Enter"), ("delta", "0.3", "Enter")]
@@ -67,7 +67,7 @@ def test_four_typed_commits_make_four_runs_each_with_the_value_shown(served, tmp
             else None)
     page.goto(url)
     page.click("#generate")
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
     time.sleep(1)
     runs = lambda: [d for d in sent if d["fn_index"] in fns]            # noqa: E731 - read at each step
     want = {"lam": 0.5, "delta": 0.5}

@@ -8,6 +8,7 @@ import pytest
 
 from specviz.analysis import paired
 from specviz.analysis.views import MAPS
+from tests.browser.test_browser import RUN_MS
 from tests.browser.test_browser_present import in_view, page_trace, save, served  # noqa: F401 (fixture)
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: one cache dir for the server)
 
@@ -19,7 +20,7 @@ def keyed_race(browser, url):
     page.locator("#setup").get_by_text("Sampling and drafting").first.click()   # the closed accordion
     page.locator("#noise").get_by_text("keyed", exact=True).click()
     page.click("#generate")
-    page.get_by_text("All done").first.wait_for()
+    page.get_by_text("All done").first.wait_for(timeout=RUN_MS)
     time.sleep(0.5)
     return page
 

@@ -9,7 +9,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 
 import app
-from tests.browser.test_browser import ARGS, CHROMIUM
+from tests.browser.test_browser import ARGS, CHROMIUM, RUN_MS
 from tests.support.apptools import module_gradio_tmp, tiny_backend  # noqa: F401 (fixture: one cache dir for the server)
 
 SETTING = {"prompt": "a purple mountain, a starry night sky over water", "seed": 5, "methods": ["ar", "sjd", "csd"],
@@ -75,7 +75,7 @@ def test_a_link_opens_the_page_in_its_setting_runs_once_and_copy_link_round_trip
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     page.set_default_timeout(60_000)
     page.goto(url.rstrip("/") + "/" + link_of(SETTING))
-    page.get_by_text("All done").first.wait_for()
+    page.get_by_text("All done").first.wait_for(timeout=RUN_MS)
     assert shown(page) == SETTING
     for m in app.METHODS:                                        # the lanes are the link's methods
         assert page.locator(f"#lane_{m}").is_visible() == (m in SETTING["methods"]), m
@@ -87,7 +87,7 @@ def test_a_link_opens_the_page_in_its_setting_runs_once_and_copy_link_round_trip
     assert history_runs(page) == {(1, m) for m in SETTING["methods"]}       # the link ran once
     page.locator("#lam input[type=number]").fill("0.6")          # change a knob, then share
     page.keyboard.press("Enter")
-    page.get_by_text("All done").first.wait_for()
+    page.get_by_text("All done").first.wait_for(timeout=RUN_MS)
     time.sleep(0.5)
     page.click("#tab_export-button")
     page.click("#copy_link")
@@ -97,7 +97,7 @@ def test_a_link_opens_the_page_in_its_setting_runs_once_and_copy_link_round_trip
     other = browser.new_page(viewport={"width": 1920, "height": 1080})
     other.set_default_timeout(60_000)
     other.goto(copied)
-    other.get_by_text("All done").first.wait_for()
+    other.get_by_text("All done").first.wait_for(timeout=RUN_MS)
     assert shown(other) == SETTING | {"lam": 0.6}
     assert history_runs(other) == {(1, m) for m in SETTING["methods"]}
     assert urlsplit(copied).path == urlsplit(url).path
@@ -111,7 +111,7 @@ def test_an_out_of_range_value_in_a_link_is_clamped_with_one_line(served):
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.set_default_timeout(60_000)
     page.goto(url.rstrip("/") + "/?lam=99&bogus=1&methods=ar,csd")
-    page.get_by_text("All done").first.wait_for()
+    page.get_by_text("All done").first.wait_for(timeout=RUN_MS)
     toast = page.locator(".toast-message-item").last.inner_text()
     assert "lam=99 is outside 0–10: set to 10, and the run uses 10." in toast
     assert "bogus is not a setting of this page: ignored." in toast

@@ -11,7 +11,7 @@ import pytest
 
 import app
 from specviz.render import draw
-from tests.browser.test_browser import ARGS, CHROMIUM
+from tests.browser.test_browser import ARGS, CHROMIUM, RUN_MS
 from tests.support.apptools import module_gradio_tmp, tiny_backend  # noqa: F401 (fixture: one cache dir for the server)
 from tests.support.cases import one
 
@@ -43,7 +43,7 @@ def after_run(browser, url, w: int = 1440, h: int = 900, dpr: float = 1.0):
     page.set_default_timeout(60_000)
     page.goto(url)
     page.click("#generate")
-    page.get_by_text("All done").first.wait_for()
+    page.get_by_text("All done").first.wait_for(timeout=RUN_MS)
     return page
 
 
@@ -169,7 +169,7 @@ def test_enter_reruns_the_history_grows_and_the_inspector_follows(served, tmp_pa
     number.fill("3")
     number.press("Enter")                                             # a keyboard commit: re-runs
     page.get_by_text("Clock").first.wait_for()
-    page.get_by_text("All done").first.wait_for()
+    page.get_by_text("All done").first.wait_for(timeout=RUN_MS)
     page.wait_for_function("t => document.querySelector('#sv-verdict') && "
                            "document.querySelector('#sv-verdict').innerText !== t", arg=first)
     second = page.locator("#sv-verdict").inner_text()
@@ -223,7 +223,7 @@ def test_a_sweep_row_opens_its_point_in_the_race(served, tmp_path):
                            "document.querySelector('#sw_table').textContent.includes('csd lam=2.5')")
     page.locator("#sw_table").scroll_into_view_if_needed()             # Gradio's table draws visible rows only
     page.locator("#sw_table .body-cell").filter(has_text="csd lam=2.5").first.click()
-    page.get_by_text("All done").first.wait_for()
+    page.get_by_text("All done").first.wait_for(timeout=RUN_MS)
     assert float(page.locator("#lam input[type=number]").input_value()) == 2.5
     assert page.locator("#methods input[type=checkbox]:checked").count() == 4
     page.click("#tab_history-button")

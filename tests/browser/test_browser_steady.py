@@ -12,7 +12,7 @@ import time
 import pytest
 
 import app
-from tests.browser.test_browser import ARGS, CHROMIUM
+from tests.browser.test_browser import ARGS, CHROMIUM, RUN_MS
 from tests.browser.test_browser_present import VIEWS, save
 from tests.support.apptools import module_gradio_tmp, tiny_backend  # noqa: F401 (fixture: one cache dir)
 from tests.support.cases import one
@@ -63,7 +63,7 @@ def test_a_commit_moves_nothing_and_no_progress_text_covers_a_caption(served, tm
     page.locator("#lanes").wait_for()
     page.evaluate(SAMPLE)
     page.click("#generate")
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
     time.sleep(1)
     box = page.locator("#lam input[type=number]")
     box.click()

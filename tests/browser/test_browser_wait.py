@@ -11,6 +11,7 @@ import time
 import pytest
 
 from specviz.app import serving
+from tests.browser.test_browser import RUN_MS
 from tests.browser.test_browser_present import VIEWS, save
 from tests.browser.test_browser_steady import served  # noqa: F401 (fixture: the app, runs of a few seconds)
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: one cache dir)
@@ -51,7 +52,7 @@ def test_the_second_user_sees_the_wait_counting_then_the_run(served, tmp_path, v
         if text.startswith(("Clock", "All done")):
             break
         time.sleep(0.2)
-    b.locator("#status").filter(has_text="All done").wait_for()
+    b.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
     painted = b.evaluate("() => { const i = document.querySelector('#img_csd img');"
                          " return !!i && i.complete && i.naturalWidth > 0; }")
     final = b.evaluate(READ)[0]

@@ -12,6 +12,7 @@ import pytest
 
 from specviz.analysis import views
 from specviz.render import draw
+from tests.browser.test_browser import RUN_MS
 from tests.browser.test_browser_bench import choose
 from tests.browser.test_browser_present import VIEWS, in_view, label_px, page_trace, save, served  # noqa: F401
 
@@ -59,7 +60,7 @@ def test_zipar_and_pjd_in_present_mode(served, tmp_path):  # noqa: F811 (the fix
     page.wait_for_function("document.body.classList.contains('sv-present')")
     page.evaluate(WATCH)
     page.click("#generate")
-    page.locator("#status").filter(has_text="All done").wait_for()
+    page.locator("#status").filter(has_text="All done").wait_for(timeout=RUN_MS)
     rows, seen = page.evaluate(ROWS, [GRID, draw.cell_px((GRID, GRID), 240), list(draw.UNDECIDED_RGB),
                                       list(draw.HATCH_RGB)])
     assert rows >= 2, f"no picture of the zipar lane showed two rows in part at once ({rows}; {seen} pictures)"
