@@ -3,7 +3,7 @@ import math
 
 from specviz.analysis.cards import cards
 from specviz.core.records import TokenEvent
-from specviz.engine import methods
+from specviz.engine import explain
 from specviz.engine.summary import summarize
 from specviz.render import html
 from tests.support.toy import run, toy
@@ -78,10 +78,10 @@ def test_inspector_converts_csd_lambda_to_nats():
     """λ = 4 per unit of H/log|supp q| on 512 codes is 4/log 512 = 0.641 per nat."""
     h = 3.0
     ev = TokenEvent(pos=0, token=1, decision="relaxed", entropy=h, entropy_norm=h / math.log(512), tv=0.5)
-    text = methods.csd_explain({"lam": 4.0, "h_norm": "support", "delta": 0.95}, ev)
+    text = explain.csd_explain({"lam": 4.0, "h_norm": "support", "delta": 0.95}, ev)
     assert "0.641 per nat" in text and "|supp q| = 512" in text and f"= {4 * h / math.log(512):.4f}" in text
-    assert "per nat (--h-norm raw)" in methods.csd_explain({"lam": 4.0, "h_norm": "raw"}, ev)
-    assert "gate closed" in methods.csd_explain({"lam": 4.0, "h_norm": "support", "delta": 0.4}, ev)
+    assert "per nat (--h-norm raw)" in explain.csd_explain({"lam": 4.0, "h_norm": "raw"}, ev)
+    assert "gate closed" in explain.csd_explain({"lam": 4.0, "h_norm": "support", "delta": 0.4}, ev)
 
 
 def test_inspector_says_which_reading_ran():
