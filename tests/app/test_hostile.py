@@ -327,12 +327,34 @@ def test_eight_concurrent_sessions_get_their_own_results(server):
     assert after <= 1.2 * before
 
 
+def distinct(deps: list) -> list:
+    """One dependency per (the function Gradio runs, its inputs, its outputs), read from the same app built here
+    (app.py's listeners are made in the same order with any catalogue)."""
+    import app  # noqa: PLC0415 - this test alone builds the app in-process beside the served one
+    fns = app.build_demo().fns
+    fns = fns if isinstance(fns, dict) else dict(enumerate(fns))
+    assert len(fns) == len(deps), (len(fns), len(deps))
+    seen, out = set(), []
+    for dep in deps:
+        f = fns[dep["id"]]
+        assert (len(f.inputs), len(f.outputs)) == (len(dep["inputs"]), len(dep["outputs"])), dep["id"]  # same one
+        key = (getattr(f.fn, "__qualname__", repr(f.fn)), tuple(dep["inputs"]), tuple(dep["outputs"]))
+        if key not in seen:
+            seen.add(key)
+            out.append(dep)
+    return out
+
+
 @pytest.mark.slow
 def test_every_event_survives_raw_garbage(server):
-    """Raw clients can reach the UI's private events too (the browser's queue protocol, by fn_index): each one,
-    fed garbage in every input, answers (an error message or a harmless result) and the server stays up."""
+    """Raw clients can reach the UI's private events too (the browser's queue protocol, by fn_index): each distinct
+    handler, fed garbage in every input, answers (an error message or a harmless result) and the server stays up.
+    Distinct: one listener per (function, inputs, outputs) — a lane's click is the same handler for each of the
+    twelve methods, the ring and the Primer the same function after every click (143 listeners, 8 junk values each,
+    took 228 s; the distinct ones are about a third)."""
     url, proc, client, ref = server
     config = httpx.get(f"{url}/config").json()
+    config["dependencies"] = distinct(config["dependencies"])
 
     def call(dep, junk) -> str:
         """One raw call; '' if it answered properly, else what was wrong."""
@@ -356,4 +378,4 @@ def test_every_event_survives_raw_garbage(server):
     bad, calls = [a for a in answers if a], len(answers)
     print(f"{calls} raw calls over {len(config['dependencies'])} events")
     assert proc.poll() is None and fingerprint(client.predict(*args(), api_name="/generate")) == ref
-    assert calls >= 250 and not bad, "\n".join(bad)
+    assert calls >= 200 and not bad, "\n".join(bad)
