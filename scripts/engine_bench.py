@@ -36,7 +36,7 @@ from specviz.engine import (
 )
 from specviz.engine.config import RunConfig  # noqa: E402
 from specviz.engine.decode import decode  # noqa: E402
-from specviz.engine.stub import StubTarget, stub_drafter  # noqa: E402
+from specviz.engine.stub import StubTarget, stub_factory  # noqa: E402
 from specviz.engine.syncs import HostReads  # noqa: E402
 
 SHAPES = {   # name -> (vocab, grid, codebook dims)
@@ -51,7 +51,7 @@ NOISES = ("papers", "keyed")
 def run_steps(model: StubTarget, cfg, steps: int, counter: HostReads | None = None) -> list[tuple]:
     """Drain decode() for `steps` verification steps after the prefill: per step (seconds, forward seconds, host
     reads, tokens committed)."""
-    out, gen = [], decode(model, cfg, stub_drafter)
+    out, gen = [], decode(model, cfg, stub_factory)
     next(gen)                                             # the prefill and the first token
     done = 1
     for _ in range(steps):

@@ -16,7 +16,7 @@ from specviz.core.sampling import target_probs
 from specviz.core.trace import Trace
 from specviz.engine import registry
 from specviz.engine.config import RunConfig
-from specviz.engine.drafters.protocols import TreeDrafterFactory
+from specviz.engine.drafters.protocols import DrafterFactory
 from specviz.engine.events import simple_event
 from specviz.engine.families import Ctx, host
 from specviz.engine.randomness import choose
@@ -32,21 +32,21 @@ class Progress:
     done: bool
 
 
-def decode(model, cfg: RunConfig, make_drafter: TreeDrafterFactory | None = None,
+def decode(model, cfg: RunConfig, drafter_factory: DrafterFactory | None = None,
            record: bool = True) -> Iterator[Progress]:
-    """Run cfg.method on `model`. make_drafter(model, cfg, rnd) builds the tree drafter for tree methods.
+    """Run cfg.method on `model`. drafter_factory(model, cfg, rnd) builds the tree drafter for tree methods.
     A tree method without a drafter fails here, before any model work."""
     method = registry.get(cfg.method)
-    if method.family.needs_drafter and make_drafter is None:
+    if method.family.needs_drafter and drafter_factory is None:
         tree = ", ".join(m.name for m in registry.REGISTRY.values() if m.family.needs_drafter)
         raise ConfigError(f"{cfg.method} needs a tree drafter: the scenes model ships one "
                           "(assets/drafter.safetensors); for other models choose a Drafter (the draft_model knob: "
                           "`--draft-model ID|PATH` for the CLI and for `python app.py`), or untick the tree methods "
                           f"({tree})")
-    return _decode(model, cfg, method, make_drafter, record)
+    return _decode(model, cfg, method, drafter_factory, record)
 
 
-def _decode(model, cfg: RunConfig, method, make_drafter: TreeDrafterFactory | None,
+def _decode(model, cfg: RunConfig, method, drafter_factory: DrafterFactory | None,
             record: bool) -> Iterator[Progress]:
     rnd = choose(cfg, model.codebook_size)
     n_pos = model.grid[0] * model.grid[1]
@@ -60,7 +60,7 @@ def _decode(model, cfg: RunConfig, method, make_drafter: TreeDrafterFactory | No
     yield Progress(trace.steps[-1], committed, trace, n_pos == 1)
 
     ctx = Ctx(model, cfg, method, rnd, method.accept_fn(cfg, model), n_pos, record)
-    family = method.family(ctx, make_drafter)
+    family = method.family(ctx, drafter_factory)
     family.start(committed, pf.hidden)
     while len(committed) < n_pos:
         t0 = time.perf_counter()

@@ -15,7 +15,7 @@ from specviz.core.sampling import target_probs
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.drafters.jacobi import JacobiDrafter
 from specviz.engine.drafters.pac import PACDrafter
-from specviz.engine.drafters.protocols import ChainDrafter, TreeBuilder, TreeDrafter, TreeDrafterFactory
+from specviz.engine.drafters.protocols import ChainDrafter, DrafterFactory, TreeBuilder, TreeDrafter
 from specviz.engine.events import chain_pack, chain_record, simple_pack, simple_record, tree_events
 from specviz.engine.randomness import Keyed, Papers
 from specviz.engine.registry import Method, RunConfigBase
@@ -55,7 +55,7 @@ class Family:
     needs_drafter = False
     drafts = True                    # proposes drafts a rule judges (AR: no, so its runs make only ar decisions)
 
-    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, drafter_factory: DrafterFactory | None = None):
         self.ctx = ctx
 
     def start(self, committed: list, hidden0: torch.Tensor) -> None:
@@ -89,7 +89,7 @@ class Jacobi(Family):
     """Jacobi window (SJD, docs/algorithms.md §3): the target drafts for itself; the chain is judged in one pass.
     With the `couple` knob (any Jacobi method) refined drafts are maximally coupled across iterations (MC-SJD)."""
 
-    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, drafter_factory: DrafterFactory | None = None):
         super().__init__(ctx)
         c = ctx.cfg
         self.drafter: ChainDrafter = JacobiDrafter(c.window, ctx.model.codebook_size, ctx.model.grid, c.init, ctx.rnd,
@@ -147,9 +147,9 @@ class TreeFamily(TreeSteps):
     """A draft tree (EAGLE head or draft model, docs/algorithms.md §4), verified level by level; CASCADE adds groups."""
     needs_drafter = True
 
-    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, drafter_factory: DrafterFactory | None = None):
         super().__init__(ctx)
-        self.drafter: TreeDrafter = make_drafter(ctx.model, ctx.cfg, ctx.rnd)
+        self.drafter: TreeDrafter = drafter_factory(ctx.model, ctx.cfg, ctx.rnd)
 
     def start(self, committed, hidden0):
         self.drafter.observe([committed[0]], [0], host(hidden0)[None])
@@ -164,7 +164,7 @@ class SJDPAC(TreeSteps):
     features = False
     walk_reads = 2                   # (1: every level in one read, the time of all the levels: see docs/benchmarks.md)
 
-    def __init__(self, ctx: Ctx, make_drafter: TreeDrafterFactory | None = None):
+    def __init__(self, ctx: Ctx, drafter_factory: DrafterFactory | None = None):
         super().__init__(ctx)
         self.drafter: PACDrafter = PACDrafter(ctx.cfg, ctx.model.codebook_size, ctx.n_pos, ctx.rnd)
 

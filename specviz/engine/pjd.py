@@ -51,7 +51,7 @@ class Segment:
 class PJD(Family):
     """Several rows of SJD in one forward under a row-causal mask; SJD's test per row."""
 
-    def __init__(self, ctx, make_drafter=None):
+    def __init__(self, ctx, drafter_factory=None):
         super().__init__(ctx)
         h, w = ctx.model.grid
         cfg = ctx.cfg

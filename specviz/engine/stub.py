@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import torch
 
-from specviz.engine.drafters import Factory
 from specviz.engine.drafters.draft_tree import DraftTree
+from specviz.engine.drafters.protocols import DrafterFactory
 from specviz.engine.target import Prefilled
 
 
@@ -103,5 +103,5 @@ class StubTreeDrafter:
         return DraftTree(tokens, parents, depths, [None] * len(tokens))
 
 
-# the stub target's TreeDrafterFactory: (model, cfg, rnd) -> StubTreeDrafter
-stub_drafter = Factory(StubTreeDrafter, "the stub's own top tokens")
+# the stub target's DrafterFactory: (model, cfg, rnd) -> StubTreeDrafter
+stub_factory = DrafterFactory(StubTreeDrafter, "the stub's own top tokens")

@@ -78,7 +78,7 @@ class ZipAR(Family):
     input) plus the decided tokens not yet fed; one draw per active row."""
     drafts = False
 
-    def __init__(self, ctx, make_drafter=None):
+    def __init__(self, ctx, drafter_factory=None):
         super().__init__(ctx)
         h, w = ctx.model.grid
         self.board = Board(h, w)

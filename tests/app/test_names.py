@@ -1,11 +1,11 @@
 """What the renames promise, as behaviour: the Drafter control names the registry's tree methods (not a list typed
-once), and a lane shows the label its drafter factory declares (protocols.TreeDrafterFactory.label)."""
+once), and a lane shows the label its drafter factory declares (protocols.DrafterFactory.label)."""
 from __future__ import annotations
 
 from specviz.app import configs
 from specviz.app.configs import make_configs
 from specviz.app.race import race
-from specviz.engine.drafters import Factory
+from specviz.engine.drafters.protocols import DrafterFactory
 from specviz.engine.registry import METHODS, REGISTRY
 from tests.support.toy import toy
 
@@ -17,7 +17,7 @@ def tree_methods_are_the_registry_s():
 
 def a_lane_shows_its_factory_s_label():
     model, head = toy(codes=4, grid=2)
-    labelled = Factory(head.make, "the toy's head")
+    labelled = DrafterFactory(head.make, "the toy's head")
     cfgs = make_configs(["ar", "sd"], prompt="a red house", seed=1, tree_depth=2, tree_topk=2)
     *_, last = race(model, labelled, cfgs, fps=1000, px=32)
     assert {v.method: v.drafter for v in last.lanes} == {"ar": "", "sd": "the toy's head"}

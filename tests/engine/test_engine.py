@@ -141,12 +141,12 @@ def test_cfg_scale_one_is_conditional():
 @pytest.mark.parametrize("kw", [dict(tree="chain"), dict(tree="static"), dict(tree="static", tree_sampling="sample")])
 def test_draft_model_drafter(tm, kw):
     """A second small AR model drafts for sd and cascade: greedy equals AR; sampling keeps the trace invariants."""
-    from specviz.engine.drafters import Factory  # test-local: the drafter factory record
     from specviz.engine.drafters.model import ModelDrafter
+    from specviz.engine.drafters.protocols import DrafterFactory  # test-local: the drafter factory record
     from specviz.models.scenes import tiny
     model, _ = tm
     draft = tiny(codes=16, grid=5, seed=9)
-    fac = Factory(lambda m, cfg, gen: ModelDrafter(draft, cfg, gen), "draft model")
+    fac = DrafterFactory(lambda m, cfg, gen: ModelDrafter(draft, cfg, gen), "draft model")
     ar = run(model, fac, method="ar", temperature=0.0).tokens
     assert run(model, fac, method="sd", temperature=0.0, **kw).tokens == ar
     assert run(model, fac, method="cascade", temperature=0.0, tau_pos=1.1, tau_seq=1.1, **kw).tokens == ar

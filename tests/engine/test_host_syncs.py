@@ -16,7 +16,7 @@ from specviz.core.sampling import draw, sample
 from specviz.engine import registry
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode
-from specviz.engine.stub import StubTarget, stub_drafter
+from specviz.engine.stub import StubTarget, stub_factory
 from specviz.engine.syncs import HostReads
 
 TARGET = 2.0
@@ -31,7 +31,7 @@ WALKS = (("sd", "papers"), ("sd", "keyed"), ("lantern", "papers"), ("lantern", "
 def reads_per_step(method: str, noise: str, record: bool = True) -> tuple[list, dict]:
     """The reads of every verification step of a run, in order, and their kinds (all steps together)."""
     model = StubTarget(64, (6, 6))
-    gen = decode(model, RunConfig(method=method, prompt="stub", noise=noise), stub_drafter, record=record)
+    gen = decode(model, RunConfig(method=method, prompt="stub", noise=noise), stub_factory, record=record)
     next(gen)                                                  # the prefill's token: once per run, not a step
     counts, names = [], {}
     while True:
@@ -104,7 +104,7 @@ def test_tree_walks_read_at_most_twice_a_step():
     every level of the subtree the walk goes into); the levels are those the recorded events show (each walked
     level judges a sibling of one parent), and the check covers walks of three levels and more."""
     for method, noise in WALKS:
-        gen = decode(StubTarget(64, (6, 6)), RunConfig(method=method, prompt="stub", noise=noise), stub_drafter)
+        gen = decode(StubTarget(64, (6, 6)), RunConfig(method=method, prompt="stub", noise=noise), stub_factory)
         next(gen)
         seen = []
         while True:

@@ -3,12 +3,12 @@
 lossless one (SJD) records u = -1 and cost 0, on the stub target (engine/stub.py)."""
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
-from specviz.engine.stub import StubTarget, stub_drafter
+from specviz.engine.stub import StubTarget, stub_factory
 
 
 def judged(method: str, **kw) -> list:
     cfg = RunConfig(method=method, prompt="stub", noise="keyed", **kw)
-    trace = drain(decode(StubTarget(64, (6, 6), sharpness=1.0), cfg, stub_drafter)).trace
+    trace = drain(decode(StubTarget(64, (6, 6), sharpness=1.0), cfg, stub_factory)).trace
     return [e for s in trace.steps for e in s.events if e.decision in ("exact", "relaxed", "rejected")]
 
 

@@ -9,7 +9,7 @@ from specviz.core.sampling import keyed_uniforms, race, race_noise
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
 from specviz.engine.randomness import Keyed, of_config
-from specviz.engine.stub import StubTarget, stub_drafter
+from specviz.engine.stub import StubTarget, stub_factory
 
 V = 16384
 
@@ -112,7 +112,7 @@ def test_reading_2_accept_uniforms_equal_the_single_values():
 def _trace(noise_kind: str):
     model = StubTarget(64, (4, 4), 8)
     return drain(decode(model, RunConfig(method="csd", prompt="stub", noise=noise_kind, window=4, lam=0.5),
-                        stub_drafter)).trace
+                        stub_factory)).trace
 
 
 def test_a_keyed_trace_records_its_reading():

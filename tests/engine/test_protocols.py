@@ -9,11 +9,11 @@ import inspect
 import pytest
 
 from specviz.engine import stub
-from specviz.engine.drafters import Factory, drafter_factory
+from specviz.engine.drafters import drafter_factory
 from specviz.engine.drafters.jacobi import JacobiDrafter
 from specviz.engine.drafters.model import ModelDrafter
 from specviz.engine.drafters.pac import PACDrafter
-from specviz.engine.drafters.protocols import ChainDrafter, ProactiveDrafter, TreeDrafter, TreeDrafterFactory
+from specviz.engine.drafters.protocols import ChainDrafter, DrafterFactory, ProactiveDrafter, TreeDrafter
 from specviz.engine.drafters.tree import HeadDrafter
 from specviz.engine.target import Model
 from specviz.models.janus import JanusModel
@@ -87,9 +87,8 @@ def test_tiny_models_and_factories_conform():
     for m in (tiny(), model, CountingModel(model), stub.StubTarget(16, (2, 2))):
         assert mismatches(m, Model) == [], type(m).__name__
     for f in (factory, drafter_factory(model, tiny(codes=3, grid=2, seed=5)),
-              stub.stub_drafter):
-        assert isinstance(f, Factory) and isinstance(f.label, str)
-        assert mismatches(f, TreeDrafterFactory) == []
+              stub.stub_factory):
+        assert isinstance(f, DrafterFactory) and isinstance(f.label, str) and callable(f.make)
 
 
 def test_the_check_sees_a_mismatch():
@@ -103,10 +102,8 @@ def test_the_check_sees_a_mismatch():
         def build(self, root_token, root_pos): ...
         def observe(self, tokens, positions, features, more): ...
 
-    class Bare:
-        def __call__(self, model, cfg, rnd): ...
-
     assert mismatches(PACDrafter, TreeDrafter) == ["no observe"]
     assert mismatches(Renamed, TreeDrafter)[0].startswith("build(")
     assert mismatches(NoDefault, TreeDrafter) == ["observe: extra parameters without defaults"]
-    assert mismatches(Bare(), TreeDrafterFactory) == ["no attribute label"]
+    with pytest.raises(TypeError):                  # a drafter factory without its label is refused when made
+        DrafterFactory(lambda model, cfg, rnd: None)

@@ -7,7 +7,7 @@ from specviz.core.records import Groups
 from specviz.core.sampling import target_probs
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode
-from specviz.engine.drafters import Factory
+from specviz.engine.drafters.protocols import DrafterFactory
 from specviz.engine.drafters.tree import HeadDrafter
 from specviz.models.scenes import tiny
 from specviz.scenes.drafter import DraftHead
@@ -24,7 +24,7 @@ def toy(codes=3, grid=2, seed=0, sharpen=3.0):
     for p in head.parameters():
         if p.dim() > 1:
             torch.nn.init.normal_(p, std=0.5)
-    return model, Factory(lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen), "")    # unnamed: no drafter line
+    return model, DrafterFactory(lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen), "")    # unnamed: no drafter line
 
 
 def run(model, factory, **kw):

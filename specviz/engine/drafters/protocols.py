@@ -4,11 +4,13 @@ A chain drafter (the Jacobi window, jacobi.py) proposes a run of drafts for the 
 verification's target laws; a `TreeBuilder` builds a `DraftTree` under the newest committed token: a tree drafter
 (the EAGLE head, tree.py; a draft model, model.py) then observes what was committed, SJD-PAC's proactive drafter
 (pac.py) carries on from the forward's laws (`carry_on`) instead. A tree method's
-drafter comes from a `TreeDrafterFactory` (drafters.drafter_factory), called once per run. A backend that ships its
+drafter comes from a `DrafterFactory` (drafters.drafter_factory), called once per run. A backend that ships its
 own EAGLE head says so by offering it (`OffersEagleHead`); drafter_factory asks the model, never its name.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from specviz.engine.drafters.draft_tree import DraftTree
@@ -45,13 +47,17 @@ class ProactiveDrafter(TreeBuilder, Protocol):
         ...
 
 
-class TreeDrafterFactory(Protocol):
-    label: str                                      # which drafter it builds, shown under a lane ("" = unnamed)
+@dataclass(frozen=True)
+class DrafterFactory:
+    """How a tree method gets its drafter, called once per run: factory(model, cfg, rnd) -> TreeDrafter, drawing from
+    the run's randomness `rnd` (engine/randomness.py: Papers or Keyed). `label` says which drafter it builds, shown
+    under a lane ("" = unnamed). The one definition: drafters.drafter_factory returns one, stub.stub_factory is one,
+    and decode() takes one as its `drafter_factory`."""
+    make: Callable[[Any, Any, Any], TreeDrafter]
+    label: str
 
     def __call__(self, model: Any, cfg: Any, rnd: Any) -> TreeDrafter:
-        """The tree drafter of one run of `model` under `cfg`, drawing from the run's randomness `rnd`
-        (engine/randomness.py: Papers or Keyed)."""
-        ...
+        return self.make(model, cfg, rnd)
 
 
 @runtime_checkable
