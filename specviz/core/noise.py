@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import torch
 
+from specviz.core import rowmemo
 from specviz.core.sampling import keyed_uniforms, log_race_scores, noise_key, race_noise
 
 VERSION = 2                       # the reading new keyed runs use and record
@@ -96,6 +97,12 @@ def _unit_t(z: torch.Tensor) -> torch.Tensor:
     return ((z >> 8) & 0xFFFFFF).float() * 2.0 ** -24
 
 
+@rowmemo.rows
+def _winners(laws: torch.Tensor, rows: torch.Tensor, score) -> torch.Tensor:
+    """The race winners of each row of laws against its race rows, scored by a reading's `_score`."""
+    return score(laws, rows).argmax(-1)
+
+
 class Noise:
     """The keyed random numbers of one run (seed, vocabulary size), reading 2 (the counter hash). The race at a
     position is argmax_v q(v) W(v) with W = 1/E (so argmin E/q, the same race as sampling.race, scored by a product:
@@ -115,7 +122,8 @@ class Noise:
         e = -torch.log1p(-uniform_block(self.seed, positions, "race", self.vocab, device))
         return 1.0 / e.clamp_min(1e-30)
 
-    def _score(self, laws: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    @staticmethod
+    def _score(laws: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
         """Race scores of laws against their rows: larger wins; 0 off the support (a law's support is never empty)."""
         return laws * rows
 
@@ -159,7 +167,11 @@ class Noise:
         return self._score(laws, self.rows(pos, len(laws), laws.device))
 
     def races(self, pos: int, laws: torch.Tensor) -> torch.Tensor:
-        """x* of each row of laws (k, V) at positions pos, pos + 1, ...: (k,) long, read by the caller at once."""
+        """x* of each row of laws (k, V) at positions pos, pos + 1, ...: (k,) long, read by the caller at once. A step
+        races its window's rows twice (the verification's x*, the refined drafts' races): once per row
+        (core/rowmemo.py, keyed on the laws and the race rows)."""
+        if laws.dim() == 2:
+            return _winners(laws, self.rows(pos, len(laws), laws.device), type(self)._score)
         return self.scores(pos, laws).argmax(-1)
 
     def race(self, pos: int, law: torch.Tensor) -> int:
@@ -208,7 +220,8 @@ class NoiseV1(Noise):
         """log E, drawn one generator per row, scored as sampling.race_scores does (to its bits)."""
         return torch.stack([race_noise(self.seed, p, self.vocab) for p in positions]).log().to(device)
 
-    def _score(self, laws, rows):
+    @staticmethod
+    def _score(laws, rows):
         return log_race_scores(laws, rows)
 
     def uniform(self, pos, purpose, code=0):

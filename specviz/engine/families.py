@@ -11,7 +11,7 @@ from typing import Callable
 import torch
 
 from specviz.core.records import Drafted
-from specviz.core.sampling import target_probs
+from specviz.core.sampling import target_laws
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.drafters.jacobi import JacobiDrafter
 from specviz.engine.drafters.pac import PACDrafter
@@ -67,7 +67,7 @@ class Family:
     def laws(self, logits: torch.Tensor) -> torch.Tensor:
         """The target's laws where the logits are (float32), not copied to the host."""
         c = self.ctx.cfg
-        return target_probs(logits.float(), c.temperature, c.top_k, c.top_p)
+        return target_laws(logits.float(), c.temperature, c.top_k, c.top_p)
 
 
 class AR(Family):
