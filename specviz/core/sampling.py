@@ -42,7 +42,7 @@ def target_laws(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0, 
     """target_probs, and (without a top-k / top-p mask, where every logit is finite) the laws' entropies offered to
     the memo from the logits (entropy_from_logits: made only for the rows a rule or the record asks for)."""
     q = target_probs(logits, temperature, top_k, top_p)
-    if temperature > 0 and top_k == 0 and top_p >= 1.0 and q.dim() == 2:
+    if temperature > 0 and top_k == 0 and top_p >= 1.0 and q.dim() == 2 and len(q) > 1:     # one row: a log is less
         raw_entropy.offer(q, make=lambda lo, hi: entropy_from_logits(q[lo:hi], logits[lo:hi].float(), temperature))
     return q
 
@@ -91,7 +91,11 @@ def safe_norm(f: torch.Tensor, fallback: torch.Tensor, eps: float = 1e-12) -> tu
     Returns (law, used_fallback bool per row)."""
     mass = f.sum(-1, keepdim=True)
     empty = mass < eps
-    return torch.where(empty, fallback, f / mass.clamp_min(eps)), empty.squeeze(-1)
+    if f.dim() < 2:
+        return torch.where(empty, fallback, f / mass.clamp_min(eps)), empty.squeeze(-1)
+    # the rows' where() as arithmetic, to the same bits (an empty row's f / inf is 0, then + its fallback; a full
+    # row's f / mass + 0): a (L, 1) condition broadcast over (L, V) takes where()'s slow path on the CPU
+    return (f / torch.where(empty, torch.inf, mass)).addcmul_(fallback, empty.to(f.dtype)), empty.squeeze(-1)
 
 
 def sample(probs: torch.Tensor, gen: torch.Generator) -> torch.Tensor:

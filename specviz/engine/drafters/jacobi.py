@@ -52,12 +52,14 @@ class JacobiDrafter:
         self.p = torch.zeros(0, vocab)             # the refined drafts' laws (r, V): slots 0..r-1; the rest are
                                                    # point masses (fresh slots only ever follow refined ones)
         self.host: list[int] | None = []           # x's values on the host, when known
+        self.laws = torch.zeros(0, vocab)          # the kept laws of x as propose() returned them (k, V)
 
     def propose(self, committed: list[int], n: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Drafts for positions n .. min(n + L - 1, H*W) - 1: tokens (k,), laws (k, V)."""
         self.n = n
         self._fill(committed, n)
-        return self.x, self._law_rows(self.x, self.p)
+        self.laws = self._law_rows(self.x, self.p)
+        return self.x, self.laws
 
     def known(self) -> list[int] | None:
         """The current drafts' values if the host has them (else None: the caller reads them)."""
@@ -92,8 +94,8 @@ class JacobiDrafter:
         if not len(rest):
             self.x, self.p = torch.zeros(0, dtype=torch.long, device=q.device), q[:0]
         else:
-            old, old_p = self.x[start:].to(q.device), self.p[start:]
-            self.x = self.rnd.refine(self.n + start, rest, old, lambda: self._law_rows(old, old_p), self.couple)
+            old, laws = self.x[start:].to(q.device), self.laws[start:]      # the rows propose() built for them
+            self.x = self.rnd.refine(self.n + start, rest, old, lambda: laws.to(q.device), self.couple)
             self.p = rest
         if self.init == "random":
             self._fill(None, self.n + start)
