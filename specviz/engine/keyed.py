@@ -44,7 +44,8 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
     rows = torch.arange(k, device=q.device)
     e = rules.exact_at(p[rows, x], q[rows, x])
     c = relax_excess(b, e)
-    star = noise.races(n, q[:k])
+    star_all = noise.races(n, q)                   # every row at once: the bonus slot, and the refined drafts'
+    star = star_all[:k]                            # races (Keyed.refine) after this, from memory (core/rowmemo.py)
     if lossless:
         u = torch.full((k,), -1.0, device=q.device)
     else:
@@ -63,7 +64,7 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
     if m < k:
         res = ChainResult(m, star[m], False, m + 1, jd, u, *extra)
     else:
-        res = ChainResult(k, noise.races(n + k, q[k:k + 1])[0] if bonus_ok else -1, bonus_ok, k, jd, u, *extra)
+        res = ChainResult(k, star_all[k] if bonus_ok else -1, bonus_ok, k, jd, u, *extra)
     return res if lazy else settled(res)
 
 
