@@ -11,7 +11,8 @@ A call is recognised by what its tensors ARE, not by a name: the storage they vi
 last dimension, dtype and version counter (an in-place write to any view of a law changes it, so a changed law is
 never answered from memory). Each entry holds its tensors, so their storage cannot be freed and reused by another
 law while remembered. The memo is per thread (the app decodes its lanes in threads) and keeps the last `SIZE`
-answers.
+answers for rows of (L, V) laws; a single law's (V,) answer is looked up among them but not kept. `fn.offer(*laws,
+make=...)` lets a caller that holds cheaper inputs (the logits) say how to make the answer, row by row, if asked.
 """
 from __future__ import annotations
 
@@ -82,8 +83,8 @@ def _store(fn, args, tensors, keyed, value) -> None:
 
 
 def _own(value):
-    """The remembered copy of an answer (callers own theirs): 1-D even for one law's 0-d answer."""
-    return value.detach().clone().view(1) if value.dim() == 0 else value.detach().clone()
+    """The remembered copy of an answer (callers own theirs)."""
+    return value.detach().clone()
 
 
 def rows(fn):
@@ -106,7 +107,8 @@ def rows(fn):
                         r0 = 0
                     return (value[r0] if tensors[0].dim() == 1 else value[r0:r0 + n]).clone()
         value = fn(*args)
-        _store(fn, args, tensors, keyed, _own(value))
+        if tensors[0].dim() == 2:                              # one law's answer is asked for once: not kept
+            _store(fn, args, tensors, keyed, _own(value))
         return value
     call.offer = lambda *args, make: _offer(fn, args, make)
     return call
