@@ -28,7 +28,7 @@ from specviz.models.runner import run
 from specviz.scenes import data
 
 IMPLAUSIBLE_Q = trace_mod.IMPLAUSIBLE_Q      # a committed code with target q below this: AR draws it rarely
-VOLATILE = ("seconds", "peak_memory")        # row fields that differ between two runs of the same job
+VOLATILE = ("seconds", "forward_seconds", "engine_seconds", "peak_memory")   # fields that differ between two runs
 
 
 def prompt_set(n: int) -> list[tuple[str, list[int]]]:
@@ -199,6 +199,8 @@ def aggregate(r: list, ar: list | None) -> dict:
            "implausible_se": _se(r, "implausible"),
            "relaxed_share": round(sum(x["relaxed"] for x in r) / max(1, sum(x["accepted_drafts"] for x in r)), 4),
            "accepted_hist": pooled_hist(r), "peak_memory": max(x.get("peak_memory", 0) for x in r)}
+    if r and all("forward_seconds" in x for x in r):      # rows of runs whose forwards were clocked (engine/clock.py)
+        agg |= {"forward_seconds": med("forward_seconds"), "engine_seconds": med("engine_seconds")}
     if r and "changed" in r[0]:                    # keyed noise: paired with AR image by image (docs/methods.md §9)
         agg |= {"changed": _mean(r, "changed"), "changed_se": _se(r, "changed"),
                 "identical_share": round(sum(x["changed"] == 0 for x in r) / len(r), 4),

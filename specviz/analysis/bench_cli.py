@@ -72,7 +72,8 @@ def add_library_quality(res: dict, images: dict, clip: str | None, fid_ref: str 
 
 
 def markdown(res: dict) -> str:
-    cols = ["images", "target_forwards", "step_compression", "seconds", "speedup_vs_ar", "mean_accepted",
+    cols = ["images", "target_forwards", "step_compression", "seconds", "forward_seconds", "engine_seconds",
+            "speedup_vs_ar", "mean_accepted",
             "relaxed_share", "relaxed_low_mid", "low_mid", "tv_cost", "nll", "implausible", "fidelity", "fid_scorer",
             "clip", "fid", "peak_memory"]
     lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]

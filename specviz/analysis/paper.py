@@ -2,7 +2,9 @@
 models use (docs/benchmarks.md), from a bench result (bench.measure plus bench_cli's CLIP / FID):
 
 - latency speedup: the median over images of AR's wall time / the method's, both from the same run, paired by
-  (prompt, seed) (bench.aggregate's speedup_vs_ar);
+  (prompt, seed) (bench.aggregate's speedup_vs_ar); beside it, what one image's time was made of: the median seconds
+  inside the target's prefill and forwards, and the median of the rest, the engine's own work (drafting, the rules,
+  the record: engine/clock.py; on CUDA the clock waits for the device before each reading);
 - step compression: the mean over images of image positions / target forwards;
 - mean accepted length and per-position acceptance as vLLM's speculative-decoding log reports them, over the
   verification steps of every image pooled: mean accepted length = committed tokens / steps (vLLM's
@@ -43,6 +45,7 @@ def rows(res: dict) -> list[dict]:
         rates = rates if record is None or record.family.drafts else []
         out.append({"method": m, "images": a["images"],
                     "latency_speedup": 1.0 if m == "ar" else a.get("speedup_vs_ar"),
+                    "forward_seconds": a.get("forward_seconds"), "engine_seconds": a.get("engine_seconds"),
                     "step_compression": a["step_compression_mean"], "mean_accepted_length": mean,
                     "acceptance_per_position": rates, "accepted_hist": a["accepted_hist"],
                     "clip": a.get("clip"), "fid": a.get("fid"), "peak_memory_bytes": a.get("peak_memory")})
@@ -54,13 +57,14 @@ def _cell(v, fmt="{}") -> str:
 
 
 def markdown(res: dict) -> str:
-    head = ["method", "latency speedup", "step compression", "mean accepted length",
+    head = ["method", "latency speedup", "forward s", "engine s", "step compression", "mean accepted length",
             f"acceptance at draft position 1..{SHOWN_POSITIONS} (vLLM)", "CLIP", "FID", "peak memory", "images"]
     lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for r in rows(res):
         rates = r["acceptance_per_position"]
         shown = " ".join(f"{x:.2f}" for x in rates[:SHOWN_POSITIONS]) + (" ..." if len(rates) > SHOWN_POSITIONS else "")
-        cells = [r["method"], _cell(r["latency_speedup"], "{:.2f}x"), _cell(r["step_compression"], "{:.2f}x"),
+        cells = [r["method"], _cell(r["latency_speedup"], "{:.2f}x"), _cell(r["forward_seconds"], "{:.3f}"),
+                 _cell(r["engine_seconds"], "{:.3f}"), _cell(r["step_compression"], "{:.2f}x"),
                  _cell(r["mean_accepted_length"], "{:.2f}"), shown, _cell(r["clip"], "{:.2f}"),
                  _cell(r["fid"], "{:.2f}"), _cell(r["peak_memory_bytes"] and gib(r["peak_memory_bytes"])),
                  str(r["images"])]

@@ -15,6 +15,7 @@ from specviz.core.records import StepEvent
 from specviz.core.sampling import target_probs
 from specviz.core.trace import Trace
 from specviz.engine import registry
+from specviz.engine.clock import ForwardClock
 from specviz.engine.config import RunConfig
 from specviz.engine.drafters.protocols import DrafterFactory
 from specviz.engine.events import simple_event
@@ -30,6 +31,7 @@ class Progress:
     tokens: list                 # committed tokens so far, raster order
     trace: Trace                 # the growing trace (summary filled when done)
     done: bool
+    forward_seconds: float = 0.0     # of the run's wall time so far, the seconds inside the target's forwards
 
 
 def decode(model, cfg: RunConfig, drafter_factory: DrafterFactory | None = None,
@@ -51,15 +53,16 @@ def _decode(model, cfg: RunConfig, method, drafter_factory: DrafterFactory | Non
     rnd = choose(cfg, model.codebook_size)
     n_pos = model.grid[0] * model.grid[1]
     trace = Trace(cfg.method, model.name, list(model.grid), cfg.to_dict() | rnd.record)
+    clock = ForwardClock()
     t_start = t0 = time.perf_counter()
-    pf = model.prefill(cfg.prompt, cfg.cfg_scale)
+    pf = clock.run(model.prefill, cfg.prompt, cfg.cfg_scale)
     q0 = target_probs(host(pf.logits), cfg.temperature, cfg.top_k, cfg.top_p)
     committed = [rnd.first(q0)]
     ev = [simple_event(0, committed[0], "ar", q0, cfg, rnd)] if record else []
     trace.steps.append(StepEvent(0, time.perf_counter() - t0, ev))
-    yield Progress(trace.steps[-1], committed, trace, n_pos == 1)
+    yield Progress(trace.steps[-1], committed, trace, n_pos == 1, clock.seconds)
 
-    ctx = Ctx(model, cfg, method, rnd, method.accept_fn(cfg, model), n_pos, record)
+    ctx = Ctx(model, cfg, method, rnd, method.accept_fn(cfg, model), n_pos, record, clock)
     family = method.family(ctx, drafter_factory)
     family.start(committed, pf.hidden)
     while len(committed) < n_pos:
@@ -70,8 +73,8 @@ def _decode(model, cfg: RunConfig, method, drafter_factory: DrafterFactory | Non
         done = len(committed) >= n_pos
         if done:
             trace.tokens = committed[:n_pos]
-            summarize(trace, time.perf_counter() - t_start)
-        yield Progress(trace.steps[-1], committed, trace, done)
+            summarize(trace, time.perf_counter() - t_start, clock.seconds)
+        yield Progress(trace.steps[-1], committed, trace, done, clock.seconds)
 
 
 def drain(progress: Iterator[Progress]) -> Progress:

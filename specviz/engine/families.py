@@ -12,6 +12,7 @@ import torch
 
 from specviz.core.records import Drafted
 from specviz.core.sampling import target_laws
+from specviz.engine.clock import ForwardClock
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.drafters.jacobi import JacobiDrafter
 from specviz.engine.drafters.pac import PACDrafter
@@ -34,6 +35,11 @@ class Ctx:
     accept_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
     n_pos: int
     record: bool
+    clock: ForwardClock = field(default_factory=ForwardClock)     # the run's seconds inside the target's forwards
+
+    def forward(self, state, tokens: torch.Tensor, positions: torch.Tensor, mask: torch.Tensor | None = None):
+        """The target's forward (models/base.py's boundary), timed by the run's clock."""
+        return self.clock.run(self.model.forward, state, tokens, positions, mask)
 
 
 @dataclass
@@ -76,7 +82,7 @@ class AR(Family):
 
     def step(self, state, committed):
         c, n = self.ctx, len(committed)
-        logits, _ = c.model.forward(state, torch.tensor([committed[-1]]), torch.tensor([n - 1]))
+        logits, _ = c.forward(state, torch.tensor([committed[-1]]), torch.tensor([n - 1]))
         q = self.laws(logits)
         c.model.commit(state, torch.arange(1))
         tok = c.rnd.draw(n, q[:1])[0]
@@ -99,7 +105,7 @@ class Jacobi(Family):
         c, n = self.ctx, len(committed)
         x, p = self.drafter.propose(committed, n)
         feed = torch.cat([x.new_tensor([committed[-1]]), x])
-        logits, _ = c.model.forward(state, feed, torch.arange(n - 1, n - 1 + len(feed)))
+        logits, _ = c.forward(state, feed, torch.arange(n - 1, n - 1 + len(feed)))
         q = self.laws(logits)                                                       # (k+1, V)
         x, p = x.to(q.device), p.to(q.device)                      # the first window's fresh drafts: host-made
         bonus_ok = n + len(x) < c.n_pos
@@ -128,7 +134,7 @@ class TreeSteps(Family):
         c, n = self.ctx, len(committed)
         tree = self.drafter.build(committed[-1], n - 1)
         pos = n - 1 + torch.tensor(tree.depths)
-        logits, hidden = c.model.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
+        logits, hidden = c.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
         hidden = hidden.float() if self.features else None
         q = self.laws(logits)                       # (N, V) where the model put it: the walk reads once a level
         group_fn = c.method.groups(tree, hidden, c.cfg) if c.method.groups is not None else None

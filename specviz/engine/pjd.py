@@ -106,7 +106,7 @@ class PJD(Family):
                 tokens.append(torch.tensor([b.tok[pos]])), positions.append(pos), seg_of.append(-1 - pos)
                 fresh.append(True)
         dev = segs[0].x.device
-        logits, _ = c.model.forward(state, torch.cat([t.to(dev) for t in tokens]), torch.tensor(positions),
+        logits, _ = c.forward(state, torch.cat([t.to(dev) for t in tokens]), torch.tensor(positions),
                                     row_causal(seg_of, fresh))
         q = self.laws(logits)
         top, results = rows[0], []

@@ -9,11 +9,13 @@ from specviz.engine import randomness, registry
 from specviz.engine.registry import KnobValues
 
 
-def summarize(trace: Trace, seconds: float) -> dict:
-    """Counts and costs of the run; sets and returns trace.summary. tv_cost is Σ over positions of each position's
-    per-token TV(o, q): not the TV of any law, but an upper bound on the TV between the image's joint law and AR's
-    (the hybrid argument); tv_cost_mean divides it by the positions a rule judged; tv_bound is Σ of what the rule
-    promises at those positions (None when the rule promises nothing)."""
+def summarize(trace: Trace, seconds: float, forward_seconds: float | None = None) -> dict:
+    """Counts and costs of the run; sets and returns trace.summary. `seconds`: the run's wall time, prefill included;
+    forward_seconds: of it, the time inside the target's prefill and forwards (engine/clock.py), and engine_seconds
+    the rest (drafting, the rules, the record); both absent when not measured. tv_cost is Σ over positions of each
+    position's per-token TV(o, q): not the TV of any law, but an upper bound on the TV between the image's joint
+    law and AR's (the hybrid argument); tv_cost_mean divides it by the positions a rule judged; tv_bound is Σ of
+    what the rule promises at those positions (None when the rule promises nothing)."""
     n_pos = trace.grid[0] * trace.grid[1]
     forwards = len(trace.steps)
     decisions = [ev.decision for _, ev in trace.events()]
@@ -32,6 +34,9 @@ def summarize(trace: Trace, seconds: float) -> dict:
         "tv_bound": promised(registry.get(trace.method), trace.config, judged),
         "accepted_hist": np.bincount(per_step[1:], minlength=1).tolist() if len(per_step) > 1 else [0],
     }
+    if forward_seconds is not None:
+        trace.summary |= {"forward_seconds": round(forward_seconds, 4),
+                          "engine_seconds": round(max(0.0, seconds - forward_seconds), 4)}
     return trace.summary
 
 

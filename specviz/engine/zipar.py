@@ -108,7 +108,7 @@ class ZipAR(Family):
         rows = self.active()
         wants = [r * b.w + b.count[r] - 1 for r in rows]             # the input before each row's next position
         tokens, positions, real = b.feeds(wants, self.stand_in)
-        logits, _ = c.model.forward(state, torch.tensor(tokens), torch.tensor(positions), sees(real))
+        logits, _ = c.forward(state, torch.tensor(tokens), torch.tensor(positions), sees(real))
         q = self.laws(logits)
         c.model.commit(state, torch.tensor([i for i, ok in enumerate(real) if ok], dtype=torch.long))
         b.unfed = []

@@ -50,8 +50,14 @@ def test_paper_rows_from_a_measure():
     assert rows["sjd"]["mean_accepted_length"] == round((9 - 1) * 4 / steps, 4)
     assert rows["ar"]["mean_accepted_length"] == 1.0 and rows["ar"]["acceptance_per_position"] == []
     assert rows["sjd"]["peak_memory_bytes"] == max(r["peak_memory"] for r in runs["sjd"]) > 0
+    for m in ("ar", "sjd"):                       # one image's time: the forwards' and the engine's, medians
+        for k in ("forward_seconds", "engine_seconds"):
+            assert rows[m][k] == round(statistics.median(r[k] for r in runs[m]), 4), (m, k)
+        assert 0 < rows[m]["forward_seconds"] <= rows[m]["forward_seconds"] + rows[m]["engine_seconds"]
     table = paper.markdown(res)
-    assert table.splitlines()[2].startswith("| ar | 1.00x | 1.00x | 1.00 |") and table.count("\n") == 3
+    ar = rows["ar"]
+    assert table.splitlines()[2].startswith(f"| ar | 1.00x | {ar['forward_seconds']:.3f} | {ar['engine_seconds']:.3f}"
+                                            " | 1.00x | 1.00 |") and table.count("\n") == 3
 
 
 def test_speedup_pairs_images_by_prompt_and_seed_not_by_order():
@@ -81,7 +87,7 @@ def test_the_command_end_to_end_on_tiny_checkpoints(llamagen, tmp_path, monkeypa
                 "--fid-ref", str(tmp_path), "--table", "paper", "--methods", "ar", "sjd", "--seeds", "1",
                 "--json", str(out), "--set", "window=4"]) == 0
     table = capsys.readouterr().out
-    assert "| method | latency speedup | step compression |" in table and "| sjd |" in table
+    assert "| method | latency speedup | forward s | engine s | step compression |" in table and "| sjd |" in table
     res = json.loads(out.read_text())
     assert res["prompts"]["used"] == 6 and [r["caption"] for r in res["runs"]["ar"]] == prompts.load("parti")[:6]
     model = quality.load_clip(str(clip), local_only=True)
