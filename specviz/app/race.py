@@ -71,7 +71,7 @@ class _Lane:
             self.picture, self.drawn = race_frame(self.raw, decided.reshape(gh, gw), (gh, gw), px), n
         return LaneView(self.cfg.method, self.picture, len(p.trace.steps), n, gh * gw, p.done,
                         sum(s.seconds for s in p.trace.steps), self.drafter, p.trace.config, mem_peak=self.peak,
-                        mem_cuda=self.cuda, grid=(gh, gw))
+                        mem_cuda=self.cuda, grid=(gh, gw), forward_seconds=p.forward_seconds)
 
 
 def painted(tokens: list, board: dict, n_pos: int) -> tuple[list, np.ndarray]:

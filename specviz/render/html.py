@@ -32,8 +32,16 @@ def lane_stats(v: LaneView, cards: Cards) -> str:
             f"<br></span>{state}<br>"
             f"<span class='sv-count'>{v.committed}/{v.positions} tokens · </span>"
             f"<b>{v.compression:.2f}×</b><span class='sv-words'> step compression</span>"
-            f"<span class='sv-secs'> · {v.seconds:.2f}{NBSP}s</span>"
+            f"<span class='sv-secs'> · {v.seconds:.2f}{NBSP}s{_engine_part(v)}</span>"
             f"{_lane_memory(v)}</div>")
+
+
+def _engine_part(v: LaneView) -> str:
+    """', engine 0.12 s': of the lane's seconds, those outside the target's forwards ('' when not measured)."""
+    if v.engine_seconds is None:
+        return ""
+    return (f"<span class='sv-engine' title='work of the decoder itself (drafting, the rules, the record); the rest "
+            f"of the time is in the forwards of the target'>, engine{NBSP}{v.engine_seconds:.2f}{NBSP}s</span>")
 
 
 def peak_words(cuda: bool) -> str:

@@ -22,6 +22,13 @@ class LaneView:
     mem_peak: int | None = None                     # bytes: CUDA, peak allocated over this lane's forwards; CPU, the
     mem_cuda: bool = False                          # process's peak RSS so far (None: not measured, e.g. opened)
     grid: tuple | None = None                       # (rows, columns) of the lane's grid (the page's keyboard path)
+    forward_seconds: float | None = None            # of `seconds`, inside the target's prefill and forwards
+                                                    # (engine/clock.py; None: not measured, e.g. opened traces)
+
+    @property
+    def engine_seconds(self) -> float | None:
+        """Of `seconds`, the engine's own work (drafting, the rules, the record); None when not measured."""
+        return None if self.forward_seconds is None else max(0.0, self.seconds - self.forward_seconds)
 
     @property
     def compression(self) -> float:

@@ -55,3 +55,25 @@ def test_cuda_wording_is_the_runs_peak():
     assert line == "All done: 3 ticks of the common clock in 1.0 s. · memory in use 1.00 GiB · peak 1.25 GiB"
     assert "peak" not in _text(html.lane_stats(LaneView("ar", None, 3, 16, 16, True, 0.5), cards()))
     assert "memory" not in _text(html.status(3, [v], True, 1.0))
+
+
+def lanes_show_the_engine_s_share_of_their_time():
+    """A lane's seconds say how many were the engine's own (the rest were the target's forwards): 'engine X s' with X
+    = seconds - forward seconds of the run (Progress.forward_seconds, the trace's summary at the end); an opened
+    trace, which has no measurement, says nothing of it."""
+    with pytest.MonkeyPatch.context() as mp:
+        upd = _final(mp)
+    for m, t in upd["state"].traces.items():
+        s = t.summary
+        text = _text(upd[f"stats_{m}"])
+        got = float(re.search(r"engine\u00a0([0-9.]+)\u00a0s", text).group(1))
+        lane_s = float(re.search(r"· ([0-9.]+)\u00a0s, engine", text).group(1))
+        assert 0 < s["forward_seconds"] <= s["seconds"], s
+        assert abs(got - (lane_s - s["forward_seconds"])) <= 0.0101, (m, text, s)     # two 2-decimal roundings
+    v = LaneView("ar", None, 3, 16, 16, True, 0.5, forward_seconds=0.375)
+    assert _text(html.lane_stats(v, cards())).endswith("0.50\u00a0s, engine\u00a00.12\u00a0s")
+    assert "engine" not in _text(html.lane_stats(LaneView("ar", None, 3, 16, 16, True, 0.5), cards()))
+
+
+def test_lanes_show_the_engine_s_share_of_their_time():
+    lanes_show_the_engine_s_share_of_their_time()

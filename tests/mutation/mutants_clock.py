@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from specviz.engine import clock, decode, families
+from specviz.render.lane_view import LaneView
+from tests.app.test_memory_shown import lanes_show_the_engine_s_share_of_their_time
 from tests.engine.test_clock import cuda_forwards_wait_for_the_device, forwards_are_the_clocked_calls
 from tests.support.mutants import Mutant
 
@@ -33,6 +35,9 @@ def _wait_after_only(self, fn, *args):
 
 
 VARIANTS = [
+    Mutant("a lane shows its forwards' seconds as the engine's",
+           lambda mp: mp.setattr(LaneView, "engine_seconds", property(lambda v: v.forward_seconds)),
+           (lanes_show_the_engine_s_share_of_their_time,)),
     Mutant("the family's forward is not clocked", lambda mp: mp.setattr(families.Ctx, "forward", _unclocked),
            (forwards_are_the_clocked_calls,)),
     Mutant("the prefill is not clocked", lambda mp: mp.setattr(decode, "ForwardClock", _PrefillUncounted),
