@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tests.support.toy import FLAT, exact_law, run, toy
+from tests.support.toy import FLAT, OnePrefill, exact_law, run, toy
 
 N = 3000
 
@@ -23,10 +23,24 @@ def chi2_pvalue(samples, law):
     return stats.chisquare(obs[keep], exp[keep] * obs.sum() / exp[keep].sum()).pvalue
 
 
+def rejects_within(draw, law, looks, alpha=1e-3) -> list[float]:
+    """A power check that stops once the verdict is in: the chi-square p-value of draw(0..n-1) at each n of `looks`
+    (increasing), stopping at the first below alpha / len(looks). Bonferroni over the looks: were the law right, the
+    chance that any look falls below its level is at most alpha, the false-alarm rate of one test at the last look.
+    The seeds are fixed, so a run stops at the same look every time. Returns the p-values seen."""
+    samples, seen = [], []
+    for n in looks:
+        samples += [draw(s) for s in range(len(samples), n)]
+        seen.append(chi2_pvalue(samples, law))
+        if seen[-1] < alpha / len(looks):
+            break
+    return seen
+
+
 @pytest.fixture(scope="module")
 def setup():
     model, factory = toy(**FLAT)
-    return model, factory, exact_law(model)
+    return OnePrefill(model), factory, exact_law(model)
 
 
 def test_toy_is_flat(setup):
@@ -49,10 +63,23 @@ def test_lossless_matches_ar(setup, kw):
     assert chi2_pvalue(samples, law) > 1e-3
 
 
+@pytest.mark.parametrize("kw", [dict(method="sjd", window=3),
+                                dict(method="sd", tree="dynamic", tree_depth=3, tree_topk=2, tree_sampling="sample")],
+                         ids=["sjd", "sd-sampled"])
+def test_one_prefill_runs_bit_for_bit(setup, kw):
+    """The chi-square runs share one prefill (OnePrefill): each run's tokens and decisions are the model's own."""
+    model, factory, _ = setup
+    seen = lambda t: (t.tokens, [(e.pos, e.token, e.decision, e.u) for st in t.steps for e in st.events])  # noqa: E731
+    for s in range(8):
+        assert seen(run(model, factory, seed=s, **kw)) == seen(run(model.m, factory, seed=s, **kw))
+    assert len(model._done) == 1
+
+
 @pytest.mark.slow
 def test_chi2_has_power(setup):
-    """The same test rejects a deliberately biased rule (csd with a large relaxation)."""
+    """The same test rejects a deliberately biased rule (csd with a large relaxation) within N runs: looks at
+    400, 800, 1600 and N, each at 1e-3 / 4 (rejects_within; here p = 5e-24 at 800, 2e-272 at N)."""
     model, factory, law = setup
-    samples = [run(model, factory, seed=s, method="csd", window=3, lam=0.8, delta=1.0, h_norm="vocab").tokens
-               for s in range(N)]
-    assert chi2_pvalue(samples, law) < 1e-3
+    seen = rejects_within(lambda s: run(model, factory, seed=s, method="csd", window=3, lam=0.8, delta=1.0,
+                                        h_norm="vocab").tokens, law, (400, 800, 1600, N))
+    assert seen[-1] < 1e-3 / 4, seen

@@ -4,7 +4,7 @@ no CFG: the largest outcome holds < 3 % of the mass, ~190 of 256 cells expect >=
 import pytest
 
 from tests.engine.test_exactness import chi2_pvalue
-from tests.support.toy import exact_law, run, toy
+from tests.support.toy import OnePrefill, exact_law, run, toy
 
 N = 2000
 FLAT = dict(temperature=8.0, cfg=1.0)
@@ -13,7 +13,7 @@ FLAT = dict(temperature=8.0, cfg=1.0)
 @pytest.fixture(scope="module")
 def flat():
     model, factory = toy(codes=4, grid=2)
-    return model, factory, exact_law(model, cfg_scale=FLAT["cfg"], temperature=FLAT["temperature"])
+    return OnePrefill(model), factory, exact_law(model, cfg_scale=FLAT["cfg"], temperature=FLAT["temperature"])
 
 
 @pytest.mark.parametrize("kw", [
