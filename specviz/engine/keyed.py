@@ -220,7 +220,7 @@ def keyed_pack(tree: DraftTree, kids: list, q: torch.Tensor, q_cur: torch.Tensor
         hit = xt == star
         ok = torch.where(hit.any(), hit, (c > 0) & (u < c))
         parts += bonus_part(q, kids, leaves, ok, None, norm, lambda law: noise.scores(pos + 1, law).argmax(-1))
-    return torch.cat([t.to(torch.float64).reshape(-1) for t in parts])
+    return torch.cat(parts).to(torch.float64)          # 1-d parts; cat promotes (tokens < 2^24: exact in float32)
 
 
 class KeyedValues:

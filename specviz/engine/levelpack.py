@@ -16,7 +16,7 @@ def level_pack(tree, kids: list, q: torch.Tensor, q_cur: torch.Tensor, laws: lis
     and q_cur there; when some kid is a bonus leaf (kid indices `leaves`), bonus_part."""
     dev, k = q.device, len(kids)
     u = u.to(dev)
-    f64 = [torch.as_tensor(lvl.b, dtype=torch.float64, device=dev), torch.as_tensor(lvl.exact, dtype=torch.float64,
+    f64 = [torch.as_tensor(lvl.b, dtype=torch.float32, device=dev), torch.as_tensor(lvl.exact, dtype=torch.float32,
                                                                                      device=dev)]
     if k:
         xs = [tree.tokens[c] for c in kids]
@@ -28,7 +28,7 @@ def level_pack(tree, kids: list, q: torch.Tensor, q_cur: torch.Tensor, laws: lis
             end.view(1), q_cur[end].view(1)]
     if leaves:
         f64 += bonus_part(q, kids, leaves, u[:k] < f64[0], u, norm)
-    return torch.cat([t.to(torch.float64).reshape(-1) for t in f64])
+    return torch.cat(f64).to(torch.float64)            # 1-d parts; cat promotes (tokens < 2^24: exact in float32)
 
 
 def first_bonus_leaf(kids: list, leaves: list, ok: torch.Tensor) -> torch.Tensor:
