@@ -18,6 +18,7 @@ from specviz.engine import rules
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
 from specviz.engine.levelpack import Ahead, bonus_part, bonus_values
+from specviz.engine.pointlevel import point_coupled, point_tvs, points
 from specviz.engine.verify import (
     ChainResult,
     Level,
@@ -72,9 +73,12 @@ def level_cost(q: torch.Tensor, laws: list, xs: list, a: torch.Tensor) -> torch.
     """P(a level's committed token != x*) for siblings xs with draft laws `laws` and acceptance rows a (k, V) against
     q (V,): exact (1 - Σ_K q)(1 - Π_j (1 - c_j)) for distinct point-mass siblings, else the bound 1 - Π_j (1 - max
     c_j over supp p_j). A 0-d tensor where q lives, not read."""
+    xt = torch.tensor(xs, device=q.device)
+    if a.dim() == 1:                 # a at the siblings' cells: distinct point masses (pointlevel.points), exact
+        cj = relax_excess(a, rules.exact_at(torch.ones_like(a), q[xt]))          # lossless(q, δ_x) at x
+        return (1.0 - q[xt].sum()).clamp_min(0.0) * (1.0 - torch.prod(1 - cj))
     p = torch.stack(laws)
     c_rows = relax_excess(a, rules.lossless(q[None].expand_as(p), p))
-    xt = torch.tensor(xs, device=q.device)
     point = (p.amax(-1) >= 1.0).all() & (len(set(xs)) == len(xs))
     cj = torch.where(point, c_rows[torch.arange(len(xs), device=q.device), xt],
                      torch.where(p > 0, c_rows, torch.zeros_like(c_rows)).amax(-1))
@@ -83,8 +87,13 @@ def level_cost(q: torch.Tensor, laws: list, xs: list, a: torch.Tensor) -> torch.
 
 
 def _level(q, laws, xs, accept_rows) -> Level:
+    """accept_rows: (the siblings' acceptance rows (k, V), or (k,) at their cells for distinct point masses, and
+    their extras)."""
     a, extras = accept_rows
     xt = torch.tensor(xs, device=q.device)
+    if a.dim() == 1:
+        return Level(a, rules.exact_at(torch.ones_like(a), q[xt]), [q] * len(xs), extras, q, q,
+                     level_cost(q, laws, xs, a))
     rows = torch.arange(len(xs), device=q.device)
     p = torch.stack(laws)
     return Level(a[rows, xt], rules.exact_at(p[rows, xt], q[xt]), [q] * len(xs), extras, q, q,
@@ -94,13 +103,18 @@ def _level(q, laws, xs, accept_rows) -> Level:
 def keyed_level(tree: DraftTree, kids: list, q_cur: torch.Tensor, laws: list, accept_fn, group_fn, left: float):
     """The level's acceptance (every sibling judged against q itself), CASCADE's scale fitted so its keyed cost
     stays within `left`. Returns (Level, per-kid CandidateGroup)."""
-    xs = [tree.tokens[c] for c in kids]
+    xs, cells = [tree.tokens[c] for c in kids], points(tree, kids)
     if group_fn is None:
-        a = accept_fn(q_cur[None].expand(len(kids), -1), torch.stack(laws))
+        qk, p = q_cur[None].expand(len(kids), -1), torch.stack(laws)
+        if cells:                    # distinct point masses: the rule at their cells (its `at`, else its rows there)
+            xt, at = torch.tensor(xs, device=q_cur.device), getattr(accept_fn, "at", None)
+            a = at(qk, p, xt) if at is not None else accept_fn(qk, p)[torch.arange(len(xs), device=xt.device), xt]
+        else:
+            a = accept_fn(qk, p)
         return _level(q_cur, laws, xs, (a, [0.0] * len(kids))), [CandidateGroup() for _ in kids]
     groups = [group_fn(c, kids) for c in kids]
     toks = [[tree.tokens[m] for m in g.members] for g in groups]
-    return cascade_fit(q_cur, laws, xs, toks, left, walk=keyed_walk), groups
+    return cascade_fit(q_cur, laws, xs, toks, left, walk=keyed_walk, cells=cells), groups
 
 
 def keyed_walk(q: torch.Tensor, laws: list, xs: list, accept, residual=None) -> Level:
@@ -190,20 +204,24 @@ def keyed_pack(tree: DraftTree, kids: list, q: torch.Tensor, q_cur: torch.Tensor
     parts = []
     star = noise.scores(pos, q_cur).argmax(-1)
     if k:
-        xt = torch.tensor([tree.tokens[c] for c in kids], device=dev)
-        p, rows = torch.stack(laws), torch.arange(k, device=dev)
+        xs = [tree.tokens[c] for c in kids]
+        xt = torch.tensor(xs, device=dev)
         b, e = (torch.as_tensor(v, dtype=torch.float32, device=dev) for v in (lvl.b, lvl.exact))
-        u = torch.stack([noise.u_t(pos, t) for t in (tree.tokens[c] for c in kids)]).to(dev)
-        c = relax_excess(b, e)
-        parts += [b, e, c, u, p[rows, xt], q_cur[xt], tv(p, q_cur[None]),
-                  coupled_accept(p, q_cur[None].expand_as(p), xt), torch.as_tensor(lvl.cost, device=dev).view(1)]
+        u = torch.tensor([noise.u(pos, t) for t in xs], dtype=torch.float32, device=dev)     # noise.u_t's values
+        c, qx = relax_excess(b, e), q_cur[xt]
+        if points(tree, kids):       # δ_x's TV and coupling from its cell (pointlevel)
+            sib = [torch.ones_like(qx), qx, point_tvs(q_cur, qx), point_coupled(q_cur, qx)]
+        else:
+            p, rows = torch.stack(laws), torch.arange(k, device=dev)
+            sib = [p[rows, xt], qx, tv(p, q_cur[None]), coupled_accept(p, q_cur[None].expand_as(p), xt)]
+        parts += [b, e, c, u, *sib, torch.as_tensor(lvl.cost, device=dev).view(1)]
     h = entropy(q_cur)
     parts += [star.view(1), q_cur[star].view(1), h.view(1), normalised_entropy(h, q_cur, norm).view(1)]
     if leaves:
         hit = xt == star
         ok = torch.where(hit.any(), hit, (c > 0) & (u < c))
         parts += bonus_part(q, kids, leaves, ok, None, norm, lambda law: noise.scores(pos + 1, law).argmax(-1))
-    return torch.cat([t.to(torch.float64).reshape(-1) for t in parts])
+    return torch.cat(parts).to(torch.float64)          # 1-d parts; cat promotes (tokens < 2^24: exact in float32)
 
 
 class KeyedValues:

@@ -8,28 +8,27 @@ import torch
 from specviz.core.sampling import draw, entropy, normalised_entropy
 
 
-def level_pack(tree, kids: list, q: torch.Tensor, q_cur: torch.Tensor, laws: list, lvl, tvs: list, leaves: list,
+def level_pack(tree, kids: list, q: torch.Tensor, q_cur: torch.Tensor, laws: list, lvl, tvs: tuple, leaves: list,
                u: torch.Tensor, norm: str) -> torch.Tensor:
     """One level's numbers as one float64 vector where q lives (LevelValues reads it): per kid b, exact, p(x),
-    r(x) (r: the law it is judged against), TV(p, q), TV(p, r); the level's cost; the k + 1 uniforms u; H(q_cur)
-    and its normalised value; the token resampled from the level's end law with u[k] and q_cur there; when some kid
-    is a bonus leaf (kid indices `leaves`), bonus_part."""
+    r(x) (r: the law it is judged against), TV(p, q), TV(p, r) (tvs: those two as (k,) tensors); the level's cost;
+    the k + 1 uniforms u; H(q_cur) and its normalised value; the token resampled from the level's end law with u[k]
+    and q_cur there; when some kid is a bonus leaf (kid indices `leaves`), bonus_part."""
     dev, k = q.device, len(kids)
     u = u.to(dev)
-    f64 = [torch.as_tensor(lvl.b, dtype=torch.float64, device=dev), torch.as_tensor(lvl.exact, dtype=torch.float64,
+    f64 = [torch.as_tensor(lvl.b, dtype=torch.float32, device=dev), torch.as_tensor(lvl.exact, dtype=torch.float32,
                                                                                      device=dev)]
     if k:
         xs = [tree.tokens[c] for c in kids]
         f64 += [torch.stack([law[x] for law, x in zip(laws, xs)]), torch.stack([r[x] for r, x in zip(lvl.targets, xs)]),
-                torch.stack([torch.as_tensor(t[0], dtype=torch.float64, device=dev) for t in tvs]),
-                torch.stack([torch.as_tensor(t[1], dtype=torch.float64, device=dev) for t in tvs])]
+                tvs[0], tvs[1]]
     h = entropy(q_cur)
     end = draw(lvl.end, u[k])
     f64 += [torch.as_tensor(lvl.cost, device=dev).view(1), u, h.view(1), normalised_entropy(h, q_cur, norm).view(1),
             end.view(1), q_cur[end].view(1)]
     if leaves:
         f64 += bonus_part(q, kids, leaves, u[:k] < f64[0], u, norm)
-    return torch.cat([t.to(torch.float64).reshape(-1) for t in f64])
+    return torch.cat(f64).to(torch.float64)            # 1-d parts; cat promotes (tokens < 2^24: exact in float32)
 
 
 def first_bonus_leaf(kids: list, leaves: list, ok: torch.Tensor) -> torch.Tensor:

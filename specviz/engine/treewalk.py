@@ -12,6 +12,7 @@ import torch
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
 from specviz.engine.levelpack import Ahead, LevelValues, level_pack, uniform_offsets, walkable
+from specviz.engine.pointlevel import point_tvs, point_tvs_each, points
 from specviz.engine.verify import (
     AcceptFn,
     GroupFn,
@@ -20,6 +21,7 @@ from specviz.engine.verify import (
     judge_level,
     kid_laws,
     level_tensors,
+    point_tensors,
     sibling_tvs,
 )
 
@@ -83,8 +85,14 @@ def _leaves(tree: DraftTree, kids: list, bonus_ok: Callable[[int], bool]) -> lis
 
 
 def _pack(tree, kids, q, q_cur, laws, lvl, leaves, u, norm) -> torch.Tensor:
-    """One level's level_pack with its siblings' TVs."""
-    tvs = [sibling_tvs(laws[j], q_cur, lvl.targets[j]) for j in range(len(kids))]
+    """One level's level_pack with its siblings' TVs (distinct point masses: from their cells, pointlevel)."""
+    xs = [tree.tokens[c] for c in kids]
+    if points(tree, kids):
+        tvs = point_tvs(q_cur, q_cur[torch.tensor(xs, device=q.device)]), point_tvs_each(lvl.targets, xs)
+    else:
+        each = [sibling_tvs(laws[j], q_cur, lvl.targets[j]) for j in range(len(kids))]
+        tvs = tuple(torch.stack([torch.as_tensor(t[i], dtype=torch.float64, device=q.device) for t in each])
+                    if each else torch.zeros(0, dtype=torch.float64) for i in (0, 1))
     return level_pack(tree, kids, q, q_cur, laws, lvl, tvs, leaves, u, norm)
 
 
@@ -97,13 +105,19 @@ def _ahead(tree, q, accept_fn, gen, bonus_ok, norm, reads: int = 2) -> Ahead:
     state = gen.get_state()
     u = torch.rand(max(off[c] + len(tree.children[c]) + 1 for c in walkable(tree)), generator=gen)
     gen.set_state(state)
-    residual, sizes = getattr(accept_fn, "residual", None), {}
+    residual, at, sizes = getattr(accept_fn, "residual", None), getattr(accept_fn, "at", None), {}
 
     def pack(cur):
         kids = tree.children[cur]
         q_cur, laws, leaves = q[cur], kid_laws(tree, kids, q.shape[1]), _leaves(tree, kids, bonus_ok)
-        lvl = level_tensors(q_cur, laws, [tree.tokens[c] for c in kids],
-                            lambda j, r, p: (accept_fn(r[None], p[None])[0], 0.0), residual)
+        xs = [tree.tokens[c] for c in kids]
+        accept = lambda j, r, p: (accept_fn(r[None], p[None])[0], 0.0)                       # noqa: E731
+        if points(tree, kids):                      # a rule's `at`: its value at the sibling's cell alone
+            xt = torch.tensor(xs, device=q.device)
+            cell = (lambda j, r, p: (at(r[None], p[None], xt[j:j + 1])[0], 0.0)) if at is not None else None
+            lvl = point_tensors(q_cur, laws, xs, accept, residual, cell)
+        else:
+            lvl = level_tensors(q_cur, laws, xs, accept, residual)
         sizes[cur] = (len(kids), len(leaves))
         return _pack(tree, kids, q, q_cur, laws, lvl, leaves, u[off[cur]:off[cur] + len(kids) + 1], norm)
     return Ahead(tree, pack, lambda cur, vals: LevelValues(vals, *sizes[cur]), reads)

@@ -17,6 +17,7 @@ from specviz.core.sampling import sample, tv
 from specviz.engine import rules
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
+from specviz.engine.pointlevel import cascade_cell, points
 
 AcceptFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]     # (q (L,V), p (L,V)) -> a (L,V)
 
@@ -148,6 +149,36 @@ def level_tensors(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, re
     return Level(stack(b), stack(exact), targets, extras, r, out, tv(out, q))
 
 
+def point_tensors(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residual=None, cell=None) -> Level:
+    """level_tensors of distinct point-mass siblings (laws: their one-hot rows; the TV-optimal residual), to the same
+    bits with only the V-wide work they need: p·a is a(x) at x alone (an acceptance is a probability, finite), so
+    each residual, Σ p·a and the output law change at the siblings' cells only. cell(j, r, p) -> (a(x_j), extra):
+    the acceptance at x_j alone (a rule's `at`; CASCADE's on its cells, cascade_cell); else accept's row there."""
+    if not xs or residual is not None:
+        return level_tensors(q, laws, xs, accept, residual)
+    r, reach, b, cells, rx, targets, extras = q, None, [], [], [], [], []
+    for j, (p, x) in enumerate(zip(laws, xs)):
+        if cell is not None:
+            a, extra = cell(j, r, p)
+        else:
+            row, extra = accept(j, r, p)
+            a = row[x]
+        _, _, nxt = _judge_one(r, p, a, None, x)
+        cells.append(a if reach is None else reach * a)          # o at x_j: level_tensors' 0 + reach·p·a there
+        kept = (1.0 - a).clamp_min(0.0)
+        reach = kept if reach is None else reach * kept
+        b.append(a), rx.append(r[x]), targets.append(r), extras.append(extra)
+        r = nxt
+    o, xt, rx = reach * r, torch.tensor(xs, device=q.device), torch.stack(rx)
+    o[xt] = o[xt] + torch.stack(cells)
+    return Level(torch.stack(b), rules.exact_at(torch.ones_like(rx), rx), targets, extras, r, o, tv(o, q))
+
+
+def point_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residual=None) -> Level:
+    """point_tensors with its numbers read (one read); accept: the siblings' acceptance at their cells (`cell`)."""
+    return read_level(point_tensors(q, laws, xs, accept, residual, cell=accept))
+
+
 def level_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residual=None) -> Level:
     """level_tensors with its numbers read (one read): b, exact, extras lists of floats, cost a float."""
     return read_level(level_tensors(q, laws, xs, accept, residual))
@@ -162,13 +193,20 @@ def read_level(lvl: Level) -> Level:
     return replace(lvl, b=vals[:k], exact=vals[k:2 * k], cost=vals[2 * k], extras=vals[2 * k + 1:])
 
 
-def _judge_one(r: torch.Tensor, p: torch.Tensor, a: torch.Tensor, pa: torch.Tensor,
-               x: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def _judge_one(r: torch.Tensor, p: torch.Tensor, a: torch.Tensor, pa: torch.Tensor | None,
+               x: int) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
     """rules.judge of one sibling (pa = p·a) with the residual [r - p·a]+, in fewer tensor ops and to the same bits:
-    (b = a(x), exact = min(1, r(x)/p(x)) (rules.exact_at), the normalised residual), nothing read."""
-    f = (r - pa).clamp_min(0)
+    (b = a(x), exact = min(1, r(x)/p(x)) (rules.exact_at), the normalised residual), nothing read. pa None: p is a
+    point mass at x and `a` its acceptance there (0-d), so p·a is a at x alone and only r(x) moves (exact: None)."""
+    if pa is None:
+        f = r.clone()
+        f[x] = (r[x] - a).clamp_min(0)
+        b, e = a, None
+    else:
+        f = (r - pa).clamp_min(0)
+        b, e = a[x], rules.exact_at(p[x], r[x])
     mass = f.sum()
-    return a[x], rules.exact_at(p[x], r[x]), torch.where(mass < _EPS, r, f / mass)    # sampling.safe_norm, one row
+    return b, e, torch.where(mass < _EPS, r, f / mass)    # sampling.safe_norm, one row
 
 
 def fit_level(build: Callable[[float], Level], left: float, iters: int = 16) -> Level:
@@ -212,18 +250,23 @@ def judge_level(tree: DraftTree, kids: list, q_node: torch.Tensor, accept_fn: Ac
             [CandidateGroup() for _ in kids]
     groups = [group_fn(c, kids) for c in kids]
     toks = [[tree.tokens[m] for m in g.members] for g in groups]
-    return cascade_fit(q_node, laws, xs, toks, left, residual=residual), groups
+    return cascade_fit(q_node, laws, xs, toks, left, residual=residual, cells=points(tree, kids)), groups
 
 
-def cascade_fit(q: torch.Tensor, laws: list, xs: list, members: list, left: float, walk=None, residual=None) -> Level:
+def cascade_fit(q: torch.Tensor, laws: list, xs: list, members: list, left: float, walk=None, residual=None,
+                cells: bool = False) -> Level:
     """CASCADE's level, the one builder (the engine's walks under both noises and the re-scoring, rescore.py): sibling
     j accepted by rules.cascade with its group's tokens members[j], every extra mass scaled by one factor s fitted
     into `left` (fit_level). walk: how a level is walked given each sibling's acceptance, (q, laws, xs, accept,
-    residual) -> Level: level_law (the running residual) unless given (keyed noise: keyed.keyed_walk)."""
-    walk = walk or level_law
+    residual) -> Level: level_law (the running residual) unless given (keyed noise: keyed.keyed_walk). cells: the
+    siblings are distinct point masses (pointlevel.points), so each acceptance is asked at its cell alone
+    (pointlevel.cascade_cell) and the default walk is point_law."""
+    cells = cells and residual is None
+    walk = walk or (point_law if cells else level_law)
+    rule = cascade_cell if cells else (lambda r, p, x, m, s: rules.cascade(r, p, x, m, s))
 
     def build(s: float) -> Level:
-        lvl = walk(q, laws, xs, lambda j, r, p: rules.cascade(r, p, xs[j], members[j], s), residual)
+        lvl = walk(q, laws, xs, lambda j, r, p: rule(r, p, xs[j], members[j], s), residual)
         lvl.scale = s
         return lvl
     return fit_level(build, left)

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import torch
+
 from specviz.engine import events, groups, rules, treewalk, verify
 from specviz.engine.drafters.tree import HeadDrafter
 from tests.engine import test_tree_level_laws as T
 from tests.support.mutants import Mutant
 
 _level_law, _tree_events, _cascade_groups = verify.level_law, events.tree_events, groups.cascade_groups
+_point_law = verify.point_law
 
 
 def _uncharged(q, laws, xs, accept, residual=None):
@@ -19,6 +22,14 @@ def _uncharged(q, laws, xs, accept, residual=None):
     real = _level_law(q, laws, xs, accept, residual)
     seen = _level_law(q, laws, xs, lambda j, r, p: accept(j, r, p) if j == 0 else (rules.lossless(r[None], p[None])[0],
                                                                                     0.0), residual)
+    return replace(real, law=seen.law, cost=seen.cost)
+
+
+def _uncharged_points(q, laws, xs, accept, residual=None):
+    """_uncharged for a level of distinct point masses (verify.point_law: accept gives each sibling's cell)."""
+    real = _point_law(q, laws, xs, accept, residual)
+    seen = _point_law(q, laws, xs, lambda j, r, p: accept(j, r, p) if j == 0 else (
+        rules.lossless.at(r[None], p[None], torch.tensor([xs[j]]))[0], 0.0), residual)
     return replace(real, law=seen.law, cost=seen.cost)
 
 
@@ -43,7 +54,7 @@ def _siblings_only(tree, hidden, cfg):
 
 VARIANTS = [
     Mutant("tree: a CASCADE sibling not charged (only the first sibling's relaxation in the level's cost)",
-           lambda mp: mp.setattr(verify, "level_law", _uncharged),
+           lambda mp: (mp.setattr(verify, "level_law", _uncharged), mp.setattr(verify, "point_law", _uncharged_points)),
            (T.test_cascade_point_mass_level_cost_is_the_tv_of_its_output_law,
             T.test_cascade_step_budget_bounds_the_sum_of_level_tvs)),
     Mutant("tree: resampled cost summed per rejected sibling",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
 
@@ -24,8 +25,12 @@ class DraftTree:
                 self.children[par].append(i)
 
     def mask(self) -> torch.Tensor:
-        """(N, N) bool: row i sees itself and its ancestors."""
-        return torch.tensor(ancestor_rows(self.parents))
+        """(N, N) bool: row i sees itself and its ancestors (ancestor_rows, built in one array: no nested lists)."""
+        rows = np.eye(len(self.parents), dtype=bool)
+        for i, par in enumerate(self.parents):
+            if par >= 0:
+                rows[i] |= rows[par]
+        return torch.from_numpy(rows)
 
 
 def ancestor_rows(parents: list[int]) -> list[list[bool]]:
