@@ -11,7 +11,7 @@ A call is recognised by what its tensors ARE, not by a name: the storage they vi
 last dimension, dtype and version counter (an in-place write to any view of a law changes it, so a changed law is
 never answered from memory). Each entry holds its tensors, so their storage cannot be freed and reused by another
 law while remembered. The memo is per thread (the app decodes its lanes in threads) and keeps the last `SIZE`
-answers for rows of (L, V) laws; a single law's (V,) answer is looked up among them but not kept. `fn.offer(*laws,
+answers for rows of (L > 1, V) laws; a single law's answer is looked up among them but not kept. `fn.offer(*laws,
 make=...)` lets a caller that holds cheaper inputs (the logits) say how to make the answer, row by row, if asked.
 """
 from __future__ import annotations
@@ -26,8 +26,8 @@ _local = threading.local()
 
 
 def _shape(t: torch.Tensor):
-    """(storage, dtype, device, version, last dim, element stride, row offset in elements, rows, row stride), or None
-    for a tensor this memo does not read as rows of laws (not 1-D or 2-D, or an inference tensor: it has no version
+    """(storage address, dtype, device, version, last dim, element stride, row offset in elements, rows, row
+    stride), or None for a tensor this memo does not read as rows of laws (not 1-D or 2-D, or an inference tensor: it has no version
     counter to say whether it changed)."""
     if t.is_inference():
         return None
@@ -37,8 +37,9 @@ def _shape(t: torch.Tensor):
         rows, row_stride = t.shape[0], t.stride(0)
     else:
         return None
-    return (t.untyped_storage().data_ptr(), t.dtype, t.device, t._version, t.shape[-1], t.stride(-1),
-            t.storage_offset(), rows, row_stride)
+    offset = t.storage_offset()
+    return (t.data_ptr() - offset * t.element_size(), t.dtype, t.device, t._version, t.shape[-1], t.stride(-1),
+            offset, rows, row_stride)
 
 
 def _block(entry_shapes, shapes) -> tuple[int, int] | None:
@@ -107,7 +108,7 @@ def rows(fn):
                         r0 = 0
                     return (value[r0] if tensors[0].dim() == 1 else value[r0:r0 + n]).clone()
         value = fn(*args)
-        if tensors[0].dim() == 2:                              # one law's answer is asked for once: not kept
+        if tensors[0].dim() == 2 and len(tensors[0]) > 1:      # one law's answer is asked for once: not kept
             _store(fn, args, tensors, keyed, _own(value))
         return value
     call.offer = lambda *args, make: _offer(fn, args, make)
