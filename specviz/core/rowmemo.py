@@ -27,8 +27,8 @@ _local = threading.local()
 
 def _shape(t: torch.Tensor):
     """(storage address, dtype, device, version, last dim, element stride, row offset in elements, rows, row
-    stride), or None for a tensor this memo does not read as rows of laws (not 1-D or 2-D, or an inference tensor: it has no version
-    counter to say whether it changed)."""
+    stride), or None for a tensor this memo does not read as rows of laws (not 1-D or 2-D, or an inference tensor:
+    it has no version counter to say whether it changed)."""
     if t.is_inference():
         return None
     if t.dim() == 1:
