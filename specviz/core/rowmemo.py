@@ -1,4 +1,4 @@
-"""Per-row numbers of a law, computed once per forward (issue 41: the engine's own cost per step).
+"""Per-row numbers of a law, computed once per forward (the engine's own cost per verification step).
 
 A verification step asks for the same numbers of the same target laws twice: CSD's rule needs H(q) and TV(p, q) for
 every slot, and the step's record asks again for the judged slots (a prefix of those rows) and the new token's row

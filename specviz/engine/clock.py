@@ -1,4 +1,4 @@
-"""How much of a run's time is the target's forwards, and how much is everything else (issue 41: a latency figure says
+"""How much of a run's time is the target's forwards, and how much is everything else (so that a latency figure says
 what it measured).
 
 Every prefill and forward of a run goes through one `ForwardClock` (decode.py, families.Ctx.forward), which adds the

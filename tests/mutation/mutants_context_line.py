@@ -3,12 +3,11 @@ the race's painting of a wavefront lane (app/race.painted) and the paper table's
 (analysis/paper.rows) (protocol: tests/support/mutants.py)."""
 from __future__ import annotations
 
-from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 
 from specviz.analysis import context, paper
-from specviz.analysis.cards import cards
 from specviz.app import race
 from specviz.render import verdict
 from tests.analysis import test_bench_paper as tbp
@@ -50,12 +49,9 @@ def zipar_paints():
     trc.test_a_wavefront_lane_paints_every_committed_row(toy(codes=8, grid=4), "zipar", dict(zipar_w=2))
 
 
-def _all_draft():
-    """Wrong: every method's card read as drafting (ZipAR's rows counted as accepted drafts)."""
-    every = cards()
-    for name, card in list(every.items()):
-        every[name] = replace(card, drafts=True)
-    return every
+# Wrong: the paper table finds no record for any spec and reads every method as drafting (ZipAR's rows counted as
+# accepted drafts), as a lookup by the whole spec ("zipar:zipar_w=2") instead of its method name would
+_NO_RECORDS = SimpleNamespace(REGISTRY={})
 
 
 def pjd_agrees():
@@ -71,6 +67,6 @@ VARIANTS = [
         f"row {run[0]} complete"), (tcl.test_the_sentence_against_the_hand_computed_schedule,)),
     Mutant("race-paints-the-raster-prefix-only", lambda mp: mp.setattr(race, "painted", _prefix_only),
            (zipar_paints,)),
-    Mutant("paper-acceptance-for-zipar", lambda mp: mp.setattr(paper, "cards", _all_draft),
+    Mutant("paper-acceptance-for-zipar", lambda mp: mp.setattr(paper, "registry", _NO_RECORDS),
            (tbp.test_zipar_and_pjd_rows_beside_the_others,)),
 ]
