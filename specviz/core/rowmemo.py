@@ -10,7 +10,7 @@ bit.
 A call is recognised by what its tensors ARE, not by a name: the storage they view, their row offset, row stride,
 last dimension, dtype and version counter (an in-place write to any view of a law changes it, so a changed law is
 never answered from memory). Each entry holds its tensors, so their storage cannot be freed and reused by another
-law while remembered. The memo is per thread (the app decodes its lanes in threads) and keeps the last `SIZE`
+law while remembered. The memo is per thread (the served app runs sessions in worker threads) and keeps the last `SIZE`
 answers for rows of (L > 1, V) laws; a single law's answer is looked up among them but not kept. `fn.offer(*laws,
 make=...)` lets a caller that holds cheaper inputs (the logits) say how to make the answer, row by row, if asked.
 """
