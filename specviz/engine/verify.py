@@ -263,7 +263,7 @@ def cascade_fit(q: torch.Tensor, laws: list, xs: list, members: list, left: floa
     (pointlevel.cascade_cell) and the default walk is point_law."""
     cells = cells and residual is None
     walk = walk or (point_law if cells else level_law)
-    rule = cascade_cell if cells else (lambda r, p, x, m, s: rules.cascade(r, p, x, m, s))
+    rule = cascade_cell if cells else rules.cascade
 
     def build(s: float) -> Level:
         lvl = walk(q, laws, xs, lambda j, r, p: rule(r, p, xs[j], members[j], s), residual)
