@@ -13,7 +13,7 @@ def target_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0,
     temperature 0 is greedy: a one-hot law on the argmax."""
     logits = logits.float()
     if temperature == 0:
-        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).float()
+        return point_masses(logits.argmax(-1), logits.shape[-1])
     if temperature != 1.0:                                          # x / 1.0 is x: no pass over (N, V) for it
         logits = logits / temperature
     if 0 < top_k < logits.shape[-1]:
@@ -25,6 +25,12 @@ def target_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0,
         drop = cum - srt.softmax(-1) >= top_p                      # keep the smallest set reaching top_p
         logits = logits.masked_fill(drop.scatter(-1, idx, drop), float("-inf"))
     return logits.softmax(-1)
+
+
+def point_masses(x: torch.Tensor, vocab: int) -> torch.Tensor:
+    """Tokens x (...) -> float32 one-hot laws (..., vocab) where x lives: one zeroed float pass and a scatter (one_hot's
+    long tensor and its float copy take ~5x longer on the CPU)."""
+    return torch.zeros(*x.shape, vocab, device=x.device).scatter_(-1, x[..., None], 1.0)
 
 
 def entropy(q: torch.Tensor, norm: str = "raw") -> torch.Tensor:
@@ -83,7 +89,7 @@ def normalised_entropy(h: torch.Tensor, q: torch.Tensor, norm: str) -> torch.Ten
 @rowmemo.rows
 def tv(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     """Total variation 0.5 * sum |p - q| over the last axis (once per pair of laws' rows: core/rowmemo.py)."""
-    return 0.5 * (p - q).abs().sum(-1)
+    return 0.5 * (p - q).abs_().sum(-1)                   # abs in place: the difference is ours
 
 
 def safe_norm(f: torch.Tensor, fallback: torch.Tensor, eps: float = 1e-12) -> tuple[torch.Tensor, torch.Tensor]:

@@ -17,7 +17,7 @@ from typing import Callable
 
 import torch
 
-from specviz.core.sampling import safe_norm, tv
+from specviz.core.sampling import point_masses, safe_norm, tv
 from specviz.engine.gsd_sorted import member_d2, ours_sorted
 
 Residual = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
@@ -288,4 +288,4 @@ def rejected_mass(q, p, a, x, residual: Residual, res: torch.Tensor) -> torch.Te
 
 def point_mass(x: torch.Tensor, vocab: int) -> torch.Tensor:
     """(L,) tokens -> (L, V) one-hot draft laws (P2: exact for drafts independent of the verifier's randomness)."""
-    return torch.nn.functional.one_hot(x, vocab).float()
+    return point_masses(x, vocab)

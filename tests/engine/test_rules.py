@@ -1,8 +1,9 @@
 """Closed-form checks of the pure rules (docs/methods.md §1, §3-5, §8)."""
 import torch
 
-from specviz.core.sampling import entropy, safe_norm, sample, target_probs, tv
+from specviz.core.sampling import entropy, point_masses, safe_norm, sample, target_probs, tv
 from specviz.engine import rules
+from specviz.engine.drafters.jacobi import JacobiDrafter
 
 
 def laws(n=6, v=10, seed=0, sharp=2.0):
@@ -114,3 +115,17 @@ def test_sampling_pipeline():
     draws = torch.stack([sample(torch.tensor([0.0, 0.25, 0.75]), g) for _ in range(4000)])
     assert (draws != 0).all() and abs(float((draws == 2).float().mean()) - 0.75) < 0.03
     assert abs(float(entropy(torch.full((1, 4), 0.25), "vocab")) - 1.0) < 1e-6
+
+
+def test_point_masses_are_one_hot_laws():
+    """The scatter-built point masses equal one_hot's float rows, for 1-d and 2-d token tensors; the chain's law
+    rows take them after the refined rows."""
+    x = torch.tensor([3, 0, 7, 7])
+    assert torch.equal(point_masses(x, 9), torch.nn.functional.one_hot(x, 9).float())
+    assert point_masses(x, 9).dtype == torch.float32
+    assert torch.equal(point_masses(x.view(2, 2), 9), torch.nn.functional.one_hot(x.view(2, 2), 9).float())
+    d = JacobiDrafter(4, 9, (3, 3), "random", None)
+    p = torch.full((2, 9), 1 / 9)
+    laws = d._law_rows(x[:3], p)
+    assert torch.equal(laws, torch.cat([p, torch.nn.functional.one_hot(x[2:3], 9).float()]))
+    assert torch.equal(d._law_rows(x[:2], p), p)                 # every slot refined: p's rows

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from specviz.core.sampling import safe_norm, sample
+from specviz.core.sampling import point_masses, safe_norm, sample
 
 
 def coupling(x: torch.Tensor, p_old: torch.Tensor, p_new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -80,7 +80,9 @@ class JacobiDrafter:
 
     def _law_rows(self, x: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
         """(k, V) kept laws of drafts x (k,) whose first len(p) slots are refined with laws p: one-hot rows after."""
-        fresh = torch.nn.functional.one_hot(x[len(p):], self.vocab).float()
+        if len(p) == len(x):                       # every slot refined: p itself (no copy of its rows)
+            return p.to(x.device)
+        fresh = point_masses(x[len(p):], self.vocab)
         return torch.cat([p.to(fresh.device), fresh]) if len(p) else fresh
 
     def update(self, accepted: int, q: torch.Tensor) -> None:
