@@ -49,11 +49,20 @@ def chain_pack(x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res, cfg) -> t
                   res.u[:k], h, normalised_entropy(h, qk, cfg.h_norm), tv(pk, qk)]
         if res.coupled is not None:
             fields += [res.coupled[:k], res.target[:k]]
-        parts.append(torch.stack([f.to(torch.float64) for f in fields]).view(-1))
+        parts.append(_stacked(fields, q.shape[-1]))
     if cfg is not None and torch.is_tensor(res.new_token):
         qi = q[res.accepted]
         parts += [qi[new.view(1)].double(), entropy(qi).double().view(1), entropy(qi, cfg.h_norm).double().view(1)]
     return torch.cat(parts)
+
+
+def _stacked(fields: list, vocab: int) -> torch.Tensor:
+    """Equal-length fields (float32 / float64 numbers, bool flags, long tokens below vocab) as one float64 vector,
+    field after field: stacked in float32 when every number is float32 and every token < 2^24 (each value exact
+    there) and widened once, not one conversion per field."""
+    narrow = vocab <= 1 << 24 and all(f.dtype != torch.float64 for f in fields)
+    wide = torch.float32 if narrow else torch.float64
+    return torch.stack([f if f.dtype == wide else f.to(wide) for f in fields]).view(-1).to(torch.float64)
 
 
 def chain_record(n: int, vals: list, k_all: int, res, cfg, rnd) -> tuple[list, list]:
