@@ -38,7 +38,7 @@ def simple_record(pos: int, vals: list, decision: str, cfg, rnd) -> tuple[int, l
 def chain_pack(x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res, cfg) -> torch.Tensor:
     """Every number a Jacobi step's record needs, as one float64 vector where q lives (chain_record reads it back
     after the step's one read): the new token (-1: none), the drafts x, and when recording (cfg given) the judged
-    slots' fields and the new token's law and entropies. res: a lazy verify.ChainResult."""
+    slots' fields and q(new token), with its law's entropies for a bonus token. res: a lazy verify.ChainResult."""
     new = res.new_token if torch.is_tensor(res.new_token) else torch.tensor(res.new_token)
     parts = [new.to(q.device, torch.float64).view(1), x.to(torch.float64)]
     k = res.judged
@@ -52,7 +52,10 @@ def chain_pack(x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res, cfg) -> t
         parts.append(_stacked(fields, q.shape[-1]))
     if cfg is not None and torch.is_tensor(res.new_token):
         qi = q[res.accepted]
-        parts += [qi[new.view(1)].double(), entropy(qi).double().view(1), entropy(qi, cfg.h_norm).double().view(1)]
+        parts.append(qi[new.view(1)].double())
+        if res.bonus:                              # a resampled token's entropies are its rejected slot's event's
+            hi = entropy(qi)
+            parts += [hi.double().view(1), normalised_entropy(hi, qi, cfg.h_norm).double().view(1)]
     return torch.cat(parts)
 
 
@@ -86,8 +89,9 @@ def chain_record(n: int, vals: list, k_all: int, res, cfg, rnd) -> tuple[list, l
                                   entropy_norm=hn[i], tv=d[i], tv_cost=cost[i], point_mass=px[i] == 1.0,
                                   tv_residual=d[i], coupled_prob=cp[i], target_sample=star[i]))
     if new_tok >= 0:
-        i, (q_new, h_new, hn_new) = res.accepted, vals[off:off + 3]
+        i, q_new = res.accepted, vals[off]
         if res.bonus:
+            h_new, hn_new = vals[off + 1:off + 3]
             ev = TokenEvent(pos=n + i, token=new_tok, decision="bonus", level=i + 1, p_target=q_new, entropy=h_new,
                             entropy_norm=hn_new, target_sample=rnd.target_sample(new_tok))
         else:

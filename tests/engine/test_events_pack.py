@@ -26,3 +26,34 @@ def test_float32_fields_tokens_and_flags_come_back_exactly():
 
 def test_a_float64_number_or_a_token_past_2_24_is_not_rounded_through_float32():
     a_float64_number_or_a_token_past_2_24_is_not_rounded_through_float32()
+
+
+def chain_events_carry_their_positions_laws() -> None:
+    """Every event of a Jacobi run on the stub target (whose law at position t is a table row picked by the committed
+    token at t - 1) carries q(token), H(q) and H normalised of its own position's law: judged drafts, the resampled
+    token (its row is a judged one) and the bonus token (a row past them), for both noises."""
+    import math                                                # only this check needs it
+    from specviz.core.sampling import entropy, target_probs
+    from specviz.engine.config import RunConfig
+    from specviz.engine.decode import decode, drain
+    from specviz.engine.stub import StubTarget, stub_factory
+    seen = set()
+    for method, noise in (("sjd", "papers"), ("csd", "papers"), ("sjd", "keyed"), ("csd", "keyed")):
+        model = StubTarget(64, (6, 6), sharpness=1.0)
+        cfg = RunConfig(method=method, prompt="stub", noise=noise, seed=3)
+        trace = drain(decode(model, cfg, stub_factory)).trace
+        toks = trace.tokens
+        for s in trace.steps:
+            for e in s.events:
+                if e.pos == 0:
+                    continue
+                q = target_probs(model.table[model._rows(torch.tensor(toks[e.pos - 1]), torch.tensor(e.pos - 1))])
+                assert math.isclose(e.p_target, float(q[e.token]), rel_tol=1e-6, abs_tol=1e-9)
+                assert math.isclose(e.entropy, float(entropy(q)), rel_tol=1e-5)
+                assert math.isclose(e.entropy_norm, float(entropy(q, cfg.h_norm)), rel_tol=1e-5)
+                seen.add(e.decision)
+    assert {"exact", "rejected", "resampled", "bonus"} <= seen, seen
+
+
+def test_chain_events_carry_their_positions_laws():
+    chain_events_carry_their_positions_laws()

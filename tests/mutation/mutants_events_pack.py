@@ -6,6 +6,7 @@ import torch
 from specviz.engine import events
 from tests.engine.test_events_pack import (
     a_float64_number_or_a_token_past_2_24_is_not_rounded_through_float32,
+    chain_events_carry_their_positions_laws,
     float32_fields_tokens_and_flags_come_back_exactly,
 )
 from tests.support.mutants import Mutant
@@ -27,6 +28,19 @@ def _by_slot(fields, vocab):
     return torch.stack([f.to(torch.float64) for f in fields], dim=1).reshape(-1)
 
 
+class _FirstRow:
+    """Wrong: entropy() answers every one-law call with the first row of the step's laws (a bonus token's law read
+    at the window's start)."""
+
+    def __init__(self, real):
+        self.real = real
+
+    def __call__(self, q, norm="raw"):
+        if q.dim() == 1 and q._base is not None:             # a row of the step's (k + 1, V) laws
+            q = q._base[0]
+        return self.real(q, norm)
+
+
 VARIANTS = [
     Mutant("the packed record always goes through float32", lambda mp: mp.setattr(events, "_stacked", _always_float32),
            (a_float64_number_or_a_token_past_2_24_is_not_rounded_through_float32,)),
@@ -34,4 +48,7 @@ VARIANTS = [
            (a_float64_number_or_a_token_past_2_24_is_not_rounded_through_float32,)),
     Mutant("the packed record is slot-major", lambda mp: mp.setattr(events, "_stacked", _by_slot),
            (float32_fields_tokens_and_flags_come_back_exactly,)),
+    Mutant("a bonus token's entropy is the window's first row's",
+           lambda mp: mp.setattr(events, "entropy", _FirstRow(events.entropy)),
+           (chain_events_carry_their_positions_laws,)),
 ]
