@@ -32,7 +32,8 @@ def chain_events_carry_their_positions_laws() -> None:
     """Every event of a Jacobi run on the stub target (whose law at position t is a table row picked by the committed
     token at t - 1) carries q(token), H(q) and H normalised of its own position's law: judged drafts, the resampled
     token (its row is a judged one) and the bonus token (a row past them), for both noises."""
-    import math                                                # only this check needs it
+    import math  # only this check needs it
+
     from specviz.core.sampling import entropy, target_probs
     from specviz.engine.config import RunConfig
     from specviz.engine.decode import decode, drain
