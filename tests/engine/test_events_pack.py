@@ -1,8 +1,15 @@
 """A chain step's packed record (events._stacked): every field's value comes back exactly, whether the fields are
-stacked in float32 (the usual case) or must be widened first (a float64 number, a token past float32's integers)."""
+stacked in float32 (the usual case) or must be widened first (a float64 number, a token past float32's integers);
+and each chain event carries its own position's law's numbers."""
+import math
+
 import torch
 
+from specviz.core.sampling import entropy, target_probs
 from specviz.engine import events
+from specviz.engine.config import RunConfig
+from specviz.engine.decode import decode, drain
+from specviz.engine.stub import StubTarget, stub_factory
 
 
 def float32_fields_tokens_and_flags_come_back_exactly():
@@ -32,12 +39,6 @@ def chain_events_carry_their_positions_laws() -> None:
     """Every event of a Jacobi run on the stub target (whose law at position t is a table row picked by the committed
     token at t - 1) carries q(token), H(q) and H normalised of its own position's law: judged drafts, the resampled
     token (its row is a judged one) and the bonus token (a row past them), for both noises."""
-    import math  # only this check needs it
-
-    from specviz.core.sampling import entropy, target_probs
-    from specviz.engine.config import RunConfig
-    from specviz.engine.decode import decode, drain
-    from specviz.engine.stub import StubTarget, stub_factory
     seen = set()
     for method, noise in (("sjd", "papers"), ("csd", "papers"), ("sjd", "keyed"), ("csd", "keyed")):
         model = StubTarget(64, (6, 6), sharpness=1.0)
