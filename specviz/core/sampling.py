@@ -83,7 +83,7 @@ def normalised_entropy(h: torch.Tensor, q: torch.Tensor, norm: str) -> torch.Ten
     if norm == "vocab":
         return h / math.log(q.shape[-1])
     support = support_size(q)
-    return torch.where(support > 1, h / support.clamp_min(2).log(), torch.zeros_like(h))
+    return torch.where(support > 1, h / support.clamp_min(2).log(), 0.0)
 
 
 @rowmemo.rows
@@ -191,7 +191,7 @@ def relax_excess(b: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
     """(b - e) / (1 - e) in [0, 1], 0 where e = 1: the chance a relaxed rule accepts a draft that is not the
     target's race sample under the keyed reading (b: the rule's acceptance, e = min(1, q/p) its lossless part)."""
     open_ = e < 1
-    return torch.where(open_, ((b - e) / (1 - e).clamp_min(1e-30)).clamp(0.0, 1.0), torch.zeros_like(b))
+    return torch.where(open_, ((b - e) / (1 - e).clamp_min(1e-30)).clamp_(0.0, 1.0), 0.0)
 
 
 _JOINT_FLOATS = 1 << 20               # change_prob: exact J_v for the heaviest v while |S| x V stays below this

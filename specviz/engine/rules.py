@@ -27,25 +27,26 @@ _SORTED_FROM = 8                        # GSD "ours": the sorted-space path once
 
 def lossless(p_target: torch.Tensor, p_draft: torch.Tensor) -> torch.Tensor:
     """§1.1: a(y) = min(1, q(y)/p(y)) (exact_at); cells the draft never proposes (p = 0) get 1 (irrelevant)."""
-    return torch.where(p_draft > 0, exact_at(p_draft, p_target), 1.0)
+    return exact_at(p_draft, p_target, off=1.0)
 
 
 def _lossless_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """lossless(q, p)[rows, x] from the two cells alone, to the same bits: (L,)."""
     rows = torch.arange(len(x), device=x.device)
     px = p_draft[rows, x]
-    return torch.where(px > 0, exact_at(px, p_target[rows, x]), 1.0)
+    return exact_at(px, p_target[rows, x], off=1.0)
 
 
 lossless.at = _lossless_at             # a rule's value at the drafts alone (accept_at), without its (L, V) rows
 
 
-def exact_at(px: torch.Tensor, qx: torch.Tensor) -> torch.Tensor:
+def exact_at(px: torch.Tensor, qx: torch.Tensor, off: float = 0.0) -> torch.Tensor:
     """min(1, q(x)/p(x)) at cells (px, qx: p(x), q(x), any shape); 0 where p(x) = 0 (a draft its law never proposes
     is never exactly accepted). The one place min(1, q/p) is written: `lossless` (which sets the cells p never
     proposes to 1, irrelevant there), every recorded exact probability (judge, the tree levels, keyed noise) and the
-    re-scoring (rescore.exact_prob) come from here."""
-    return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.zeros_like(px))
+    re-scoring (rescore.exact_prob) and the MC-SJD coupling's keep probability (drafters/jacobi.coupling) come from
+    here. off: the value where p(x) = 0 (`lossless` gives 1 there)."""
+    return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp_(max=1.0), off)
 
 
 def accept_at(accept_fn, p_target: torch.Tensor, p_draft: torch.Tensor,
@@ -65,9 +66,7 @@ def csd(p_target: torch.Tensor, p_draft: torch.Tensor, relax: torch.Tensor, tv_p
     """CSD (§3): a(y) = min(1, q(y)/p(y) + relax) where TV(p, q) < delta, else lossless.
     relax (L,) = lambda * g(H(q)) is computed by the caller (entropy normalisation and g are options)."""
     gate = (tv_pq < delta).float() * relax                                            # (L,)
-    ratio = torch.where(p_draft > 0, p_target / p_draft.clamp_min(1e-30), torch.zeros_like(p_draft))
-    a = (ratio + gate[:, None]).clamp(max=1.0)
-    return torch.where(p_draft > 0, a, torch.ones_like(a))
+    return torch.where(p_draft > 0, (p_target / p_draft.clamp_min(1e-30) + gate[:, None]).clamp_(max=1.0), 1.0)
 
 
 def csd_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor, relax: torch.Tensor, tv_pq: torch.Tensor,
@@ -76,8 +75,7 @@ def csd_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor, relax
     rows = torch.arange(len(x), device=x.device)
     px, qx = p_draft[rows, x], p_target[rows, x]
     gate = (tv_pq < delta).float() * relax
-    a = (torch.where(px > 0, qx / px.clamp_min(1e-30), torch.zeros_like(px)) + gate).clamp(max=1.0)
-    return torch.where(px > 0, a, torch.ones_like(a))
+    return torch.where(px > 0, (qx / px.clamp_min(1e-30) + gate).clamp_(max=1.0), 1.0)
 
 
 def csd_g(h_norm, shape: str):
