@@ -6,6 +6,7 @@ it; the only Python state that depends on it is which lane the maps draw (app/fo
 cell's, else `lead_lane`)."""
 from __future__ import annotations
 
+import json
 import re
 from html import escape
 
@@ -77,11 +78,13 @@ body.sv-present #main:has(#inspector .sv-insp:not([style*="none"])) {
     grid-template-columns: minmax(0, 1fr) minmax(350px, 28vw);}
 body.sv-present #main:not(:has(#inspector .sv-insp:not([style*="none"]))) > #inspector {display: none;}
 body.sv-present #main > * {grid-column: 1;}
-/* the controls at a 150 % screen's 720 CSS px: every control's label on one line (cut with an ellipsis: the lecturer
-   knows them; the normal layout shows them whole), the noise radio's choices on one row, Generate and Stop on one
-   row, the slider hint folded, so all four sliders are in view (tests/browser/test_browser_present_first.py) */
-body.sv-present #controls [data-testid=block-info] {display: block; white-space: nowrap; overflow: hidden;
-                                                     text-overflow: ellipsis; max-width: 100%;}
+/* the controls at a 150 % screen's 720 CSS px: every knob's label is its short name, whole, on one line (present.js
+   sets data-short: λ, δ, τ_pos, τ_seq, Noise; the full label is its tooltip and stays its accessible name; the normal
+   layout shows it whole), the noise radio's choices on one row, Generate and Stop on one row, the slider hint folded,
+   so all four sliders are in view (tests/browser/test_browser_present_first.py) */
+body.sv-present #controls [data-testid=block-info] {display: block; white-space: nowrap; max-width: 100%;}
+body.sv-present #controls [data-short] {font-size: 0;}
+body.sv-present #controls [data-short]::before {content: attr(data-short); font-size: clamp(12px, 0.8vw, 15px);}
 body.sv-present #controls .sv-sub {display: none;}
 body.sv-present #controls label:has(> [data-testid=block-info]), body.sv-present #controls .head {min-width: 0;
                                                                                                   max-width: 100%;}
@@ -151,9 +154,17 @@ JS = """
   // the docked inspector closes with its × or Escape (a new click opens it again)
   const close = () => document.querySelectorAll('#inspector .sv-insp').forEach(x => { x.style.display = 'none'; });
   document.addEventListener('click', (e) => { if (e.target.closest && e.target.closest('.sv-close')) close(); });
+  // each knob control's short name (Present mode's CSS shows it in place of the label), its full label the tooltip
+  const SHORT = __SHORT__;
+  const shorten = () => Object.entries(SHORT).forEach(([id, s]) => {
+    const el = document.querySelector('#' + id + ' [data-testid=block-info]');
+    if (el && el.dataset.short !== s) { el.title = el.textContent.trim(); el.dataset.short = s; }
+  });
+  shorten();
   // a new inspection starts at its verdict: the docked column scrolls to its top, the page to the verdict if needed
   let seen = null;
   new MutationObserver(() => {
+    shorten();
     const v = document.querySelector('#sv-verdict'), col = document.querySelector('#inspector');
     if (!v || v === seen) return;
     seen = v;
@@ -185,6 +196,11 @@ JS = """
   });
 }
 """
+
+def js(knobs) -> str:
+    """JS with the short names of the controls of `knobs` (core.knobs.Knob records: their elem_id is their name)."""
+    return JS.replace("__SHORT__", json.dumps({k.name: k.short for k in knobs}, ensure_ascii=False))
+
 
 def lead_lane(methods, cards) -> str:
     """The lane Present mode's maps draw before any click: the first of `methods` whose record relaxes (drafts and is

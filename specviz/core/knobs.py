@@ -39,6 +39,12 @@ class Knob:
         return self.symbol or self.name
 
     @property
+    def short(self) -> str:
+        """The control's label where a row has room for one word (Present mode's controls): its symbol, else its
+        name capitalised ("Noise")."""
+        return self.symbol or self.name.capitalize()
+
+    @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 

@@ -5,6 +5,8 @@
   column (their right edge at #main's), so the lane pictures use the width;
 - the four sliders lie inside the viewport and the browser gives each one the point at its centre (reachable
   without scrolling the page);
+- no text of the controls is cut: each knob's label shows its short name whole (λ, δ, τ_pos, τ_seq, Noise), its
+  full label the tooltip;
 - the maps draw the run's first relaxed lane (present.lead_lane): a click on the map's panel inspects that lane's
   cell;
 - after the click the inspector's column is shown, its verdict in view, and a click on a lane's cell still inspects
@@ -16,6 +18,7 @@ import pytest
 
 from specviz.analysis.cards import cards
 from specviz.app.present import lead_lane
+from specviz.engine.registry import ui_knobs
 from specviz.render import draw
 from tests.browser.test_browser_bench import COUNTS, after_run
 from tests.browser.test_browser_present import VIEWS, in_view, save, served  # noqa: F401 (fixture)
@@ -28,6 +31,11 @@ REACHABLE = """(id) => { const e = document.querySelector('#' + id + ' input[typ
   const r = e.getBoundingClientRect();
   return [r.left, r.top, r.right, r.bottom, document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2)
           === e]; }"""
+CUT = """() => [...document.querySelectorAll('#controls *')].filter(e => e.offsetParent && !e.children.length
+  && e.textContent.trim() && e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.trim())"""
+SHOWN = """() => Object.fromEntries([...document.querySelectorAll('#controls [data-testid=block-info]')]
+  .filter(e => e.offsetParent).map(e => [e.title || e.textContent.trim(),
+   getComputedStyle(e, '::before').content.replace(/^"|"$/g, '')]))"""
 
 
 def click_cell(page, sel: str, origin=(0, 0), size=None) -> None:
@@ -68,6 +76,9 @@ def test_present_mode_gives_the_lanes_the_width_until_a_click(served, tmp_path, 
     assert len(widths) == len(methods), where          # COUNTS[10]: every registered method (12)
     for k, (left, top, right, bottom, mine) in sliders.items():
         assert left >= 0 and top >= 0 and right <= w and bottom <= h and mine, f"{where}: slider {k} out of reach"
+    assert page.evaluate(CUT) == [], f"{where}: control text cut"
+    shown = page.evaluate(SHOWN)
+    assert {k.label: k.short for k in ui_knobs("setup") + ui_knobs("main")}.items() <= shown.items(), (where, shown)
     lead = lead_lane(methods, cards())
     click_cell(page, "#map_entropy img", draw.layout(1)[0], draw.PANEL)   # the map draws the first relaxed lane
     assert inspected(page, None) == (lead, ROW * GRID + COL), where
