@@ -53,8 +53,9 @@ INTRO = ("## specviz — speculative decoding, made visible\n"
          "still running makes one forward), so the fastest finishes first. Hatched cells are undecided. "
          "Click any cell of an image or map to inspect it. What am I looking at? The *Primer* tab walks through one "
          "step of your run.")
+PRESENT_JS = present.js(ui_knobs("setup") + ui_knobs("main"))      # the controls' short names: Present mode's labels
 STYLE = dict(theme=gr.themes.Soft(), css=html.CSS + present.CSS + pinned.CSS + atlas_tab.CSS + history_tab.CSS
-             + replay_fit.CSS + KEYS_CSS + serving.WAIT_CSS, js=f"() => {{ ({present.js(ui_knobs('setup') + ui_knobs('main'))})(); ({pinned.JS})(); "
+             + replay_fit.CSS + KEYS_CSS + serving.WAIT_CSS, js=f"() => {{ ({PRESENT_JS})(); ({pinned.JS})(); "
              f"({replay_fit.JS})(); ({CLICKS_JS})(); ({COMMIT_JS})(); ({KEYS_JS})(); ({serving.WAIT_JS})(); }}")
 # show_error: Gradio's own refusals (a path that was never uploaded, too few inputs) reach API clients as their one-line
 # message instead of "the app raised an exception"; every handler error is already one line (errors.friendly)
