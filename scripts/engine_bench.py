@@ -10,6 +10,8 @@ For each (shape, method, noise) it drains decode() for --steps verification step
             int / float / index of a tensor), the mean over --sync-steps steps of a second run under the counter,
             after its first step (which also builds the run's tables once: the stub drafter's top tokens, LANTERN's
             neighbours, GSD's vectors); max: the most reads of one of those steps;
+  ops/step  torch operator (aten) calls per step in that counted run (engine/syncs.OperatorCalls; the stub's own
+            forward dispatches 7 of them): the engine's per-step fixed cost, a count a loaded machine does not move;
   tok/step  tokens committed per step in the timed run.
 --repeat R: each row runs R times and keeps the run with the smallest median (a shared machine only ever slows a run
 down: the least disturbed run is the closest to the engine's own cost).
@@ -39,7 +41,7 @@ from specviz.engine import (
 from specviz.engine.config import RunConfig  # noqa: E402
 from specviz.engine.decode import decode  # noqa: E402
 from specviz.engine.stub import StubTarget, stub_factory  # noqa: E402
-from specviz.engine.syncs import HostReads  # noqa: E402
+from specviz.engine.syncs import HostReads, OperatorCalls  # noqa: E402
 
 SHAPES = {   # name -> (vocab, grid, codebook dims)
     "24": (16384, (24, 24), 8),
@@ -50,20 +52,22 @@ SHAPES = {   # name -> (vocab, grid, codebook dims)
 NOISES = ("papers", "keyed")
 
 
-def run_steps(model: StubTarget, cfg, steps: int, counter: HostReads | None = None) -> list[tuple]:
+def run_steps(model: StubTarget, cfg, steps: int, counter: HostReads | None = None,
+              ops: OperatorCalls | None = None) -> list[tuple]:
     """Drain decode() for `steps` verification steps after the prefill: per step (seconds, forward seconds, host
-    reads, tokens committed)."""
+    reads, tokens committed, operator calls)."""
     out, gen = [], decode(model, cfg, stub_factory)
     next(gen)                                             # the prefill and the first token
     done = 1
     for _ in range(steps):
-        f0, c0, t0 = model.spent, counter.count if counter else 0, time.thread_time()
+        f0, c0, o0, t0 = model.spent, counter.count if counter else 0, ops.count if ops else 0, time.thread_time()
         try:
             prog = next(gen)
         except StopIteration:
             break
         sec = time.thread_time() - t0
-        out.append((sec, model.spent - f0, (counter.count if counter else 0) - c0, len(prog.tokens) - done))
+        out.append((sec, model.spent - f0, (counter.count if counter else 0) - c0, len(prog.tokens) - done,
+                    (ops.count if ops else 0) - o0))
         done = len(prog.tokens)
         if prog.done:
             break
@@ -74,25 +78,26 @@ def measure(shape: str, method: str, noise: str, steps: int, sync_steps: int, se
     vocab, grid, dims = SHAPES[shape]
     cfg = RunConfig(method=method, prompt="stub", seed=seed, noise=noise)
     runs = [run_steps(StubTarget(vocab, grid, dims=dims, seed=seed), cfg, steps) for _ in range(repeat)]
-    timed = min(runs, key=lambda r: statistics.median(s - f for s, f, _, _ in r))   # the run least disturbed
-    counter = HostReads()
-    with counter:
-        counted = run_steps(StubTarget(vocab, grid, dims=dims, seed=seed), cfg, sync_steps + 1, counter)[1:]
+    timed = min(runs, key=lambda r: statistics.median(s - f for s, f, *_ in r))   # the run least disturbed
+    counter, ops = HostReads(), OperatorCalls()
+    with counter, ops:
+        counted = run_steps(StubTarget(vocab, grid, dims=dims, seed=seed), cfg, sync_steps + 1, counter, ops)[1:]
     return dict(shape=shape, method=method, noise=noise, steps=len(timed), repeat=repeat,
-                ms=1e3 * statistics.median(s - f for s, f, _, _ in timed),
-                fwd_ms=1e3 * statistics.median(f for _, f, _, _ in timed),
-                syncs=sum(c for _, _, c, _ in counted) / max(1, len(counted)),
-                syncs_max=max((c for _, _, c, _ in counted), default=0),
-                tokens=sum(k for *_, k in timed) / max(1, len(timed)))
+                ms=1e3 * statistics.median(s - f for s, f, *_ in timed),
+                fwd_ms=1e3 * statistics.median(f for _, f, *_ in timed),
+                syncs=sum(c for _, _, c, *_ in counted) / max(1, len(counted)),
+                syncs_max=max((c for _, _, c, *_ in counted), default=0),
+                ops=sum(o for *_, o in counted) / max(1, len(counted)),
+                tokens=sum(k for _, _, _, k, _ in timed) / max(1, len(timed)))
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| shape | method | noise | ms/step | fwd ms | syncs/step | max | tok/step |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| shape | method | noise | ms/step | fwd ms | syncs/step | max | ops/step | tok/step |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         vocab, grid, _ = SHAPES[r["shape"]]
         lines.append(f"| {grid[0]}x{grid[1]}, V={vocab} | `{r['method']}` | {r['noise']} | {r['ms']:.2f} | "
-                     f"{r['fwd_ms']:.3f} | {r['syncs']:.1f} | {r['syncs_max']} | {r['tokens']:.2f} |")
+                     f"{r['fwd_ms']:.3f} | {r['syncs']:.1f} | {r['syncs_max']} | {r['ops']:.0f} | {r['tokens']:.2f} |")
     return "\n".join(lines)
 
 

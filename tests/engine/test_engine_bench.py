@@ -5,9 +5,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import torch
+
 from specviz.engine import registry
+from specviz.engine.stub import StubState, StubTarget
+from specviz.engine.syncs import OperatorCalls
 
 ROOT = Path(__file__).resolve().parents[2]
+STUB_OPS = 7                          # the stub forward's operator calls (scripts/engine_bench.py's docstring)
 
 
 def test_tiny_bench_reports_every_method_and_noise(tmp_path):
@@ -19,7 +24,7 @@ def test_tiny_bench_reports_every_method_and_noise(tmp_path):
     assert [(r["method"], r["noise"]) for r in rows] == [(m, n) for m in registry.METHODS for n in ("papers", "keyed")]
     for r in rows:
         assert r["steps"] == 4 and r["ms"] >= 0 and r["fwd_ms"] >= 0 and r["syncs"] >= 1 and r["tokens"] >= 1
-        assert r["syncs"] <= r["syncs_max"]
+        assert r["syncs"] <= r["syncs_max"] and r["ops"] > STUB_OPS      # the engine's operators beside the stub's
     # the reads are counted after the run's first step (its tables, built once): AR reads once a step, LANTERN (its
     # neighbour table read in the first step) at most twice
     assert {r["syncs_max"] for r in rows if r["method"] == "ar"} == {1}
@@ -27,4 +32,14 @@ def test_tiny_bench_reports_every_method_and_noise(tmp_path):
     lines = [line for line in run.stdout.splitlines() if line.startswith("| 6x6, V=64 |")]
     assert len(lines) == len(rows)
     assert lines[0].split("|")[2].strip() == f"`{rows[0]['method']}`"
-    assert f"| {rows[0]['syncs']:.1f} | {rows[0]['syncs_max']} |" in lines[0]
+    assert f"| {rows[0]['syncs']:.1f} | {rows[0]['syncs_max']} | {rows[0]['ops']:.0f} |" in lines[0]
+
+
+def test_operator_calls_count_the_stub_forward_s_seven():
+    """engine/syncs.OperatorCalls counts every aten call: the stub's forward (the figure the script's docstring
+    names) dispatches exactly STUB_OPS, and nothing is counted outside the block."""
+    m, tokens, positions = StubTarget(64, (6, 6)), torch.tensor([1, 2, 3]), torch.arange(3)
+    with OperatorCalls() as o:
+        m.forward(StubState(), tokens, positions)
+    torch.ones(3) + 1
+    assert o.count == STUB_OPS
