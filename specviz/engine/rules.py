@@ -256,8 +256,8 @@ def judge(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x
     ok = u < b
     pa = p_draft * accept
     if residual is None:
-        res, empty = safe_norm((p_target - pa).clamp_min(0), p_target)
-        cost = (pa - p_target).clamp_min(0).sum(-1)
+        res, empty = safe_norm((p_target - pa).clamp_min_(0), p_target)       # in place: fresh differences
+        cost = (pa - p_target).clamp_min_(0).sum(-1)
     else:
         res, empty = safe_norm(residual(p_target, p_draft, accept, x), p_target)
         cost = tv(pa + rejected_mass(p_target, p_draft, accept, x, residual, res), p_target)

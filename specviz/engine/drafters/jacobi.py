@@ -27,7 +27,7 @@ def coupling(x: torch.Tensor, p_old: torch.Tensor, p_new: torch.Tensor) -> tuple
     rows = torch.arange(len(x))
     px, qx = p_old[rows, x], p_new[rows, x]
     keep = exact_at(px, qx)
-    fallback, _ = safe_norm((p_new - p_old).clamp_min(0), p_new)
+    fallback, _ = safe_norm((p_new - p_old).clamp_min_(0), p_new)          # in place: a fresh difference
     return keep, fallback
 
 
