@@ -44,8 +44,7 @@ def exact_at(px: torch.Tensor, qx: torch.Tensor, off: float = 0.0) -> torch.Tens
     """min(1, q(x)/p(x)) at cells (px, qx: p(x), q(x), any shape); 0 where p(x) = 0 (a draft its law never proposes
     is never exactly accepted). The one place min(1, q/p) is written: `lossless` (which sets the cells p never
     proposes to 1, irrelevant there), every recorded exact probability (judge, the tree levels, keyed noise) and the
-    re-scoring (rescore.exact_prob) and the MC-SJD coupling's keep probability (drafters/jacobi.coupling) come from
-    here. off: the value where p(x) = 0 (`lossless` gives 1 there)."""
+    re-scoring (rescore.exact_prob) come from here. off: the value where p(x) = 0 (`lossless` gives 1 there)."""
     return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp_(max=1.0), off)
 
 

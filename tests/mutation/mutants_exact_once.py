@@ -9,8 +9,9 @@ from tests.engine.test_exact_once import test_exact_probability_at_p_zero_has_on
 from tests.support.mutants import Mutant
 
 
-def _one_at_zero(px, qx):
-    """Wrong: a draft its law never proposes counted as exactly accepted (the old re-scoring's answer)."""
+def _one_at_zero(px, qx, off=1.0):
+    """Wrong: a draft its law never proposes counted as exactly accepted (the old re-scoring's answer), whatever the
+    caller asks for there."""
     return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp(max=1.0), torch.ones_like(px))
 
 
