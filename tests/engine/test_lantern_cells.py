@@ -1,6 +1,7 @@
 """LANTERN(++) on few judged cells (rules.lantern's local path: a tree's point-mass siblings) gives the numbers of
 the whole-vocabulary rule lossless(lantern_mass(q), p), to the bit: both budgets, several cells per row, a row
-without any, vocabularies smaller than k."""
+without any, vocabularies smaller than k. The rule at the drafts alone (rules.lantern_at, the record's `at`: the
+tree walks' point-mass levels ask it per sibling) gives the whole rows' value at each draft, to the bit."""
 import torch
 
 from specviz.engine import rules
@@ -33,3 +34,25 @@ def check_cells_equal_the_whole_vocabulary() -> None:
 
 def test_cells_equal_the_whole_vocabulary():
     check_cells_equal_the_whole_vocabulary()
+
+
+def check_at_equals_the_rows_at_the_drafts() -> None:
+    """lantern_at(q, p, x) == lossless(lantern_mass(q), p)[rows, x] for the drafted cells (a = 1 where p(x) = 0, as
+    the rows), under both budgets as the record passes them (a function of q)."""
+    g, moved, seen = torch.Generator().manual_seed(1), 0, set()
+    for q, p, nb, k, _ in cases():
+        if id(q) in seen:
+            continue
+        seen.add(id(q))
+        rows = torch.arange(len(q))
+        for fn in (lambda t: 0.05, lambda t: 0.25, lambda t: rules.lantern_budget(t, 0.0, 3.0),
+                   lambda t: rules.lantern_budget(t, 0.0, 10.0)):
+            rows_a = rules.lossless(rules.lantern_mass(q, nb, k, fn(q)), p)
+            for x in (p.argmax(-1), torch.randint(q.shape[1], (len(q),), generator=g)):
+                assert torch.equal(rules.lantern_at(q, p, x, nb, k, fn), rows_a[rows, x])
+                moved += int((rows_a[rows, x] > rules.lossless(q, p)[rows, x]).sum())
+    assert moved > 20                                                   # the budgets lend mass in many cases
+
+
+def test_at_equals_the_rows_at_the_drafts():
+    check_at_equals_the_rows_at_the_drafts()
