@@ -20,8 +20,9 @@ def level_pack(tree, kids: list, q: torch.Tensor, q_cur: torch.Tensor, laws: lis
                                                                                      device=dev)]
     if k:
         xs = [tree.tokens[c] for c in kids]
-        f64 += [torch.stack([law[x] for law, x in zip(laws, xs)]), torch.stack([r[x] for r, x in zip(lvl.targets, xs)]),
-                tvs[0], tvs[1]]
+        f64 += list(lvl.cells) if lvl.cells is not None else [torch.stack([law[x] for law, x in zip(laws, xs)]),
+                                                               torch.stack([r[x] for r, x in zip(lvl.targets, xs)])]
+        f64 += [tvs[0], tvs[1]]
     h = entropy(q_cur)
     end = draw(lvl.end, u[k])
     f64 += [torch.as_tensor(lvl.cost, device=dev).view(1), u, h.view(1), normalised_entropy(h, q_cur, norm).view(1),

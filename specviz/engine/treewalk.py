@@ -88,7 +88,8 @@ def _pack(tree, kids, q, q_cur, laws, lvl, leaves, u, norm) -> torch.Tensor:
     """One level's level_pack with its siblings' TVs (distinct point masses: from their cells, pointlevel)."""
     xs = [tree.tokens[c] for c in kids]
     if points(tree, kids):
-        tvs = point_tvs(q_cur, q_cur[torch.tensor(xs, device=q.device)]), point_tvs_each(lvl.targets, xs)
+        tvs = (point_tvs(q_cur, q_cur[torch.tensor(xs, device=q.device)]),
+               point_tvs_each(lvl.targets, xs, lvl.cells[1] if lvl.cells is not None else None))
     else:
         each = [sibling_tvs(laws[j], q_cur, lvl.targets[j]) for j in range(len(kids))]
         tvs = tuple(torch.stack([torch.as_tensor(t[i], dtype=torch.float64, device=q.device) for t in each])

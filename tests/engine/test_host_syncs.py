@@ -13,11 +13,12 @@ import pytest
 import torch
 
 from specviz.core.sampling import draw, sample
-from specviz.engine import registry
+from specviz.engine import families, registry
 from specviz.engine.config import RunConfig
-from specviz.engine.decode import decode
+from specviz.engine.decode import decode, drain
 from specviz.engine.stub import StubTarget, stub_factory
 from specviz.engine.syncs import HostReads
+from tests.support.toy import toy
 
 TARGET = 2.0
 TREE_CEILING = {   # (method, noise) -> mean reads per step measured on 2026-12-06: CASCADE (91.4 / 111.4 before its
@@ -85,6 +86,32 @@ def tree_reads_within_ceiling():
     """The mutation check's detector (tests/mutation/mutants_tree_reads.py): SD and LANTERN under both noises."""
     for method, noise in WALKS:
         check_reads(method, noise)
+
+
+def row_level_walks_read_at_most_twice():
+    """The mutation check's detector (tests/mutation/mutants_tree_reads.py): walks whose siblings carry recorded laws
+    (the row-wise levels, verify.level_tensors: the toy model's sampled EAGLE tree; the stub's are point masses) read
+    at most twice a walk, counted around the walk alone (the toy's drafter reads on its own)."""
+    seen = []
+
+    def counted(c, tree, *args):
+        with HostReads() as h:
+            walk = real(c, tree, *args)
+        seen.append((h.count, any(law is not None for law in tree.laws[1:])))
+        return walk
+    real, mp = families.walk_tree, pytest.MonkeyPatch()
+    mp.setattr(families, "walk_tree", counted)
+    try:
+        model, factory = toy(codes=12, grid=3)
+        drain(decode(model, RunConfig(method="sd", prompt="red house", tree_depth=3, tree_topk=3, tree_nodes=4,
+                                      tree_sampling="sample"), factory))
+    finally:
+        mp.undo()
+    assert len(seen) > 3 and all(laws for _, laws in seen) and max(n for n, _ in seen) <= 2, seen
+
+
+def test_row_level_walks_read_at_most_twice():
+    row_level_walks_read_at_most_twice()
 
 
 def grouped_and_proactive_reads_within_ceiling():

@@ -8,6 +8,7 @@ from specviz.engine import events, keyed, levelpack, treewalk, verify
 from specviz.engine.drafters import pac
 from tests.engine.test_host_syncs import (
     grouped_and_proactive_reads_within_ceiling,
+    row_level_walks_read_at_most_twice,
     test_tree_walks_read_at_most_twice_a_step,
     tree_reads_within_ceiling,
 )
@@ -25,6 +26,14 @@ def _judge_one_reading(real):
     return judge_one
 
 
+def _point_residual_reading(real):
+    """Wrong: a point-mass sibling's residual reads its acceptance on the host (a planted .item(), e.g. to log it)."""
+    def point_residual(r, rx, a, x):
+        a.item()
+        return real(r, rx, a, x)
+    return point_residual
+
+
 def _keyed_level_reading(real):
     """Wrong: a keyed level reads its cost on the host (a planted float())."""
     def level(q, laws, xs, accept_rows):
@@ -35,8 +44,11 @@ def _keyed_level_reading(real):
 
 
 VARIANTS = [
-    Mutant("a tree level reads a sibling's acceptance on the host (planted .item(), papers' noise)",
+    Mutant("a row-wise tree level reads a sibling's acceptance on the host (planted .item(), papers' noise)",
            lambda mp: mp.setattr(verify, "_judge_one", _judge_one_reading(verify._judge_one)),
+           (row_level_walks_read_at_most_twice,)),
+    Mutant("a point-mass tree level reads a sibling's acceptance on the host (planted .item(), papers' noise)",
+           lambda mp: mp.setattr(verify, "_point_residual", _point_residual_reading(verify._point_residual)),
            (tree_reads_within_ceiling, test_tree_walks_read_at_most_twice_a_step)),
     Mutant("a keyed tree level reads its cost on the host (planted float())",
            lambda mp: mp.setattr(keyed, "_level", _keyed_level_reading(keyed._level)),
