@@ -115,7 +115,7 @@ class Level:
     law: torch.Tensor                 # (V,) o
     cost: float                       # TV(o, q)
     scale: float = 1.0
-    cells: tuple | None = None        # (p_j(x_j), r_{j-1}(x_j)) as (k,) tensors when the builder has them (point levels)
+    cells: tuple | None = None        # (p_j(x_j), r_{j-1}(x_j)) as (k,) tensors where the builder has them (points)
 
 
 _EPS = float(np.float32(1e-12))       # safe_norm's eps as its float32 comparison sees it
