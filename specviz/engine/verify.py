@@ -99,6 +99,8 @@ class TreeWalk:
     judged: list                      # list[TreeStep]: every judged candidate, in judge order
     entropies: dict = field(default_factory=dict)   # node -> (H, H normalised) of q at its children's position
     new_q: float | None = None        # q(new_token) at its position, when the walk read it
+    masses: dict | None = None        # CASCADE: {(parent, m): q at the parent's children position on m's token}, for
+    #                                   every group candidate m of the walked levels' siblings (events' Sibling records)
 
 
 @dataclass
