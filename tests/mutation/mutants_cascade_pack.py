@@ -4,6 +4,8 @@ tests/support/mutants.py). Every variant wraps the real function, so it stays wh
 wrong."""
 from __future__ import annotations
 
+import json
+
 import torch
 
 from specviz.engine import keyed, levelpack, treewalk
@@ -15,7 +17,6 @@ _fit_part, _member_masses = levelpack.fit_part, levelpack.member_masses
 
 
 def _golden():
-    import json  # noqa: PLC0415 - the golden file only where this detector runs
     test_traces_equal_golden(json.loads(GOLDEN.read_text()))
 
 
