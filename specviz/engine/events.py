@@ -119,7 +119,7 @@ def tree_events(root_pos: int, tree, q: torch.Tensor, walk, cfg, rnd) -> list:
     """Events of a tree step rooted at root_pos (walk: verify.TreeWalk): every judged candidate, then the resampled
     or bonus token. A candidate judged with groups (CASCADE) carries the `groups` extension."""
     judged, path, new_tok, bonus = walk.judged, walk.path, walk.new_token, walk.bonus
-    out, sib_q = [], sibling_masses(judged, tree, q)
+    out, sib_q = [], walk.masses if walk.masses is not None else sibling_masses(judged, tree, q)   # the walk's read
     ent = dict(walk.entropies)                # node -> entropies of q at its children's position, once per node
     for s in judged:
         par = tree.parents[s.node]

@@ -10,6 +10,8 @@ point-mass siblings: (1 - Σ_K q)(1 - Π_j (1 - c_j))); `coupled` records J_x/p_
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 
 from specviz.core.noise import Noise
@@ -17,7 +19,7 @@ from specviz.core.sampling import change_prob, coupled_accept, entropy, normalis
 from specviz.engine import rules
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
-from specviz.engine.levelpack import Ahead, bonus_part, bonus_values
+from specviz.engine.levelpack import Ahead, bonus_part, bonus_values, cascade_full, fit_part, member_masses
 from specviz.engine.pointlevel import point_coupled, point_tvs, points
 from specviz.engine.verify import (
     ChainResult,
@@ -120,8 +122,38 @@ def keyed_level(tree: DraftTree, kids: list, q_cur: torch.Tensor, laws: list, ac
 def keyed_walk(q: torch.Tensor, laws: list, xs: list, accept, residual=None) -> Level:
     """A level under keyed noise given each sibling's acceptance accept(j, r, p) -> (a, extra): every sibling is
     judged against q itself (verify.cascade_fit's `walk`), its numbers read in one read (verify.read_level)."""
+    return read_level(keyed_tensors(q, laws, xs, accept, residual))
+
+
+def keyed_tensors(q: torch.Tensor, laws: list, xs: list, accept, residual=None) -> Level:
+    """keyed_walk's level with its numbers left where q lives (levelpack.cascade_full's `walk`)."""
     rows = [accept(j, q, p) for j, p in enumerate(laws)]
-    return read_level(_level(q, laws, xs, (torch.stack([r[0] for r in rows]), [r[1] for r in rows])))
+    return _level(q, laws, xs, (torch.stack([r[0] for r in rows]), [r[1] for r in rows]))
+
+
+def _budget_level(tree, cur, q, accept_fn, group_fn, left, leaves, noise, pos, norm, masses: dict) -> tuple:
+    """treewalk._budget_level under keyed noise: the level at s = 1 packed with its fit test and Sibling masses, one
+    read while it fits; else keyed_level fits it (a read per build) and it is packed again. -> (KeyedValues, Level,
+    groups)."""
+    kids, q_cur = tree.children[cur], q[cur]
+    laws, k = kid_laws(tree, kids, q.shape[1]), len(kids)
+    if not kids:
+        return KeyedValues(keyed_pack(tree, kids, q, q_cur, laws, None, leaves, noise, pos, norm).tolist(), 0,
+                           len(leaves)), None, []
+    groups = [group_fn(c, kids) for c in kids]
+    lvl = cascade_full(q_cur, laws, [tree.tokens[c] for c in kids], [[tree.tokens[m] for m in g.members]
+                                                                     for g in groups], keyed_tensors, None,
+                       points(tree, kids))
+    pack = keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm)
+    keys, mq = member_masses(tree, cur, groups, q_cur)
+    vals, n = torch.cat([pack, fit_part(lvl, left), mq]).tolist(), pack.numel()
+    masses.update(zip(keys, vals[n + k + 1:]))
+    if vals[n + k]:
+        lvl = replace(lvl, extras=vals[n:n + k])
+    else:                                                     # the budget binds: scale the level (reads), pack again
+        lvl, groups = keyed_level(tree, kids, q_cur, laws, accept_fn, group_fn, left)
+        vals = keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm).tolist()
+    return KeyedValues(vals[:n], k, len(leaves)), lvl, groups
 
 
 def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_pos: int, group_fn, budget: float,
@@ -131,7 +163,7 @@ def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_p
     Without CASCADE's budget at most two reads (_keyed_ahead: the root's level, then the subtree the walk goes
     into; reads=1: all in one, levelpack.Ahead); CASCADE reads once per level walked (keyed_pack); norm: the run's
     entropy normalisation for the events."""
-    path, steps, used, ent = [0], [], 0.0, {}
+    path, steps, used, ent, masses = [0], [], 0.0, {}, {} if group_fn is not None else None
     ahead = _keyed_ahead(tree, q, accept_fn, noise, root_pos, bonus_ok, norm, reads) if group_fn is None else None
     while True:
         cur = path[-1]
@@ -139,10 +171,7 @@ def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_p
         left = budget - used
         leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
         if ahead is None:
-            q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
-            lvl, groups = keyed_level(tree, kids, q_cur, laws, accept_fn, group_fn, left) if kids else (None, [])
-            v = KeyedValues(keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm).tolist(),
-                            len(kids), len(leaves))
+            v, lvl, groups = _budget_level(tree, cur, q, accept_fn, group_fn, left, leaves, noise, pos, norm, masses)
         else:
             (v, lvl), groups = ahead.at(cur), [CandidateGroup() for _ in kids]
         if group_fn is not None and lvl is not None:
@@ -169,13 +198,13 @@ def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_p
                 chosen = j
                 break
         if chosen is None:
-            return TreeWalk(path, v.star, False, steps, ent, v.q_star)
+            return TreeWalk(path, v.star, False, steps, ent, v.q_star, masses)
         path.append(kids[chosen])
         if not tree.children[kids[chosen]]:
             if chosen in leaves:
                 tok, q_tok, ent[kids[chosen]] = v.bonus[chosen]
-                return TreeWalk(path, tok, True, steps, ent, q_tok)
-            return TreeWalk(path, -1, False, steps, ent)
+                return TreeWalk(path, tok, True, steps, ent, q_tok, masses)
+            return TreeWalk(path, -1, False, steps, ent, masses=masses)
 
 
 def _keyed_ahead(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_pos: int, bonus_ok,

@@ -6,6 +6,9 @@ from __future__ import annotations
 import torch
 
 from specviz.core.sampling import draw, entropy, normalised_entropy
+from specviz.engine import rules
+from specviz.engine.pointlevel import cascade_cell
+from specviz.engine.verify import Level, level_tensors, point_tensors
 
 
 def level_pack(tree, kids: list, q: torch.Tensor, q_cur: torch.Tensor, laws: list, lvl, tvs: tuple, leaves: list,
@@ -20,8 +23,9 @@ def level_pack(tree, kids: list, q: torch.Tensor, q_cur: torch.Tensor, laws: lis
                                                                                      device=dev)]
     if k:
         xs = [tree.tokens[c] for c in kids]
-        f64 += [torch.stack([law[x] for law, x in zip(laws, xs)]), torch.stack([r[x] for r, x in zip(lvl.targets, xs)]),
-                tvs[0], tvs[1]]
+        f64 += list(lvl.cells) if lvl.cells is not None else [torch.stack([law[x] for law, x in zip(laws, xs)]),
+                                                               torch.stack([r[x] for r, x in zip(lvl.targets, xs)])]
+        f64 += [tvs[0], tvs[1]]
     h = entropy(q_cur)
     end = draw(lvl.end, u[k])
     f64 += [torch.as_tensor(lvl.cost, device=dev).view(1), u, h.view(1), normalised_entropy(h, q_cur, norm).view(1),
@@ -128,3 +132,36 @@ def read_ahead(packs: dict) -> dict:
         out[node] = vals[at:at + t.numel()]
         at += t.numel()
     return out
+
+
+def cascade_full(q: torch.Tensor, laws: list, xs: list, members: list, walk=None, residual=None,
+                 cells: bool = False) -> Level:
+    """verify.cascade_fit's first build, the level at s = 1, with its numbers left where q lives (nothing read): a walk
+    packs it with fit_part and reads both at once, and fits (cascade_fit) only a level fit_part says must be scaled.
+    walk: an unread builder (q, laws, xs, accept, residual) -> Level (keyed noise: keyed.keyed_tensors); default
+    point_tensors (cells) or level_tensors, what cascade_fit's point_law / level_law read."""
+    cells = cells and residual is None
+    rule = cascade_cell if cells else rules.cascade
+    walk = walk or ((lambda *a: point_tensors(*a, cell=a[3])) if cells else level_tensors)
+    lvl = walk(q, laws, xs, lambda j, r, p: rule(r, p, xs[j], members[j], 1.0), residual)
+    lvl.scale = 1.0
+    return lvl
+
+
+def fit_part(lvl: Level, left: float) -> torch.Tensor:
+    """[the extras (k,), fits] as float64 where q lives, of a level at s = 1 (cascade_full): fits = 1.0 when
+    verify.fit_level keeps it (TV(o, q) <= left, or no sibling adds mass), else 0.0, compared in float64 as
+    fit_level compares the read values."""
+    dev = lvl.end.device
+    ex = torch.stack([torch.as_tensor(e, dtype=torch.float64, device=dev) for e in lvl.extras]) if lvl.extras else \
+        torch.zeros(0, dtype=torch.float64, device=dev)
+    fits = (torch.as_tensor(lvl.cost, dtype=torch.float64, device=dev) <= left) | ~(ex != 0).any()
+    return torch.cat([ex, fits.to(torch.float64).view(1)])
+
+
+def member_masses(tree, cur: int, groups: list, q_cur: torch.Tensor) -> tuple[list, torch.Tensor]:
+    """CASCADE's Sibling records' masses of one level (events.sibling_masses, for every sibling's group candidates,
+    not only the judged ones): the keys (cur, m) and q_cur at each m's token, gathered where q lives, not read."""
+    ms = list(dict.fromkeys(m for g in groups for m in g.cos))
+    return [(cur, m) for m in ms], q_cur[torch.tensor([tree.tokens[m] for m in ms], dtype=torch.long,
+                                                      device=q_cur.device)].to(torch.float64)

@@ -56,6 +56,7 @@ def _lantern_builder(plus: bool):
 
         def lantern(q, p):
             return rules.lantern(q, p, nbrs, k, budget(q))
+        lantern.at = lambda q, p, x: rules.lantern_at(q, p, x, nbrs, k, budget)     # a draft's b from its cells
         variant = cfg.lantern_residual
         return _with_residual(lantern, None if variant == "tv_optimal" else
                               rules.lantern_residual(nbrs, k, budget, variant))

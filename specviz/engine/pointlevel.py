@@ -34,9 +34,10 @@ def point_tvs(law: torch.Tensor, lx: torch.Tensor) -> torch.Tensor:
     return 0.5 * ((law.sum() - lx) + (1.0 - lx).abs())
 
 
-def point_tvs_each(targets: list, xs: list) -> torch.Tensor:
-    """TV(δ_{x_j}, targets[j]) for each sibling j (its own law, e.g. the running residual it was judged against)."""
-    lx = torch.stack([t[x] for t, x in zip(targets, xs)])
+def point_tvs_each(targets: list, xs: list, lx: torch.Tensor | None = None) -> torch.Tensor:
+    """TV(δ_{x_j}, targets[j]) for each sibling j (its own law, e.g. the running residual it was judged against);
+    lx: targets[j](x_j) (k,) when the caller has them (verify.Level.cells)."""
+    lx = torch.stack([t[x] for t, x in zip(targets, xs)]) if lx is None else lx
     return 0.5 * ((torch.stack([t.sum() for t in targets]) - lx) + (1.0 - lx).abs())
 
 

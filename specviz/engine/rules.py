@@ -173,22 +173,33 @@ def lantern(p_target: torch.Tensor, p_draft: torch.Tensor, neighbours: torch.Ten
     rows, ys = (p_draft > 0).nonzero(as_tuple=True)
     if len(ys) * _SORTED_FROM >= p_draft.numel():
         return lossless(lantern_mass(p_target, neighbours, k, budget), p_draft)
-    nb = neighbours[ys, :k]                                          # (n, k') each judged cell's neighbours
-    heads = torch.arange(len(ys), device=ys.device) * (nb.shape[1] + 1)
-    cols = torch.cat([ys[:, None], nb], 1).view(-1)                  # local vocabulary: cell, its neighbours, ...
-    local = torch.zeros(len(cols), nb.shape[1], dtype=torch.long, device=ys.device)
-    local[heads] = heads[:, None] + 1 + torch.arange(nb.shape[1], device=ys.device)
-    b = budget[:, cols] if torch.is_tensor(budget) else budget
-    mass = lantern_mass(p_target[:, cols], local, k, b)[rows, heads]
+    mass = _lantern_cells(p_target, rows, ys, neighbours, k, budget[rows, ys] if torch.is_tensor(budget) else budget)
     out = torch.ones_like(p_draft)
     out[rows, ys] = (mass / p_draft[rows, ys].clamp_min(1e-30)).clamp(max=1.0)      # lossless at the cells
     return out
 
 
+def lantern_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor, neighbours: torch.Tensor, k: int,
+               budget_fn: Callable) -> torch.Tensor:
+    """lantern(q, p, neighbours, k, budget_fn(q))[rows, x] from each draft's cell and its k neighbours alone, to the
+    same bits (budget_fn is elementwise, lantern_budget): (L,), 1 where p(x) = 0 as in lantern's rows."""
+    rows = torch.arange(len(x), device=x.device)
+    qx, px = p_target[rows, x], p_draft[rows, x]
+    mass = _lantern_cells(p_target, rows, x, neighbours, k, budget_fn(qx), qx)
+    return torch.where(px > 0, (mass / px.clamp_min(1e-30)).clamp(max=1.0), 1.0)
+
+
+def _lantern_cells(q, rows, ys, neighbours, k, b, qy=None) -> torch.Tensor:
+    """lantern_mass at cells (rows, ys) from their k neighbours alone (n,), the same bits; b: B there or a float."""
+    cs = q[rows[:, None], neighbours[ys, :k]].cumsum(-1)                              # (n, k)
+    moved = torch.where(cs <= (b[:, None] if torch.is_tensor(b) else b), cs, torch.zeros_like(cs)).amax(-1)
+    return (q[rows, ys] if qy is None else qy) + moved
+
+
 def lantern_residual(neighbours: torch.Tensor, k: int, budget_fn: Callable, variant: str) -> Residual:
-    """The released code's resampling after a rejected draft x (§5.3), for the residual protocol. "Aggregated"
-    means s_1(x) <= B(x) (the released `indices != -1`); then N(x) = x's k+1 nearest codes
-    (`nearest_latents[x, :k+1]`) is zeroed:
+    """The released code's resampling after a rejected draft x (§5.3), for the residual protocol. "Aggregated" means
+    s_1(x) <= B(x) (the released `indices != -1`); then N(x) = x's k+1 nearest codes (`nearest_latents[x, :k+1]`) is
+    zeroed:
       "lumina"  (ea_model_lumina_mgpt.py:704-712): in the target, then [q·1{∉N} - p]+ (a point-mass draft: q with
                 x zeroed, the EAGLE-2 path);
       "llamagen" (ea_model_llamagen.py:646-656 EAGLE-1): in the draft law, [q - p·1{∉N}]+; for a point-mass draft
@@ -201,9 +212,7 @@ def lantern_residual(neighbours: torch.Tensor, k: int, budget_fn: Callable, vari
         bx = b[rows, x] if torch.is_tensor(b) else torch.full((len(x),), float(b))
         nbr = neighbours[x, :k + 1]                                                  # (L, k+1)
         agg = q[rows, neighbours[x, 0]] <= bx                                        # (L,)
-        drop = torch.zeros_like(q, dtype=torch.bool)
-        drop[rows[:, None], nbr] = True
-        drop &= agg[:, None]
+        drop = torch.zeros_like(q, dtype=torch.bool).index_put_((rows[:, None], nbr), agg[:, None])
         point = p[rows, x] >= 1.0
         on_target = (variant == "lumina") | point                                     # (L,)
         keep = (~drop).float()

@@ -11,7 +11,16 @@ import torch
 
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
-from specviz.engine.levelpack import Ahead, LevelValues, level_pack, uniform_offsets, walkable
+from specviz.engine.levelpack import (
+    Ahead,
+    LevelValues,
+    cascade_full,
+    fit_part,
+    level_pack,
+    member_masses,
+    uniform_offsets,
+    walkable,
+)
 from specviz.engine.pointlevel import point_tvs, point_tvs_each, points
 from specviz.engine.verify import (
     AcceptFn,
@@ -35,7 +44,7 @@ def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torc
     where q lives (level_pack). Without a budget at most two reads (`_ahead`: the root's level, then every level
     of the subtree the walk goes into); CASCADE, whose budget left depends on the levels walked, reads once per
     level walked. norm: the run's entropy normalisation for the events; reads: levelpack.Ahead's."""
-    path, steps, used, ent = [0], [], 0.0, {}
+    path, steps, used, ent, masses = [0], [], 0.0, {}, {} if group_fn is not None else None
     ahead = _ahead(tree, q, accept_fn, gen, bonus_ok, norm, reads) if group_fn is None else None
     while True:
         cur = path[-1]
@@ -43,13 +52,11 @@ def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torc
         left = budget - used
         leaves = _leaves(tree, kids, bonus_ok)
         if ahead is None:
-            q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
-            lvl, groups = judge_level(tree, kids, q_cur, accept_fn, group_fn, left, laws)
             state = gen.get_state()
-            v = LevelValues(_pack(tree, kids, q, q_cur, laws, lvl, leaves, torch.rand(len(kids) + 1, generator=gen),
-                                  norm).tolist(), len(kids), len(leaves))
+            u = torch.rand(len(kids) + 1, generator=gen)
             gen.set_state(state)                              # the uniforms the walk used, no more (below)
-            used, scale, extras = used + v.cost, lvl.scale, lvl.extras
+            v, groups, scale, extras = _budget_level(tree, cur, q, accept_fn, group_fn, left, leaves, u, norm, masses)
+            used = used + v.cost
         else:
             v, groups, scale, extras = ahead.at(cur), [CandidateGroup() for _ in kids], 1.0, None
         ent[cur] = v.h
@@ -67,16 +74,37 @@ def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torc
                                   budget_left=max(0.0, left) if group_fn is not None else 0.0, scale=scale))
         if chosen is None:
             torch.rand(len(kids) + 1, generator=gen)
-            return TreeWalk(path, v.end[0], False, steps, ent, v.end[1])
+            return TreeWalk(path, v.end[0], False, steps, ent, v.end[1], masses)
         path.append(kids[chosen])
         if not tree.children[kids[chosen]]:
             if chosen in leaves:
                 torch.rand(chosen + 2, generator=gen)
                 tok, q_tok, ent[kids[chosen]] = v.bonus[chosen]
-                return TreeWalk(path, tok, True, steps, ent, q_tok)
+                return TreeWalk(path, tok, True, steps, ent, q_tok, masses)
             torch.rand(chosen + 1, generator=gen)
-            return TreeWalk(path, -1, False, steps, ent)
+            return TreeWalk(path, -1, False, steps, ent, masses=masses)
         torch.rand(chosen + 1, generator=gen)
+
+
+def _budget_level(tree, cur, q, accept_fn, group_fn, left, leaves, u, norm, masses: dict) -> tuple:
+    """A CASCADE level in one read while it fits: the level at s = 1 (levelpack.cascade_full) packed with its fit test
+    (fit_part) and its siblings' Sibling masses (member_masses, added to `masses`); a level the budget must scale is
+    fitted as before (judge_level: one read per build) and packed again. -> (LevelValues, groups, scale, extras)."""
+    kids, q_cur = tree.children[cur], q[cur]
+    laws, xs = kid_laws(tree, kids, q.shape[1]), [tree.tokens[c] for c in kids]
+    groups = [group_fn(c, kids) for c in kids]
+    lvl = cascade_full(q_cur, laws, xs, [[tree.tokens[m] for m in g.members] for g in groups],
+                       residual=getattr(accept_fn, "residual", None), cells=points(tree, kids))
+    pack = _pack(tree, kids, q, q_cur, laws, lvl, leaves, u, norm)
+    keys, mq = member_masses(tree, cur, groups, q_cur)
+    vals = torch.cat([pack, fit_part(lvl, left), mq]).tolist()
+    n, k = pack.numel(), len(kids)
+    extras = vals[n:n + k]
+    masses.update(zip(keys, vals[n + k + 1:]))
+    if not vals[n + k]:                                       # the budget binds: scale the level (reads), pack again
+        lvl, groups = judge_level(tree, kids, q_cur, accept_fn, group_fn, left, laws)
+        vals, extras = _pack(tree, kids, q, q_cur, laws, lvl, leaves, u, norm).tolist(), lvl.extras
+    return LevelValues(vals[:n], k, len(leaves)), groups, lvl.scale, extras
 
 
 def _leaves(tree: DraftTree, kids: list, bonus_ok: Callable[[int], bool]) -> list:
@@ -88,7 +116,8 @@ def _pack(tree, kids, q, q_cur, laws, lvl, leaves, u, norm) -> torch.Tensor:
     """One level's level_pack with its siblings' TVs (distinct point masses: from their cells, pointlevel)."""
     xs = [tree.tokens[c] for c in kids]
     if points(tree, kids):
-        tvs = point_tvs(q_cur, q_cur[torch.tensor(xs, device=q.device)]), point_tvs_each(lvl.targets, xs)
+        tvs = (point_tvs(q_cur, q_cur[torch.tensor(xs, device=q.device)]),
+               point_tvs_each(lvl.targets, xs, lvl.cells[1] if lvl.cells is not None else None))
     else:
         each = [sibling_tvs(laws[j], q_cur, lvl.targets[j]) for j in range(len(kids))]
         tvs = tuple(torch.stack([torch.as_tensor(t[i], dtype=torch.float64, device=q.device) for t in each])

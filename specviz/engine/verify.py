@@ -99,6 +99,8 @@ class TreeWalk:
     judged: list                      # list[TreeStep]: every judged candidate, in judge order
     entropies: dict = field(default_factory=dict)   # node -> (H, H normalised) of q at its children's position
     new_q: float | None = None        # q(new_token) at its position, when the walk read it
+    masses: dict | None = None        # CASCADE: {(parent, m): q at the parent's children position on m's token}, for
+    #                                   every group candidate m of the walked levels' siblings (events' Sibling records)
 
 
 @dataclass
@@ -115,6 +117,7 @@ class Level:
     law: torch.Tensor                 # (V,) o
     cost: float                       # TV(o, q)
     scale: float = 1.0
+    cells: tuple | None = None        # (p_j(x_j), r_{j-1}(x_j)) as (k,) tensors where the builder has them (points)
 
 
 _EPS = float(np.float32(1e-12))       # safe_norm's eps as its float32 comparison sees it
@@ -163,15 +166,19 @@ def point_tensors(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, re
         else:
             row, extra = accept(j, r, p)
             a = row[x]
-        _, _, nxt = _judge_one(r, p, a, None, x)
+        rx.append(r[x])
+        nxt = _point_residual(r, rx[-1], a, x)
         cells.append(a if reach is None else reach * a)          # o at x_j: level_tensors' 0 + reach·p·a there
         kept = (1.0 - a).clamp_min(0.0)
         reach = kept if reach is None else reach * kept
-        b.append(a), rx.append(r[x]), targets.append(r), extras.append(extra)
+        b.append(a), targets.append(r), extras.append(extra)
         r = nxt
     o, xt, rx = reach * r, torch.tensor(xs, device=q.device), torch.stack(rx)
-    o[xt] = o[xt] + torch.stack(cells)
-    return Level(torch.stack(b), rules.exact_at(torch.ones_like(rx), rx), targets, extras, r, o, tv(o, q))
+    o.index_put_((xt,), torch.stack(cells), accumulate=True)   # o[x_j] + cell_j: distinct x_j, one add each
+    one = torch.ones_like(rx)
+    return Level(torch.stack(b), rules.exact_at(one, rx), targets, extras, r, o, tv.__wrapped__(o, q),  # o: fresh,
+                 cells=(one, rx))                                                                        # no memo
+
 
 
 def point_law(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, residual=None) -> Level:
@@ -193,20 +200,24 @@ def read_level(lvl: Level) -> Level:
     return replace(lvl, b=vals[:k], exact=vals[k:2 * k], cost=vals[2 * k], extras=vals[2 * k + 1:])
 
 
-def _judge_one(r: torch.Tensor, p: torch.Tensor, a: torch.Tensor, pa: torch.Tensor | None,
-               x: int) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
+def _point_residual(r: torch.Tensor, rx: torch.Tensor, a: torch.Tensor, x: int) -> torch.Tensor:
+    """The normalised residual [r - p·a]+ of a point mass p at x with acceptance a there (0-d), r(x) = rx already
+    read out: p·a is a at x alone, so only r(x) moves (_judge_one's residual to the same bits, fewer ops)."""
+    f = r.clone()
+    f[x] = (rx - a).clamp_min(0)
+    return _normed(f, r)
+
+
+def _judge_one(r: torch.Tensor, p: torch.Tensor, a: torch.Tensor, pa: torch.Tensor,
+               x: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """rules.judge of one sibling (pa = p·a) with the residual [r - p·a]+, in fewer tensor ops and to the same bits:
-    (b = a(x), exact = min(1, r(x)/p(x)) (rules.exact_at), the normalised residual), nothing read. pa None: p is a
-    point mass at x and `a` its acceptance there (0-d), so p·a is a at x alone and only r(x) moves (exact: None)."""
-    if pa is None:
-        f = r.clone()
-        f[x] = (r[x] - a).clamp_min(0)
-        b, e = a, None
-    else:
-        f = (r - pa).clamp_min(0)
-        b, e = a[x], rules.exact_at(p[x], r[x])
+    (b = a(x), exact = min(1, r(x)/p(x)) (rules.exact_at), the normalised residual), nothing read."""
+    return a[x], rules.exact_at(p[x], r[x]), _normed((r - pa).clamp_min(0), r)
+
+
+def _normed(f: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
     mass = f.sum()
-    return b, e, torch.where(mass < _EPS, r, f / mass)    # sampling.safe_norm, one row
+    return torch.where(mass < _EPS, r, f / mass)    # sampling.safe_norm, one row
 
 
 def fit_level(build: Callable[[float], Level], left: float, iters: int = 16) -> Level:
@@ -233,7 +244,9 @@ GroupFn = Callable[[int, list], CandidateGroup]      # (node, sibling order) -> 
 def kid_laws(tree: DraftTree, kids: list, vocab: int) -> list:
     """The draft law (V,) of each kid: its recorded law, or a point mass at its token (one one-hot for all)."""
     pm = [c for c in kids if tree.laws[c] is None]
-    rows = dict(zip(pm, rules.point_mass(torch.tensor([tree.tokens[c] for c in pm], dtype=torch.long), vocab)))
+    one = torch.zeros(len(pm), vocab)                          # rules.point_mass's rows, 1.0 put at each token
+    one[torch.arange(len(pm)), torch.tensor([tree.tokens[c] for c in pm], dtype=torch.long)] = 1.0
+    rows = dict(zip(pm, one))
     return [tree.laws[c] if tree.laws[c] is not None else rows[c] for c in kids]
 
 

@@ -10,16 +10,14 @@ from specviz.engine import keyed, rules, treewalk, verify
 from tests.engine import test_point_levels as T
 from tests.support.mutants import Mutant
 
-_judge_one, _level_cost = verify._judge_one, keyed.level_cost
+_level_cost = keyed.level_cost
 
 
-def _cell_kept(r, p, a, pa, x):
+def _cell_kept(r, rx, a, x):
     """Wrong: a point-mass sibling's residual keeps its own cell (r(x) not reduced by a(x))."""
-    if pa is None:
-        f = r.clone()
-        mass = f.sum()
-        return a, None, torch.where(mass < verify._EPS, r, f / mass)
-    return _judge_one(r, p, a, pa, x)
+    f = r.clone()
+    mass = f.sum()
+    return torch.where(mass < verify._EPS, r, f / mass)
 
 
 def _cost_as_bound(q, laws, xs, a):
@@ -32,11 +30,11 @@ def _cost_as_bound(q, laws, xs, a):
 
 VARIANTS = [
     Mutant("point level: a sibling's residual keeps its own cell",
-           lambda mp: mp.setattr(verify, "_judge_one", _cell_kept),
+           lambda mp: mp.setattr(verify, "_point_residual", _cell_kept),
            (T.test_point_level_equals_the_row_wise_level_bit_for_bit,
             T.test_point_walks_equal_the_walks_over_one_hot_rows)),
     Mutant("point level: every sibling's TV(p, r) taken against the level's q",
-           lambda mp: mp.setattr(treewalk, "point_tvs_each", lambda targets, xs: treewalk.point_tvs(
+           lambda mp: mp.setattr(treewalk, "point_tvs_each", lambda targets, xs, lx=None: treewalk.point_tvs(
                targets[0], torch.stack([targets[0][x] for x in xs]))),
            (T.test_point_walks_equal_the_walks_over_one_hot_rows,)),
     Mutant("keyed point level: cost without the miss factor (1 - Σ_K q)",

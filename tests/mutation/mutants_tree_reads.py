@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import torch
 
-from specviz.engine import events, keyed, levelpack, treewalk, verify
+from specviz.engine import keyed, levelpack, treewalk, verify
 from specviz.engine.drafters import pac
 from tests.engine.test_host_syncs import (
+    cascade_reads_once_per_walked_level,
     grouped_and_proactive_reads_within_ceiling,
+    row_level_walks_read_at_most_twice,
     test_tree_walks_read_at_most_twice_a_step,
     tree_reads_within_ceiling,
 )
@@ -25,6 +27,14 @@ def _judge_one_reading(real):
     return judge_one
 
 
+def _point_residual_reading(real):
+    """Wrong: a point-mass sibling's residual reads its acceptance on the host (a planted .item(), e.g. to log it)."""
+    def point_residual(r, rx, a, x):
+        a.item()
+        return real(r, rx, a, x)
+    return point_residual
+
+
 def _keyed_level_reading(real):
     """Wrong: a keyed level reads its cost on the host (a planted float())."""
     def level(q, laws, xs, accept_rows):
@@ -35,8 +45,11 @@ def _keyed_level_reading(real):
 
 
 VARIANTS = [
-    Mutant("a tree level reads a sibling's acceptance on the host (planted .item(), papers' noise)",
+    Mutant("a row-wise tree level reads a sibling's acceptance on the host (planted .item(), papers' noise)",
            lambda mp: mp.setattr(verify, "_judge_one", _judge_one_reading(verify._judge_one)),
+           (row_level_walks_read_at_most_twice,)),
+    Mutant("a point-mass tree level reads a sibling's acceptance on the host (planted .item(), papers' noise)",
+           lambda mp: mp.setattr(verify, "_point_residual", _point_residual_reading(verify._point_residual)),
            (tree_reads_within_ceiling, test_tree_walks_read_at_most_twice_a_step)),
     Mutant("a keyed tree level reads its cost on the host (planted float())",
            lambda mp: mp.setattr(keyed, "_level", _keyed_level_reading(keyed._level)),
@@ -53,10 +66,19 @@ def _draw_reading(real):
     return draw
 
 
-def _sibling_masses_one_by_one(judged, tree, q):
-    """Wrong: CASCADE's Sibling records read q once per member (the old float(q[parent, token]) per Sibling)."""
-    return {(tree.parents[s.node], m): float(q[tree.parents[s.node], tree.tokens[m]]) for s in judged
-            for m in s.group.cos}
+def _member_masses_one_by_one(tree, cur, groups, q_cur):
+    """Wrong: a CASCADE level's Sibling masses read q once per member (the old float(q[parent, token]) per Sibling)."""
+    keys, _ = levelpack.member_masses(tree, cur, groups, q_cur)
+    return keys, torch.tensor([float(q_cur[tree.tokens[m]]) for _, m in keys], dtype=torch.float64)
+
+
+def _fit_read_apart(real):
+    """Wrong: a CASCADE level's budget test read on its own (a planted .tolist(), the old first fit build's read)."""
+    def fit(lvl, left):
+        out = real(lvl, left)
+        out.tolist()
+        return out
+    return fit
 
 
 def _rewinds_past_the_batch(real):
@@ -79,9 +101,14 @@ def _papers_levels_cases():
 VARIANTS += [
     Mutant("SJD-PAC's candidates read each drawn token on the host (planted int())",
            lambda mp: mp.setattr(pac, "draw", _draw_reading(pac.draw)), (grouped_and_proactive_reads_within_ceiling,)),
-    Mutant("CASCADE's Sibling records read q once per member",
-           lambda mp: mp.setattr(events, "sibling_masses", _sibling_masses_one_by_one),
-           (grouped_and_proactive_reads_within_ceiling,)),
+    Mutant("CASCADE's Sibling masses read q once per member",
+           lambda mp: (mp.setattr(treewalk, "member_masses", _member_masses_one_by_one),
+                       mp.setattr(keyed, "member_masses", _member_masses_one_by_one)),
+           (grouped_and_proactive_reads_within_ceiling, cascade_reads_once_per_walked_level)),
+    Mutant("CASCADE's budget test read apart from the level's numbers",
+           lambda mp: (mp.setattr(treewalk, "fit_part", _fit_read_apart(levelpack.fit_part)),
+                       mp.setattr(keyed, "fit_part", _fit_read_apart(levelpack.fit_part))),
+           (grouped_and_proactive_reads_within_ceiling, cascade_reads_once_per_walked_level)),
     Mutant("SJD-PAC's generator advanced past the whole batch of uniforms, not by what the levels used",
            lambda mp: mp.setattr(pac, "papers_levels", _rewinds_past_the_batch(pac.papers_levels)),
            (_papers_levels_cases,)),
