@@ -10,6 +10,8 @@ shapes, with no device -> host read: the sorted rows, the cells at the drafts (w
 path give the same bits (tests/engine/test_gsd_sorted.py)."""
 from __future__ import annotations
 
+import weakref
+
 import torch
 
 
@@ -33,20 +35,47 @@ def dots(z_at, y_at, dims: int) -> torch.Tensor:
     product of GSD's distances, in the full rows, at the drafts and per cell alike."""
     acc = z_at(0) * y_at(0)
     for k in range(1, dims):
-        acc = acc + z_at(k) * y_at(k)
+        acc += z_at(k) * y_at(k)
     return acc
 
 
-def code_norms(vt: torch.Tensor) -> torch.Tensor:
-    """|e|^2 (V,) of every code from vt (d, V), the code vectors transposed (by `dots`)."""
-    return dots(vt.__getitem__, vt.__getitem__, vt.shape[0])
+_TABLES: dict = {}     # id(vectors) -> (weak ref, version, vt (d, V), norms (V,)): a model's table, every step
 
 
-def _sorted_d2(vt: torch.Tensor, norms: torch.Tensor, order: torch.Tensor, group: int,
-               chunk_floats: int) -> torch.Tensor:
+def tables(vectors: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(vt (d, V): the code vectors transposed, |e|^2 (V,) by `dots`), computed once per vectors tensor (the same
+    tensor comes every step; an in-place change of it, which bumps its version, recomputes them)."""
+    hit = _TABLES.get(id(vectors))
+    if hit is not None and hit[0]() is vectors and hit[1] == vectors._version:
+        return hit[2], hit[3]
+    vt = vectors.T.contiguous()
+    norms = dots(vt.__getitem__, vt.__getitem__, vt.shape[0])
+    for key in [k for k, v in list(_TABLES.items()) if v[0]() is None]:         # tables of freed tensors
+        _TABLES.pop(key, None)
+    _TABLES[id(vectors)] = (weakref.ref(vectors), vectors._version, vt, norms)
+    return vt, norms
+
+
+def _window_dots(es: torch.Tensor, group: int) -> torch.Tensor:
+    """(rows, V, min(G, V)) <e_z, e_y> for es (d, rows, V) in rank order: at rank r, z = member o of r's window. The
+    windows of the middle ranks are one strided view of each coordinate's row (unfold: a shift per member), the G - 1
+    at the ends one fixed run of ranks (0 .. G - 1, V - G .. V - 1); no gather."""
+    d, rows, V = es.shape
+    if V <= group:                                                    # one window, ranks 0 .. V - 1, for every rank
+        return dots(lambda k: es[k][:, None, :], lambda k: es[k][:, :, None], d)
+    h, n = group // 2, V - group + 1                                  # ranks h .. h + n - 1: lo = r - h
+    out = torch.empty(rows, V, group, device=es.device)
+    out[:, :h] = dots(lambda k: es[k][:, None, :group], lambda k: es[k][:, :h, None], d)
+    out[:, h:h + n] = dots(lambda k: es[k].unfold(-1, group, 1), lambda k: es[k][:, h:h + n, None], d)
+    out[:, h + n:] = dots(lambda k: es[k][:, None, V - group:], lambda k: es[k][:, h + n:, None], d)
+    return out
+
+
+def _sorted_d2(vectors: torch.Tensor, order: torch.Tensor, group: int, chunk_floats: int) -> torch.Tensor:
     """(L, V, min(G, V)) |e_z - e_y|^2 = |e_z|^2 + |e_y|^2 - 2<e_z, e_y> in rank order: at rank r, member o of r's
     window (rank lo(r) + o). Rows a chunk at a time (the rank-ordered vectors of a chunk: at most chunk_floats),
     the chunk size from the shapes alone."""
+    vt, norms = tables(vectors)
     L, V = order.shape
     d, width = vt.shape[0], min(group, V)
     lo = (torch.arange(V, device=order.device) - group // 2).clamp(0, max(0, V - group))
@@ -56,8 +85,7 @@ def _sorted_d2(vt: torch.Tensor, norms: torch.Tensor, order: torch.Tensor, group
     step = max(1, chunk_floats // (V * max(d, width)))
     for i in range(0, L, step):
         es = vt.index_select(1, order[i:i + step].reshape(-1)).view(d, -1, V)   # (d, rows, V) e in rank order
-        dot = dots(lambda k: es[k][:, idx], lambda k: es[k][..., None], d)     # (rows, V, W) <e_z, e_y>
-        out[i:i + step] = ns[i:i + step][:, idx] + ns[i:i + step, :, None] - 2 * dot
+        out[i:i + step] = ns[i:i + step][:, idx] + ns[i:i + step, :, None] - 2 * _window_dots(es, group)
     return out
 
 
@@ -67,8 +95,7 @@ def ours_sorted(q: torch.Tensor, p: torch.Tensor, vectors: torch.Tensor, group: 
     L, V = q.shape
     order = q.argsort(dim=-1, descending=True, stable=True)                     # (L, V) ids by rank
     qs, ps = q.gather(1, order), p.gather(1, order)                              # (L, V) in rank order
-    vt = vectors.T.contiguous()
-    d2 = _sorted_d2(vt, code_norms(vt), order, group, chunk_floats)              # (L, V, W) |e_z - e_y|^2
+    d2 = _sorted_d2(vectors, order, group, chunk_floats)                         # (L, V, W) |e_z - e_y|^2
     rank = torch.arange(V, device=q.device)
     qz, pz, keep = [], [], []
     for o in range(min(group, V)):
@@ -87,8 +114,8 @@ def member_d2(vectors: torch.Tensor, order: torch.Tensor, rows: torch.Tensor, r:
     """(n, W) squared distances between each judged cell's token (sorted position r in its row of `order`) and its
     window members (sorted positions pos (n, W)), |e_z|^2 + |e_y|^2 - 2<e_z, e_y> with `dots` (the sorted rows'
     numbers to the bit). Cells a chunk at a time (members x dims <= chunk_floats); no host reads."""
-    vt = vectors.T.contiguous()
-    norms, d = code_norms(vt), vt.shape[0]
+    vt, norms = tables(vectors)
+    d = vt.shape[0]
     z, y = order[rows[:, None], pos], order[rows, r]                              # (n, W), (n,) code ids
     n, width = pos.shape
     out = torch.empty(n, width, device=vectors.device)
