@@ -18,7 +18,7 @@ from typing import Callable
 import torch
 
 from specviz.core.sampling import safe_norm, tv
-from specviz.engine.gsd_sorted import member_d2, ours_sorted
+from specviz.engine.gsd_sorted import member_d2, ours_sorted, released_d2
 
 Residual = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 _CHUNK_FLOATS = 1 << 24                 # GSD distance work per chunk: cells x window x dims <= 16M floats
@@ -117,7 +117,8 @@ def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, vectors: torch.Tensor, gr
     pos = lo[:, None] + torch.arange(width)                                           # (n, W) sorted positions
     inside = pos < hi[:, None]
     pos = pos.clamp(max=V - 1)
-    d2 = member_d2(vectors.float(), order, rows, r, pos, _CHUNK_FLOATS)
+    d2 = (member_d2(vectors.float(), order, rows, r, pos, _CHUNK_FLOATS) if mode == "ours" else
+          released_d2(vectors.float(), order, rows, r, pos, inside, _CHUNK_FLOATS))
     out[rows, ys] = _gsd_ratio(p_target, p_draft, order, rows, ys, pos, inside, d2, gap, dist, mode)
     return out
 
