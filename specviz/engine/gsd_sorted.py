@@ -28,14 +28,14 @@ def _at(t: torch.Tensor, o: int, group: int) -> torch.Tensor:
 CHUNK_FLOATS = 1 << 24     # GSD distance work per chunk (cells x members x dims or rows x codes x dims): 64 MB
 
 
-def dots(z_at, y_at, dims: int) -> torch.Tensor:
-    """Σ_k z_at(k)·y_at(k) over k = 0 .. dims - 1, added one coordinate at a time in that order (z_at, y_at: k ->
-    tensors of one coordinate, broadcastable). Elementwise products and sums only, so a pair's value has the same bits
-    whatever shape, chunk or device computes it (a reduction kernel's order depends on all three): the one dot
-    product of GSD's distances, in the full rows, at the drafts and per cell alike."""
-    acc = z_at(0) * y_at(0)
-    for k in range(1, dims):
-        acc += z_at(k) * y_at(k)
+def dots(zs, ys) -> torch.Tensor:
+    """Σ_k zs[k]·ys[k], added one coordinate at a time in the order k = 0, 1, ... (zs, ys: sequences of one
+    coordinate's tensors, broadcastable, e.g. `unbind(0)` of (d, ...) tensors). Elementwise products and sums only,
+    so a pair's value has the same bits whatever shape, chunk or device computes it (a reduction kernel's order
+    depends on all three): the one dot product of GSD's distances, in the full rows, at the drafts and per cell."""
+    acc = zs[0] * ys[0]
+    for z, y in zip(zs[1:], ys[1:]):
+        acc += z * y
     return acc
 
 
@@ -49,43 +49,39 @@ def tables(vectors: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     if hit is not None and hit[0]() is vectors and hit[1] == vectors._version:
         return hit[2], hit[3]
     vt = vectors.T.contiguous()
-    norms = dots(vt.__getitem__, vt.__getitem__, vt.shape[0])
+    norms = dots(vt.unbind(0), vt.unbind(0))
     for key in [k for k, v in list(_TABLES.items()) if v[0]() is None]:         # tables of freed tensors
         _TABLES.pop(key, None)
     _TABLES[id(vectors)] = (weakref.ref(vectors), vectors._version, vt, norms)
     return vt, norms
 
 
-def _window_dots(es: torch.Tensor, group: int) -> torch.Tensor:
-    """(rows, V, min(G, V)) <e_z, e_y> for es (d, rows, V) in rank order: at rank r, z = member o of r's window. The
-    windows of the middle ranks are one strided view of each coordinate's row (unfold: a shift per member), the G - 1
-    at the ends one fixed run of ranks (0 .. G - 1, V - G .. V - 1); no gather."""
+def _pair_dots(es: torch.Tensor, width: int) -> torch.Tensor:
+    """(rows, V, width) <e_a, e_(a+s)> at rank a and shift s < width, for es (d, rows, V) in rank order (0 past the
+    last rank): every pair of ranks a window holds, each once (a pair's dot is symmetric); one strided view of each
+    coordinate's row (unfold), no gather."""
     d, rows, V = es.shape
-    if V <= group:                                                    # one window, ranks 0 .. V - 1, for every rank
-        return dots(lambda k: es[k][:, None, :], lambda k: es[k][:, :, None], d)
-    h, n = group // 2, V - group + 1                                  # ranks h .. h + n - 1: lo = r - h
-    out = torch.empty(rows, V, group, device=es.device)
-    out[:, :h] = dots(lambda k: es[k][:, None, :group], lambda k: es[k][:, :h, None], d)
-    out[:, h:h + n] = dots(lambda k: es[k].unfold(-1, group, 1), lambda k: es[k][:, h:h + n, None], d)
-    out[:, h + n:] = dots(lambda k: es[k][:, None, V - group:], lambda k: es[k][:, h + n:, None], d)
-    return out
+    pad = torch.cat([es, es.new_zeros(d, rows, width - 1)], -1)       # (d, rows, V + width - 1)
+    return dots(pad.unfold(-1, width, 1).unbind(0), es[..., None].unbind(0))
 
 
 def _sorted_d2(vectors: torch.Tensor, order: torch.Tensor, group: int, chunk_floats: int) -> torch.Tensor:
     """(L, V, min(G, V)) |e_z - e_y|^2 = |e_z|^2 + |e_y|^2 - 2<e_z, e_y> in rank order: at rank r, member o of r's
-    window (rank lo(r) + o). Rows a chunk at a time (the rank-ordered vectors of a chunk: at most chunk_floats),
-    the chunk size from the shapes alone."""
+    window (rank m = lo(r) + o), read from the pair table at (min(r, m), |r - m|). Rows a chunk at a time (the
+    rank-ordered vectors of a chunk: at most chunk_floats), the chunk size from the shapes alone."""
     vt, norms = tables(vectors)
     L, V = order.shape
     d, width = vt.shape[0], min(group, V)
-    lo = (torch.arange(V, device=order.device) - group // 2).clamp(0, max(0, V - group))
-    idx = lo[:, None] + torch.arange(width, device=order.device)                 # (V, W) member ranks
+    r = torch.arange(V, device=order.device)
+    m = (r - group // 2).clamp(0, max(0, V - group))[:, None] + torch.arange(width, device=order.device)   # (V, W)
+    pair = torch.minimum(r[:, None], m) * width + (m - r[:, None]).abs()        # (V, W) into the (V, W) pair table
     ns = norms[order]                                                            # (L, V) |e|^2 in rank order
     out = torch.empty(L, V, width, device=order.device)
     step = max(1, chunk_floats // (V * max(d, width)))
     for i in range(0, L, step):
         es = vt.index_select(1, order[i:i + step].reshape(-1)).view(d, -1, V)   # (d, rows, V) e in rank order
-        out[i:i + step] = ns[i:i + step][:, idx] + ns[i:i + step, :, None] - 2 * _window_dots(es, group)
+        dot = _pair_dots(es, width).view(es.shape[1], -1)[:, pair]              # (rows, V, W) <e_z, e_y>
+        out[i:i + step] = ns[i:i + step][:, m] + ns[i:i + step, :, None] - 2 * dot
     return out
 
 
@@ -123,7 +119,7 @@ def member_d2(vectors: torch.Tensor, order: torch.Tensor, rows: torch.Tensor, r:
     for i in range(0, n, step):
         zc, yc = z[i:i + step], y[i:i + step]
         zt, yt = vt[:, zc], vt[:, yc][..., None]                                 # (d, c, W), (d, c, 1)
-        out[i:i + step] = norms[zc] + norms[yc][:, None] - 2 * dots(zt.__getitem__, yt.__getitem__, d)
+        out[i:i + step] = norms[zc] + norms[yc][:, None] - 2 * dots(zt.unbind(0), yt.unbind(0))
     return out
 
 

@@ -82,7 +82,7 @@ def test_chain_reads_within_two():
     chain_reads_within_two()
 
 
-WIDE = dict(vocab=2048, dims=256, grid=(4, 4))    # Lumina-mGPT's 256-dim codebook vectors, a few thousand codes
+WIDE = dict(vocab=2048, dims=256, grid=(3, 4))    # Lumina-mGPT's 256-dim codebook vectors, a few thousand codes
 
 
 def gsd_wide_reads_within_two():
