@@ -31,8 +31,8 @@ CHUNK_FLOATS = 1 << 24     # GSD distance work per chunk (cells x members x dims
 def dots(zs, ys) -> torch.Tensor:
     """Σ_k zs[k]·ys[k], added one coordinate at a time in the order k = 0, 1, ... (zs, ys: sequences of one
     coordinate's tensors, broadcastable, e.g. `unbind(0)` of (d, ...) tensors). Elementwise products and sums only,
-    so a pair's value has the same bits whatever shape, chunk or device computes it (a reduction kernel's order
-    depends on all three): the one dot product of GSD's distances, in the full rows, at the drafts and per cell."""
+    so a pair's value has the same bits whatever shape or chunk computes it (a reduction kernel's order depends on
+    the shape and the device): the one dot product of GSD's distances, in the full rows, at the drafts and per cell."""
     acc = zs[0] * ys[0]
     for z, y in zip(zs[1:], ys[1:]):
         acc += z * y
