@@ -44,15 +44,17 @@ _TABLES: dict = {}     # id(vectors) -> (weak ref, version, vt (d, V), norms (V,
 
 def tables(vectors: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(vt (d, V): the code vectors transposed, |e|^2 (V,) by `dots`), computed once per vectors tensor (the same
-    tensor comes every step; an in-place change of it, which bumps its version, recomputes them)."""
+    tensor comes every step; an in-place change of it, which bumps its version, recomputes them; an inference tensor,
+    a model's table made under inference_mode, keeps no version and is taken as unchanged)."""
+    version = -1 if vectors.is_inference() else vectors._version
     hit = _TABLES.get(id(vectors))
-    if hit is not None and hit[0]() is vectors and hit[1] == vectors._version:
+    if hit is not None and hit[0]() is vectors and hit[1] == version:
         return hit[2], hit[3]
     vt = vectors.T.contiguous()
     norms = dots(vt.unbind(0), vt.unbind(0))
     for key in [k for k, v in list(_TABLES.items()) if v[0]() is None]:         # tables of freed tensors
         _TABLES.pop(key, None)
-    _TABLES[id(vectors)] = (weakref.ref(vectors), vectors._version, vt, norms)
+    _TABLES[id(vectors)] = (weakref.ref(vectors), version, vt, norms)
     return vt, norms
 
 

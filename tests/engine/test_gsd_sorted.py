@@ -170,6 +170,11 @@ def tables_follow_the_vectors() -> None:
     vecs.mul_(2)
     vt, norms = gsd_sorted.tables(vecs)
     assert torch.equal(vt, vecs.T) and torch.allclose(norms, (vecs * vecs).sum(-1))
+    with torch.inference_mode():                              # a model's table made under inference_mode: no version
+        frozen = vecs * 1
+    vt, norms = gsd_sorted.tables(frozen)
+    assert torch.equal(vt, frozen.T) and torch.allclose(norms, (frozen * frozen).sum(-1))
+    assert gsd_sorted.tables(frozen)[0] is vt
 
 
 def test_tables_follow_the_vectors():

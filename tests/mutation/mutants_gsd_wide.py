@@ -64,7 +64,8 @@ def _tables_without_version(vectors):
         return hit[2], hit[3]
     vt = vectors.T.contiguous()
     norms = gsd_sorted.dots(vt.unbind(0), vt.unbind(0))
-    gsd_sorted._TABLES[id(vectors)] = (weakref.ref(vectors), vectors._version, vt, norms)
+    version = -1 if vectors.is_inference() else vectors._version
+    gsd_sorted._TABLES[id(vectors)] = (weakref.ref(vectors), version, vt, norms)
     return vt, norms
 
 
