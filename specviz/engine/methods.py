@@ -97,7 +97,7 @@ def _gsd_rule(cfg, model):
     def at(q, p, x):
         """The rule at the drafts alone (rules.accept_at): "ours" by its windows at x (gsd_sorted.window_at, no
         sort), else the full rows' cells."""
-        if released or not 1 < cfg.gsd_group < q.shape[-1] or vecs.shape[-1] > 64:
+        if released or not 1 < cfg.gsd_group < q.shape[-1]:
             return gsd(q, p)[torch.arange(len(x), device=x.device), x]
         return window_at(q, p, x, vecs.to(q.device).float(), cfg.gsd_group, cfg.gsd_gap, cfg.gsd_dist)
     gsd.at = at

@@ -18,7 +18,7 @@ from typing import Callable
 import torch
 
 from specviz.core.sampling import point_masses, safe_norm, tv
-from specviz.engine.gsd_sorted import member_d2, ours_sorted
+from specviz.engine.gsd_sorted import member_d2, ours_sorted, released_d2
 
 Residual = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 _CHUNK_FLOATS = 1 << 24                 # GSD distance work per chunk: cells x window x dims <= 16M floats
@@ -104,16 +104,18 @@ def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, vectors: torch.Tensor, gr
     rows, ys = (p_draft > 0).nonzero(as_tuple=True)                                   # judged cells only
     if len(rows) == 0:
         return out
-    if mode == "ours" and vectors.shape[-1] <= 64 and len(rows) * _SORTED_FROM >= L * V:
+    if mode == "ours" and len(rows) * _SORTED_FROM >= L * V:
         return ours_sorted(p_target, p_draft, vectors.float(), group, gap, dist)     # most cells judged: vectorised
     order = p_target.argsort(dim=-1, descending=(mode == "ours"), stable=True)           # (L, V) ids by rank
     rank = torch.empty_like(order).scatter_(-1, order, torch.arange(V).expand(L, V))
     r = rank[rows, ys]
     lo, hi = _gsd_window(r, V, group, mode)                                          # (n,) each
-    pos = lo[:, None] + torch.arange(max(1, int((hi - lo).max())))                    # (n, W) sorted positions
+    width = min(group, V) if mode == "ours" else max(1, int((hi - lo).max()))       # ours: every window's width
+    pos = lo[:, None] + torch.arange(width)                                           # (n, W) sorted positions
     inside = pos < hi[:, None]
     pos = pos.clamp(max=V - 1)
-    d2 = member_d2(vectors.float(), order, rows, r, pos, inside, _CHUNK_FLOATS)
+    d2 = (member_d2(vectors.float(), order, rows, r, pos, _CHUNK_FLOATS) if mode == "ours" else
+          released_d2(vectors.float(), order, rows, r, pos, inside, _CHUNK_FLOATS))
     out[rows, ys] = _gsd_ratio(p_target, p_draft, order, rows, ys, pos, inside, d2, gap, dist, mode)
     return out
 

@@ -84,3 +84,98 @@ def window_cells_equal_the_full_rows(shapes=SHAPES + [(16, 200, 8), (4, 64, 2)])
 
 def test_window_cells_equal_the_full_rows():
     window_cells_equal_the_full_rows()
+
+
+WIDE_SHAPES = [(5, 300, 8), (4, 41, 7), (3, 6, 8), (6, 9, 8)]    # (L, V, G): ends, V <= G, an odd G
+
+
+def wide_case(L, V, seed, dims=256):
+    """laws() with code vectors of `dims` coordinates (Lumina-mGPT's 256), scaled so squared distances are near 2."""
+    q, p, _ = laws(L, V, seed)
+    g = torch.Generator().manual_seed(50 + seed)
+    return q, p, torch.randn(V, dims, generator=g) / dims ** 0.5
+
+
+def chunk_sizes(count: int, per: int) -> list[int]:
+    """chunk_floats for `count` rows (cells) of `per` floats each: one chunk; three, the last one shorter; and for a
+    few rows, one a chunk."""
+    k = count // 3 + 1
+    return [gsd_sorted.CHUNK_FLOATS, k * per + per - 1] + ([1] if count <= 8 else [])
+
+
+def wide_distances_agree() -> None:
+    """One d2 arithmetic at 256 dims: the sorted rows' (L, V, W) distances (gsd_sorted._sorted_d2, row chunks) equal
+    rules.gsd's per-cell distances (member_d2, cell chunks) of every cell's window to the bit, whatever the chunking,
+    and are |e_z - e_y|^2 of the right members (float64 reference)."""
+    for L, V, group in WIDE_SHAPES:
+        q, _, vecs = wide_case(L, V, L + V)
+        order = q.argsort(dim=-1, descending=True, stable=True)
+        W, d = min(group, V), vecs.shape[1]
+        r = torch.arange(V).repeat(L)
+        rows = torch.arange(L).repeat_interleave(V)
+        pos = (r - group // 2).clamp(0, max(0, V - group))[:, None] + torch.arange(W)
+        z, y = order[rows[:, None], pos], order[rows, r]
+        ref = ((vecs.double()[z] - vecs.double()[y][:, None]) ** 2).sum(-1)
+        for chunk in chunk_sizes(L, V * max(d, W)):
+            d2 = gsd_sorted._sorted_d2(vecs, order, group, chunk).reshape(-1, W)
+            assert torch.allclose(d2.double(), ref, atol=1e-5), (L, V, group, chunk)
+            for cells in chunk_sizes(L * V, W * d):
+                assert torch.equal(gsd_sorted.member_d2(vecs, order, rows, r, pos, cells), d2), (L, V, group, cells)
+
+
+def test_wide_distances_agree():
+    wide_distances_agree()
+
+
+def wide_rules_agree() -> None:
+    """GSD "ours" at 256 dims: the sorted rows (ours_sorted, row chunks), rules.gsd's per-cell path (cell chunks) and
+    the cells at the drafts (window_at) give the same acceptance to the bit, with the distance threshold at a computed
+    distance (a d2 one ulp lower in one path would flip that member) and both filters binding."""
+    seen = 0
+    for L, V, group in WIDE_SHAPES:
+        for seed in (0,):
+            q, p, vecs = wide_case(L, V, seed)
+            order = q.argsort(dim=-1, descending=True, stable=True)
+            d2 = gsd_sorted._sorted_d2(vecs, order, group, gsd_sorted.CHUNK_FLOATS).flatten().sort().values
+            x = torch.randint(V, (L,), generator=torch.Generator().manual_seed(7 + seed))
+            x[0], x[1] = q[0].argmin(), q[1].argmax()
+            at = [float(d2[int(f * (len(d2) - 1))]) for f in (0.3, 0.45, 0.6, 0.75)]    # computed distances
+            for gap, dist in ((0.05, at[0]), (1.0, at[1]), (1.0, at[2]), (0.2, at[3])):
+                mp = pytest.MonkeyPatch()
+                mp.setattr(rules, "_CHUNK_FLOATS", chunk_sizes(int((p > 0).sum()), min(group, V) * 256)[1])
+                try:
+                    want = per_cell(q, p, vecs, group, gap, dist)
+                finally:
+                    mp.undo()
+                for chunk in chunk_sizes(L, V * 256)[:1 if gap < 1 else None]:     # row chunks: once per case
+                    got = ours_sorted(q, p, vecs, group, gap, dist, chunk)
+                    assert torch.equal(got, want), (L, V, group, seed, gap, dist, chunk)
+                if 1 < group < V:
+                    at = gsd_sorted.window_at(q, p, x, vecs, group, gap, dist)
+                    assert torch.equal(at, want[torch.arange(L), x]), (L, V, group, seed, gap, dist)
+                seen += int(((want < 1) & (want > rules.lossless(q, p) + 1e-6)).sum())
+    assert seen > 20                  # cells relaxed by their group but not accepted outright: the filters bite
+
+
+def test_wide_rules_agree():
+    wide_rules_agree()
+
+
+def tables_follow_the_vectors() -> None:
+    """gsd_sorted.tables: the transposed vectors and their squared norms, computed once per tensor and again after
+    an in-place change of it."""
+    vecs = torch.randn(30, 256, generator=torch.Generator().manual_seed(3))
+    vt, norms = gsd_sorted.tables(vecs)
+    assert torch.equal(vt, vecs.T) and torch.allclose(norms, (vecs * vecs).sum(-1)) and gsd_sorted.tables(vecs)[0] is vt
+    vecs.mul_(2)
+    vt, norms = gsd_sorted.tables(vecs)
+    assert torch.equal(vt, vecs.T) and torch.allclose(norms, (vecs * vecs).sum(-1))
+    with torch.inference_mode():                              # a model's table made under inference_mode: no version
+        frozen = vecs * 1
+    vt, norms = gsd_sorted.tables(frozen)
+    assert torch.equal(vt, frozen.T) and torch.allclose(norms, (frozen * frozen).sum(-1))
+    assert gsd_sorted.tables(frozen)[0] is vt
+
+
+def test_tables_follow_the_vectors():
+    tables_follow_the_vectors()

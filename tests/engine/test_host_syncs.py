@@ -31,9 +31,10 @@ TREE_CEILING = {   # (method, noise) -> mean reads per step measured on 2026-12-
 WALKS = (("sd", "papers"), ("sd", "keyed"), ("lantern", "papers"), ("lantern", "keyed"))   # walks without groups
 
 
-def reads_per_step(method: str, noise: str, record: bool = True) -> tuple[list, dict]:
+def reads_per_step(method: str, noise: str, record: bool = True, vocab: int = 64, dims: int = 8,
+                   grid: tuple[int, int] = (6, 6)) -> tuple[list, dict]:
     """The reads of every verification step of a run, in order, and their kinds (all steps together)."""
-    model = StubTarget(64, (6, 6))
+    model = StubTarget(vocab, grid, dims=dims)
     gen = decode(model, RunConfig(method=method, prompt="stub", noise=noise), stub_factory, record=record)
     next(gen)                                                  # the prefill's token: once per run, not a step
     counts, names = [], {}
@@ -55,10 +56,10 @@ def test_the_counter_counts_every_kind_of_read():
                                                "__index__"}
 
 
-def check_reads(method: str, noise: str) -> None:
+def check_reads(method: str, noise: str, **shape) -> None:
     """Every step after the first reads at most TARGET times (CASCADE: its mean within its ceiling); the first step
     also builds the run's tables once (the stub drafter's top tokens, LANTERN's neighbours, GSD's vectors)."""
-    counts, names = reads_per_step(method, noise)
+    counts, names = reads_per_step(method, noise, **shape)
     later = counts[1:]
     assert len(later) >= 5, (method, noise, counts)
     if (method, noise) in TREE_CEILING:
@@ -82,6 +83,21 @@ def chain_reads_within_two():
 
 def test_chain_reads_within_two():
     chain_reads_within_two()
+
+
+WIDE = dict(vocab=2048, dims=256, grid=(3, 4))    # Lumina-mGPT's 256-dim codebook vectors, a few thousand codes
+
+
+def gsd_wide_reads_within_two():
+    """GSD with wide code vectors (the shape of Lumina-mGPT's codebook) under both noises: its rows and its cells at
+    the drafts take the sorted and window paths at any width (engine/gsd_sorted.py), whose chunks are sized by the
+    shapes, so a step still reads at most twice (the mutation check's detector, tests/mutation/mutants_gsd_wide.py)."""
+    for noise in ("papers", "keyed"):
+        check_reads("gsd", noise, **WIDE)
+
+
+def test_gsd_wide_reads_within_two():
+    gsd_wide_reads_within_two()
 
 
 def tree_reads_within_ceiling():
