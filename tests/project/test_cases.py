@@ -1,8 +1,7 @@
 """The README's sentence on what the default run keeps (tests/support/cases.py, pyproject's `extended` marker): every
 test function runs by default; of a screens x method-counts matrix only the diagonal does; a test over screens alone
-runs on one screen, every screen kept by some test; the keyed scenes pairs
-9-24 and the 24-pair keyed check on LlamaGen and Lumina-mGPT are `extended`; `-m extended` collects exactly the
-rest."""
+runs on one screen, every screen kept by some test; the keyed scenes pairs 9-24, the 24-pair keyed check on LlamaGen
+and Lumina-mGPT and the short soak's two-export schedule are `extended`; `-m extended` collects exactly the rest."""
 import re
 import subprocess
 import sys
@@ -21,6 +20,7 @@ ONE_SCREEN = ["tests/browser/test_browser_wait.py", "tests/browser/test_browser_
               "tests/browser/test_browser_calm.py", "tests/browser/test_browser_present.py",
               "tests/browser/test_browser_keys.py"]
 BACKENDS = "tests/models/test_keyed_backends.py"
+SOAK = "tests/app/test_soak.py"
 SCREENS = {"1920x1080", "1440x900", "1920x1080@150%"}
 
 
@@ -57,7 +57,7 @@ for args in sys.argv[1:]:
 def collect(*selections) -> list[list[str]]:
     """Node ids as the project's own addopts collect them (its `-q`: one id a line), per selection: a tuple of extra
     arguments, () for none."""
-    files = [*MATRICES, *ONE_SCREEN, KEYED, BACKENDS]
+    files = [*MATRICES, *ONE_SCREEN, KEYED, BACKENDS, SOAK]
     out = subprocess.run([sys.executable, "-c", COLLECT, *("\x1f".join(["", *sel, *files]) for sel in selections)],
                          cwd=ROOT, capture_output=True, text=True, timeout=600).stdout
     parts = out.split("@@@\n")[1:]
@@ -86,3 +86,5 @@ def test_the_default_run_keeps_every_test_and_extended_the_rest():
     assert {n.split("::")[1] for n in rest if n.startswith(BACKENDS)} == {
         "test_lossless_methods_paint_ars_keyed_image_24_pairs[llamagen]",
         "test_lossless_methods_paint_ars_keyed_image_24_pairs[lumina]"}
+    assert [n.split("::")[1] for n in rest if n.startswith(SOAK)] == ["test_short_soak[two-exports]"]
+    assert "test_short_soak[one-export]" in {n.split("::")[1] for n in default if n.startswith(SOAK)}
