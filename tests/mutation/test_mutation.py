@@ -5,6 +5,8 @@ survivor."""
 from __future__ import annotations
 
 import importlib
+import inspect
+import sys
 import time
 from pathlib import Path
 
@@ -45,14 +47,93 @@ def report() -> list[tuple[str, str, list[str]]]:
     return rows
 
 
+DEFAULT_MARKS = {"slow", "browser"}                      # marks the default run (pyproject addopts) still runs
+
+
+def collected(d) -> bool:
+    """Whether detector `d` is itself a test the default run collects and calls exactly as the check does: a
+    function test_* of a tests module test_*.py, found there under its name, with no parameters (so no fixtures and
+    no cases) and no mark beyond slow and browser (none of extended, parametrize, skip, skipif, xfail, usefixtures),
+    its module none either. Its pass on the real code is then that test's own verdict in the same run."""
+    mod = sys.modules.get(getattr(d, "__module__", ""))
+    name = getattr(d, "__name__", "")
+    if mod is None or not name.startswith("test_") or getattr(mod, name, None) is not d:
+        return False
+    path = Path(getattr(mod, "__file__", "") or "")
+    tests = Path(__file__).resolve().parents[1]
+    if not path.name.startswith("test_") or tests not in path.resolve().parents:
+        return False
+    marks = [*getattr(d, "pytestmark", []), *getattr(mod, "pytestmark", [])]
+    marks = marks if isinstance(marks, list) else [marks]
+    return not inspect.signature(d).parameters and {m.name for m in marks} <= DEFAULT_MARKS
+
+
 @pytest.mark.slow
 def test_detectors_pass_on_the_real_code():
-    seen = set()
+    """Every detector passes with no variant installed (else a kill proves nothing). A detector that is itself a test
+    of the default run (`collected`) is that test's verdict in the same run, not run twice; `python -m
+    tests.mutation.test_mutation --all` runs them all here."""
+    for d in detectors(everything=False):
+        d()
+
+
+def detectors(everything: bool) -> list:
+    """The distinct detectors of every variant; without `everything`, those the default run does not run itself."""
+    seen, out = set(), []
     for _, v in variants():
         for d in v.detectors:
             if id(d) not in seen:
                 seen.add(id(d))
-                d()
+                if everything or not collected(d):
+                    out.append(d)
+    return out
+
+
+def test_a_detector_that_is_a_collected_test_is_recognised():
+    """`collected` tells a test of the default run from a helper, a test with fixtures or cases, one the default run
+    leaves out (extended, skipped) and a function outside a tests module."""
+    import types  # noqa: PLC0415 - only this test makes a module
+
+    from tests.mutation import mutants_keyed  # noqa: PLC0415 - a module of detectors that are plain tests
+    from tests.project import test_cases as tc  # noqa: PLC0415 - a module with tests of several kinds
+    plain = {d for v in mutants_keyed.VARIANTS for d in v.detectors if d.__name__.startswith("test_")}
+    assert plain and all(collected(d) for d in plain)
+    assert collected(tc.test_one_keeps_one_screen)                             # no marks, no parameters
+    assert collected(tc.test_the_default_run_keeps_every_test_and_extended_the_rest)   # slow: still run by default
+    assert not collected(tc.collect) and not collected(killers) and not collected(lambda: None)   # not tests
+
+    mod = types.ModuleType("tests.fake.test_fake")
+    mod.__file__ = str(Path(__file__).resolve().parents[1] / "fake" / "test_fake.py")
+    with pytest.MonkeyPatch.context() as mp:                   # no fixture: the test is also a mutant's detector
+        mp.setitem(sys.modules, mod.__name__, mod)
+        _fake_module_cases(mod)
+
+
+def _fake_module_cases(mod) -> None:
+    import types  # noqa: PLC0415 - only these cases make functions
+
+    def test_plain():
+        pass
+
+    def test_fixture(tmp_path):
+        pass
+    kinds = {"plain": (test_plain, None), "fixture": (test_fixture, None),
+             "extended": (test_plain, pytest.mark.extended), "slow": (test_plain, pytest.mark.slow),
+             "skipif": (test_plain, pytest.mark.skipif(True, reason="x"))}
+    got = {}
+    for kind, (f, mark) in kinds.items():
+        g = types.FunctionType(f.__code__, f.__globals__, "test_" + kind)      # a fresh function, its own marks
+        g.__module__ = mod.__name__
+        g = mark(g) if mark else g
+        setattr(mod, g.__name__, g)
+        got[kind] = collected(g)
+    assert got == {"plain": True, "fixture": False, "extended": False, "skipif": False, "slow": True}
+    assert not collected(types.FunctionType(test_plain.__code__, {}, "test_elsewhere"))   # not in its module
+    mod.pytestmark = [pytest.mark.skip(reason="x")]                            # the module's marks count too
+    assert not collected(mod.test_plain)
+    mod.__file__ = "/elsewhere/test_fake.py"
+    del mod.pytestmark
+    assert not collected(mod.test_plain)                                       # a test_*.py outside tests/
 
 
 def test_the_check_has_its_variants():
@@ -71,6 +152,10 @@ def test_every_variant_is_killed(module):
 
 if __name__ == "__main__":
     t0 = time.time()
+    if "--all" in sys.argv:                                 # every detector on the real code, collected tests too
+        for d in detectors(everything=True):
+            d()
+        print(f"every detector passes on the real code: {time.time() - t0:.1f} s")
     for module, name, hits in report():
         print(f"{'KILLED ' if hits else 'SURVIVES'} [{module}] {name}" + (f"  <- {hits[0]}" if hits else ""))
     print(f"{time.time() - t0:.1f} s")
