@@ -43,3 +43,14 @@ def test_operator_calls_count_the_stub_forward_s_seven():
         m.forward(StubState(), tokens, positions)
     torch.ones(3) + 1
     assert o.count == STUB_OPS
+
+
+def test_engine_passes_reports_every_pass():
+    """scripts/engine_passes.py (the floor docs/benchmarks.md quotes) prints one timed row per pass."""
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "engine_passes.py"), "--repeat", "3"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    rows = [line.split("|")[1:3] for line in run.stdout.splitlines() if line.startswith("| ") and "---" not in line]
+    names = [n.strip() for n, _ in rows[1:]]
+    assert names[:4] == ["softmax of 16 rows", "cumsum of 15 rows", "entropy pass of 15 rows", "one small operator"]
+    assert len(names) == 8 and all(float(v) >= 0 for _, v in rows[1:])
