@@ -177,7 +177,7 @@ def lantern(p_target: torch.Tensor, p_draft: torch.Tensor, neighbours: torch.Ten
         return lossless(lantern_mass(p_target, neighbours, k, budget), p_draft)
     mass = _lantern_cells(p_target, rows, ys, neighbours, k, budget[rows, ys] if torch.is_tensor(budget) else budget)
     out = torch.ones_like(p_draft)
-    out[rows, ys] = (mass / p_draft[rows, ys].clamp_min(1e-30)).clamp(max=1.0)      # lossless at the cells
+    out[rows, ys] = exact_at(p_draft[rows, ys], mass)                               # lossless at the cells
     return out
 
 
@@ -188,7 +188,7 @@ def lantern_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor, n
     rows = torch.arange(len(x), device=x.device)
     qx, px = p_target[rows, x], p_draft[rows, x]
     mass = _lantern_cells(p_target, rows, x, neighbours, k, budget_fn(qx), qx)
-    return torch.where(px > 0, (mass / px.clamp_min(1e-30)).clamp(max=1.0), 1.0)
+    return exact_at(px, mass, off=1.0)
 
 
 def _lantern_cells(q, rows, ys, neighbours, k, b, qy=None) -> torch.Tensor:
