@@ -27,6 +27,15 @@ def target_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0,
     return logits.softmax(-1)
 
 
+def exact_at(px: torch.Tensor, qx: torch.Tensor, off: float = 0.0) -> torch.Tensor:
+    """min(1, q(x)/p(x)) at cells (px, qx: p(x), q(x), any shape); 0 where p(x) = 0 (a draft its law never proposes
+    is never exactly accepted). The one place min(1, q/p) is written: `rules.lossless` (which sets the cells p never
+    proposes to 1, irrelevant there), every recorded exact probability (the judge, the tree levels, keyed noise), the
+    re-scoring (rescore.exact_prob) and the Jacobi drafters' maximal coupling (its keep probability) come from here.
+    off: the value where p(x) = 0 (`lossless` gives 1 there)."""
+    return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp_(max=1.0), off)
+
+
 def point_masses(x: torch.Tensor, vocab: int) -> torch.Tensor:
     """Tokens x (...) -> float32 one-hot laws (..., vocab) where x lives: one zeroed float pass and a scatter (one_hot's
     long tensor and its float copy take ~5x longer on the CPU)."""

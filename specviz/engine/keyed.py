@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import torch
 
+from specviz.core import sampling
 from specviz.core.noise import Noise
 from specviz.core.sampling import change_prob, coupled_accept, entropy, normalised_entropy, relax_excess, tv
 from specviz.engine import rules
@@ -45,7 +46,7 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
         return res if lazy else settled(res)
     a, b = rules.accept_at(accept_fn, q[:k], p, x)
     rows = torch.arange(k, device=q.device)
-    e = rules.exact_at(p[rows, x], q[rows, x])
+    e = sampling.exact_at(p[rows, x], q[rows, x])
     c = relax_excess(b, e)
     star_all = noise.races(n, q)                   # every row at once: the bonus slot, and the refined drafts'
     star = star_all[:k]                            # races (Keyed.refine) after this, from memory (core/rowmemo.py)
@@ -77,7 +78,7 @@ def level_cost(q: torch.Tensor, laws: list, xs: list, a: torch.Tensor) -> torch.
     c_j over supp p_j). A 0-d tensor where q lives, not read."""
     xt = torch.tensor(xs, device=q.device)
     if a.dim() == 1:                 # a at the siblings' cells: distinct point masses (pointlevel.points), exact
-        cj = relax_excess(a, rules.exact_at(torch.ones_like(a), q[xt]))          # lossless(q, δ_x) at x
+        cj = relax_excess(a, sampling.exact_at(torch.ones_like(a), q[xt]))       # lossless(q, δ_x) at x
         return (1.0 - q[xt].sum()).clamp_min(0.0) * (1.0 - torch.prod(1 - cj))
     p = torch.stack(laws)
     c_rows = relax_excess(a, rules.lossless(q[None].expand_as(p), p))
@@ -94,11 +95,11 @@ def _level(q, laws, xs, accept_rows) -> Level:
     a, extras = accept_rows
     xt = torch.tensor(xs, device=q.device)
     if a.dim() == 1:
-        return Level(a, rules.exact_at(torch.ones_like(a), q[xt]), [q] * len(xs), extras, q, q,
+        return Level(a, sampling.exact_at(torch.ones_like(a), q[xt]), [q] * len(xs), extras, q, q,
                      level_cost(q, laws, xs, a))
     rows = torch.arange(len(xs), device=q.device)
     p = torch.stack(laws)
-    return Level(a[rows, xt], rules.exact_at(p[rows, xt], q[xt]), [q] * len(xs), extras, q, q,
+    return Level(a[rows, xt], sampling.exact_at(p[rows, xt], q[xt]), [q] * len(xs), extras, q, q,
                  level_cost(q, laws, xs, a))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import torch
 
+from specviz.core import sampling
 from specviz.core.records import TokenEvent
 from specviz.engine import rules, verify
 from specviz.engine.groups import cascade_sets
@@ -17,8 +18,8 @@ from specviz.engine.registry import KnobValues
 
 
 def exact_prob(ev: TokenEvent) -> float:
-    """min(1, q(x)/p(x)) (rules.exact_at, in double precision); 0 where the draft law puts no mass on x."""
-    return float(rules.exact_at(torch.tensor(ev.p_draft, dtype=torch.float64),
+    """min(1, q(x)/p(x)) (sampling.exact_at, in double precision); 0 where the draft law puts no mass on x."""
+    return float(sampling.exact_at(torch.tensor(ev.p_draft, dtype=torch.float64),
                                 torch.tensor(ev.p_target, dtype=torch.float64)))
 
 

@@ -17,7 +17,7 @@ from typing import Callable
 
 import torch
 
-from specviz.core.sampling import point_masses, safe_norm, tv
+from specviz.core.sampling import exact_at, point_masses, safe_norm, tv
 from specviz.engine.gsd_sorted import member_d2, ours_sorted, released_d2
 
 Residual = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
@@ -38,14 +38,6 @@ def _lossless_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor)
 
 
 lossless.at = _lossless_at             # a rule's value at the drafts alone (accept_at), without its (L, V) rows
-
-
-def exact_at(px: torch.Tensor, qx: torch.Tensor, off: float = 0.0) -> torch.Tensor:
-    """min(1, q(x)/p(x)) at cells (px, qx: p(x), q(x), any shape); 0 where p(x) = 0 (a draft its law never proposes
-    is never exactly accepted). The one place min(1, q/p) is written: `lossless` (which sets the cells p never
-    proposes to 1, irrelevant there), every recorded exact probability (judge, the tree levels, keyed noise) and the
-    re-scoring (rescore.exact_prob) come from here. off: the value where p(x) = 0 (`lossless` gives 1 there)."""
-    return torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp_(max=1.0), off)
 
 
 def accept_at(accept_fn, p_target: torch.Tensor, p_draft: torch.Tensor,

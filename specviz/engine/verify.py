@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from specviz.core import sampling
 from specviz.core.sampling import sample, tv
 from specviz.engine import rules
 from specviz.engine.drafters.draft_tree import DraftTree
@@ -176,7 +177,7 @@ def point_tensors(q: torch.Tensor, laws: list, xs: list, accept: LevelAccept, re
     o, xt, rx = reach * r, torch.tensor(xs, device=q.device), torch.stack(rx)
     o.index_put_((xt,), torch.stack(cells), accumulate=True)   # o[x_j] + cell_j: distinct x_j, one add each
     one = torch.ones_like(rx)
-    return Level(torch.stack(b), rules.exact_at(one, rx), targets, extras, r, o, tv.__wrapped__(o, q),  # o: fresh,
+    return Level(torch.stack(b), sampling.exact_at(one, rx), targets, extras, r, o, tv.__wrapped__(o, q),  # o: fresh,
                  cells=(one, rx))                                                                        # no memo
 
 
@@ -211,8 +212,8 @@ def _point_residual(r: torch.Tensor, rx: torch.Tensor, a: torch.Tensor, x: int) 
 def _judge_one(r: torch.Tensor, p: torch.Tensor, a: torch.Tensor, pa: torch.Tensor,
                x: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """rules.judge of one sibling (pa = p·a) with the residual [r - p·a]+, in fewer tensor ops and to the same bits:
-    (b = a(x), exact = min(1, r(x)/p(x)) (rules.exact_at), the normalised residual), nothing read."""
-    return a[x], rules.exact_at(p[x], r[x]), _normed((r - pa).clamp_min(0), r)
+    (b = a(x), exact = min(1, r(x)/p(x)) (sampling.exact_at), the normalised residual), nothing read."""
+    return a[x], sampling.exact_at(p[x], r[x]), _normed((r - pa).clamp_min(0), r)
 
 
 def _normed(f: torch.Tensor, r: torch.Tensor) -> torch.Tensor:

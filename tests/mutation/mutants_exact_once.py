@@ -1,10 +1,12 @@
-"""Mutation-check variants for min(1, q/p) at a draft, written once (rules.exact_at; protocol:
-tests/support/mutants.py)."""
+"""Mutation-check variants for min(1, q/p) at a draft, written once (core/sampling.exact_at, imported by the rules and
+the Jacobi drafters' coupling; protocol: tests/support/mutants.py)."""
 from __future__ import annotations
 
 import torch
 
+from specviz.core import sampling
 from specviz.engine import rules
+from specviz.engine.drafters import jacobi
 from tests.engine.test_exact_once import test_exact_probability_at_p_zero_has_one_answer
 from tests.support.mutants import Mutant
 
@@ -16,6 +18,7 @@ def _one_at_zero(px, qx, off=1.0):
 
 
 VARIANTS = [
-    Mutant("min(1, q/p) at a draft answers 1 where p(x) = 0", lambda mp: mp.setattr(rules, "exact_at", _one_at_zero),
+    Mutant("min(1, q/p) at a draft answers 1 where p(x) = 0",
+           lambda mp: [mp.setattr(m, "exact_at", _one_at_zero) for m in (sampling, rules, jacobi)],
            (test_exact_probability_at_p_zero_has_one_answer,)),
 ]

@@ -76,7 +76,7 @@ def _level_cost_without_miss(q, laws, xs, a):
     """Wrong: a point-mass level's cost 1 - Π_j (1 - c_j), without the chance (1 - Σ_K q) that no sibling is x*."""
     xt = torch.tensor(xs)
     if a.dim() == 1:                 # a at the cells of distinct point masses (keyed.level_cost's cells form)
-        return 1.0 - float(torch.prod(1 - keyed.relax_excess(a, keyed.rules.exact_at(torch.ones_like(a), q[xt]))))
+        return 1.0 - float(torch.prod(1 - keyed.relax_excess(a, keyed.sampling.exact_at(torch.ones_like(a), q[xt]))))
     p = torch.stack(laws)
     c = keyed.relax_excess(a, keyed.rules.lossless(q[None].expand_as(p), p))
     return 1.0 - float(torch.prod(1 - c[torch.arange(len(xs)), xt]))

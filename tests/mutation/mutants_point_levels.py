@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import torch
 
+from specviz.core import sampling
 from specviz.core.sampling import relax_excess
-from specviz.engine import keyed, rules, treewalk, verify
+from specviz.engine import keyed, treewalk, verify
 from tests.engine import test_point_levels as T
 from tests.support.mutants import Mutant
 
@@ -24,7 +25,7 @@ def _cost_as_bound(q, laws, xs, a):
     """Wrong: a keyed level of point masses charged the general bound 1 - Π (1 - c_j), the miss factor left out."""
     if a.dim() == 1:
         xt = torch.tensor(xs, device=q.device)
-        return 1.0 - torch.prod(1 - relax_excess(a, rules.exact_at(torch.ones_like(a), q[xt])))
+        return 1.0 - torch.prod(1 - relax_excess(a, sampling.exact_at(torch.ones_like(a), q[xt])))
     return _level_cost(q, laws, xs, a)
 
 

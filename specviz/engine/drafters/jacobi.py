@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from specviz.core.sampling import point_masses, safe_norm, sample
+from specviz.core.sampling import exact_at, point_masses, safe_norm, sample
 
 
 def coupling(x: torch.Tensor, p_old: torch.Tensor, p_new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -25,8 +25,7 @@ def coupling(x: torch.Tensor, p_old: torch.Tensor, p_new: torch.Tensor) -> tuple
     An empty fallback (p_old = p_new: keep is 1 wherever p_old > 0) falls back to p_new (never drawn then)."""
     rows = torch.arange(len(x))
     px, qx = p_old[rows, x], p_new[rows, x]
-    keep = torch.where(px > 0, (qx / px.clamp_min(1e-30)).clamp_(max=1.0), 0.0)   # as rules.exact_at (the drafters
-    #                                                                            sit below the rules)
+    keep = exact_at(px, qx)
     fallback, _ = safe_norm((p_new - p_old).clamp_min_(0), p_new)          # in place: a fresh difference
     return keep, fallback
 
