@@ -161,6 +161,12 @@ JS = """
     if (el && el.dataset.short !== s) { el.title = el.textContent.trim(); el.dataset.short = s; }
   });
   shorten();
+  // the prompt box fitted to its text (Gradio sizes a textbox only on input): after Present mode toggles (TOGGLE)
+  // and after the window is resized, when its column's width changes the lines the prompt wraps onto
+  window._svFitPrompt = () => document.querySelectorAll('#prompt textarea').forEach(t => {
+    t.style.height = 'auto'; t.style.height = (t.scrollHeight + 2) + 'px'; });
+  let resized;
+  window.addEventListener('resize', () => { clearTimeout(resized); resized = setTimeout(window._svFitPrompt, 250); });
   // a new inspection starts at its verdict: the docked column scrolls to its top, the page to the verdict if needed
   let seen = null;
   new MutationObserver(() => {
@@ -219,8 +225,7 @@ def lane_title(label: str) -> str:
 
 
 # the checkbox's own listener: runs in the browser only; Present mode starts at the top (the one screen it lays out).
-# The prompt box is re-fitted to its text once the new layout has settled: Gradio sizes a textbox only on input, so
-# the narrower Present-mode column would otherwise cut the prompt's last line.
+# The prompt box is re-fitted to its text once the new layout has settled (JS's _svFitPrompt): Gradio sizes a textbox
+# only on input, so the narrower Present-mode column would otherwise cut the prompt's last line.
 TOGGLE = ("(on) => { document.body.classList.toggle('sv-present', !!on); if (on) window.scrollTo(0, 0);"
-          " setTimeout(() => document.querySelectorAll('#prompt textarea').forEach(t => {"
-          " t.style.height = 'auto'; t.style.height = (t.scrollHeight + 2) + 'px'; }), 300); return []; }")
+          " setTimeout(() => window._svFitPrompt && window._svFitPrompt(), 300); return []; }")

@@ -7,7 +7,8 @@
   view; the map's labels are >= 16 CSS px (it draws the inspected lane); at 1920x1080 the verdict and the lane titles
   are >= 24 CSS px;
 - in both: the topmost element at the centre of every cell of every lane image (and, in Present mode, of the map's
-  panel) is the image itself; no title, table or verdict is clipped or broken inside a word.
+  panel) is the image itself; no title, table or verdict is clipped or broken inside a word;
+- the prompt box shows its whole text in Present mode, and still after the window is resized.
 Screenshots: the test's tmp directory (and SPECVIZ_SCREENSHOTS, as tests/browser/test_browser_present.py)."""
 import time
 
@@ -124,3 +125,26 @@ def test_the_lecture_hall(served, tmp_path, view, count):  # noqa: F811 (the fix
         now = page.evaluate(LANE_GRID)
         assert now[0] == cols and now[1] >= size, f"{where}, {tab} tab: lanes {now} (Heatmaps: {cols}, {size} px)"
     page.close()
+
+
+RESIZES = [("1920x1080", (1440, 900)), ("1440x900", (1920, 1080)), ("1920x1080", (1280, 720))]
+
+
+@pytest.mark.browser
+def test_the_prompt_box_keeps_its_whole_text_when_the_window_is_resized(served):  # noqa: F811 (the fixture)
+    """Present mode on, then the window resized (a laptop unplugged from the projector): the prompt box is re-fitted
+    to its text (Gradio sizes it only on input; before, at 1440x900 after a resize its last line was cut)."""
+    browser, url = served
+    got = []
+    for view, (w, h) in RESIZES:
+        vw, vh, dpr = VIEWS[view]
+        page = browser.new_page(viewport={"width": vw, "height": vh}, device_scale_factor=dpr)
+        page.goto(url + "?present=1")
+        page.wait_for_function("document.body.classList.contains('sv-present')")
+        time.sleep(1.0)
+        before = page.evaluate(PROMPT_WHOLE)
+        page.set_viewport_size({"width": w, "height": h})
+        time.sleep(1.2)
+        got.append((view, (w, h), before, page.evaluate(PROMPT_WHOLE)))
+        page.close()
+    assert got == [(v, s, True, True) for v, s in RESIZES], got
