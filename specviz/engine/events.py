@@ -19,11 +19,11 @@ def simple_event(pos: int, token: int, decision: str, q: torch.Tensor, cfg, rnd)
 def simple_pack(q: torch.Tensor, token: torch.Tensor, cfg) -> torch.Tensor:
     """A token sampled straight from q (V,) (token: 0-d long), with q(token) and q's entropies when recording (cfg
     given), as one float64 vector where q lives: simple_record reads it back."""
-    parts = [token.to(q.device, torch.float64).view(1)]
-    if cfg is not None:
-        h = entropy(q)
-        parts += [q[token.view(1)].double(), h.double().view(1), normalised_entropy(h, q, cfg.h_norm).double().view(1)]
-    return torch.cat(parts)
+    token = token.to(q.device)
+    if cfg is None:
+        return token.to(torch.float64).view(1)
+    h = entropy(q)
+    return _stacked([token, q[token], h, normalised_entropy(h, q, cfg.h_norm)], q.shape[-1])   # widened once
 
 
 def simple_record(pos: int, vals: list, decision: str, cfg, rnd) -> tuple[int, list]:
