@@ -17,9 +17,16 @@ CASES = (   # (stub rows, sharpness, top_k, pac_width, pac_depth, window): few r
 
 
 def _run(noise: str, case: tuple, seed: int, ahead: bool) -> tuple:
-    """(trace JSON, proposes that read on their own, walk ends by kind) of one SJD-PAC run on the 6x6 stub."""
+    """(trace JSON, proposes that read on their own, walk ends by kind and levels short of their width) of one SJD-PAC
+    run on the 6x6 stub."""
     rows, sharp, top_k, width, depth, window = case
-    own, ends, mp = [], {"root": 0, "below": 0, "leaf": 0}, pytest.MonkeyPatch()
+    own, ends, mp = [], {"root": 0, "below": 0, "leaf": 0, "short": 0}, pytest.MonkeyPatch()
+    real_build = pac.build_tree
+
+    def build(root, levels):                 # levels whose law ran out of mass before the width
+        ends["short"] += sum(len(t) < (width if d < depth - 1 else 1) for d, (t, _) in enumerate(levels))
+        return real_build(root, levels)
+    mp.setattr(pac, "build_tree", build)
     real_levels, real_after = (randomness.Papers.candidate_levels, randomness.Keyed.candidate_levels), \
         pac.LevelsAhead.after
 
@@ -50,8 +57,8 @@ def _timeless(d):
 
 def pac_ahead_equals_own_reads():
     """The mutation check's detector (tests/mutation/mutants_pac_ahead.py): every case, both noises, two seeds."""
-    ends = {"root": 0, "below": 0, "leaf": 0}
     for noise in ("papers", "keyed"):
+        ends = {"root": 0, "below": 0, "leaf": 0, "short": 0}
         for case in CASES:
             for seed in (0, 1):
                 got, own, seen = _run(noise, case, seed, ahead=True)
@@ -59,7 +66,7 @@ def pac_ahead_equals_own_reads():
                 assert got == want, (noise, case, seed)
                 assert own == [1], (noise, case, seed, own)          # only the first step's propose reads
                 ends = {k: ends[k] + seen[k] for k in ends}
-    assert min(ends.values()) >= 5, ends                              # every kind of walk end is covered
+        assert min(ends.values()) >= 5, (noise, ends)      # every kind of walk end is covered, and levels out of mass
 
 
 def test_pac_ahead_equals_own_reads():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 
+from specviz.core import noise
 from specviz.engine import levelpack, randomness
 from specviz.engine.drafters import pac
 from tests.engine.test_host_syncs import pac_reads_within_two
@@ -75,6 +76,17 @@ def _rider_read_apart(real):
     return at
 
 
+def _flat_rows_without_support(real):
+    """Wrong: the keyed rider's flat values read back without each row's support size (a law out of mass before the
+    width keeps finishers off its support)."""
+    def orders_of(top, widths):
+        if top and not isinstance(top[0], list):
+            w = len(top) // len(widths)
+            return [[int(t) for t in top[i * w + 1:i * w + 1 + k]] for i, k in enumerate(widths)]
+        return real(top, widths)
+    return orders_of
+
+
 VARIANTS = [
     Mutant("the papers' stream after a rejecting walk counted without the resample's uniform",
            lambda mp: mp.setattr(randomness.PapersAhead, "walked", _walked_without_the_resample),
@@ -90,6 +102,9 @@ VARIANTS = [
            (pac_ahead_equals_own_reads,)),
     Mutant("the keyed next candidates raced one position early",
            lambda mp: mp.setattr(randomness.KeyedAhead, "levels_t", _keyed_one_early(randomness.KeyedAhead.levels_t)),
+           (pac_ahead_equals_own_reads,)),
+    Mutant("the keyed rider's values read back without each row's support size",
+           lambda mp: mp.setattr(noise, "orders_of", _flat_rows_without_support(noise.orders_of)),
            (pac_ahead_equals_own_reads,)),
     Mutant("the rider's numbers read apart from the walk's level read",
            lambda mp: mp.setattr(levelpack.Ahead, "at", _rider_read_apart(levelpack.Ahead.at)),
