@@ -219,7 +219,8 @@ class LevelsAhead:
         if end not in self.got:
             return None
         n_next, carries, widths, vals = self.got[end]
-        return n_next, lambda: self.src.levels_of(vals, n_next, carries, self.d.uniform, widths)
+        src, uniform = self.src, self.d.uniform                  # not self: the drafter keeps no cycle through it
+        return n_next, lambda: src.levels_of(vals, n_next, carries, uniform, widths)
 
 
 class PACDrafter:
@@ -260,6 +261,7 @@ class PACDrafter:
         """After the walk (path: accepted node ids) over this drafter's last tree, with the forward's laws q (N, V)."""
         self.carry = continuation(tree, self.main, path, q)
         self.ready = tree.rider.after(path[-1]) if isinstance(tree.rider, LevelsAhead) else None
+        tree.rider = None                                            # read: the tree and its q need not outlive it
 
     def ride(self, tree: DraftTree, q: torch.Tensor, n: int) -> None:
         """Before the walk of this drafter's last tree (root at n - 1) over the forward's laws q: its level reads
