@@ -186,9 +186,13 @@ class Noise:
 
     def orders(self, pos: int, laws: torch.Tensor, widths: list[int]) -> list[list[int]]:
         """`order` of each row of laws (k, V) at positions pos, pos + 1, ... with widths[i] finishers: one read."""
+        return orders_of(self.orders_t(pos, laws, widths).tolist(), widths)
+
+    def orders_t(self, pos: int, laws: torch.Tensor, widths: list[int]) -> torch.Tensor:
+        """`orders` left where the laws live, not read: (k, 1 + max(widths)) long, each row its law's support size
+        then its first finishers (orders_of reads them back)."""
         s, w = self.scores(pos, laws), max(widths)
-        top = torch.cat([(laws > 0).sum(-1, keepdim=True), s.topk(min(w, laws.shape[-1]), -1).indices], 1).tolist()
-        return [row[1:1 + min(k, row[0])] for row, k in zip(top, widths)]
+        return torch.cat([(laws > 0).sum(-1, keepdim=True), s.topk(min(w, laws.shape[-1]), -1).indices], 1)
 
     def u_t(self, pos: int, token: int) -> torch.Tensor:
         """`u` as a 0-d float32 tensor, not read by the host."""
@@ -231,6 +235,14 @@ class NoiseV1(Noise):
         xs = codes.tolist()                          # reading 1 seeds a generator per value: it needs the codes
         return torch.stack([keyed_uniforms(self.seed, pos + i, purpose, 1, x)[0]
                             for i, x in enumerate(xs)]).to(codes.device)
+
+
+def orders_of(top: list, widths: list[int]) -> list[list[int]]:
+    """Noise.orders_t's rows read back (nested lists, or one flat list of them): each row's first min(width, support)
+    finishers."""
+    w = len(top) // max(1, len(widths)) if top and not isinstance(top[0], list) else 0
+    rows = [top[i * w:(i + 1) * w] for i in range(len(widths))] if w else top
+    return [[int(t) for t in row[1:1 + min(k, int(row[0]))]] for row, k in zip(rows, widths)]
 
 
 READINGS = {1: NoiseV1, 2: Noise}                 # noise_version -> the reading

@@ -137,12 +137,16 @@ class TreeSteps(Family):
         logits, hidden = c.forward(state, torch.tensor(tree.tokens), pos, tree.mask())
         hidden = hidden.float() if self.features else None
         q = self.laws(logits)                       # (N, V) where the model put it: the walk reads once a level
+        self.before_walk(tree, q, n)
         group_fn = c.method.groups(tree, hidden, c.cfg) if c.method.groups is not None else None
         walk = walk_tree(c, tree, q, group_fn, c.cfg.cascade_budget, n, self.walk_reads)
         c.model.commit(state, torch.tensor(walk.path))
         new = [tree.tokens[i] for i in walk.path[1:]] + ([walk.new_token] if walk.new_token >= 0 else [])
         self.learn(tree, walk, q, hidden, new, n)
         return tree_step_out(c, n, tree, q, walk, new)
+
+    def before_walk(self, tree: DraftTree, q: torch.Tensor, n: int) -> None:
+        """After the forward, before the walk (SJD-PAC: what the walk's reads carry for its drafter)."""
 
     def learn(self, tree: DraftTree, walk: TreeWalk, q: torch.Tensor, hidden: torch.Tensor | None, new: list,
               n: int) -> None:
@@ -173,6 +177,9 @@ class SJDPAC(TreeSteps):
     def __init__(self, ctx: Ctx, drafter_factory: DrafterFactory | None = None):
         super().__init__(ctx)
         self.drafter: PACDrafter = PACDrafter(ctx.cfg, ctx.model.codebook_size, ctx.n_pos, ctx.rnd)
+
+    def before_walk(self, tree, q, n):
+        self.drafter.ride(tree, q, n)
 
     def learn(self, tree, walk, q, hidden, new, n):
         self.drafter.carry_on(tree, walk.path, q)

@@ -111,7 +111,8 @@ class Ahead:
     root's level first; when the walk goes on into a kid with children, every level of that kid's subtree
     (walkable) at once, so no later level needs a read; reads=1: every level the walk can reach in the first read
     (a caller with another read in its step). pack(node) -> the level's float64 vector where q lives; value(node,
-    list) -> its values read back."""
+    list) -> its values read back. The tree's rider (DraftTree.rider) packs its numbers for each level read here into
+    the same read."""
 
     def __init__(self, tree, pack, value, reads: int = 2):
         self.tree, self.pack, self.value, self.values, self.reads = tree, pack, value, {}, reads
@@ -120,7 +121,12 @@ class Ahead:
         if node not in self.values:
             first = [0] if self.reads > 1 else walkable(self.tree)
             packs = {c: self.pack(c) for c in (first if node == 0 else walkable(self.tree, node))}
-            self.values.update({c: self.value(c, v) for c, v in read_ahead(packs).items()})
+            ride = self.tree.rider                       # the drafter's numbers for the walk's ends at these levels
+            rides = {(c,): t for c in packs if ride is not None and (t := ride.pack(c)) is not None}
+            vals = read_ahead(packs | rides)
+            self.values.update({c: self.value(c, vals[c]) for c in packs})
+            for (c,) in rides:
+                ride.take(c, vals[c,])
         return self.values[node]
 
 

@@ -12,6 +12,7 @@ from specviz.core import noise as keyed_noise
 from specviz.core.sampling import sample
 from specviz.engine.drafters import jacobi, pac
 from specviz.engine.keyed import keyed_chain, keyed_tree
+from specviz.engine.levelpack import uniform_offsets
 from specviz.engine.treewalk import verify_tree
 from specviz.engine.verify import verify_chain
 
@@ -58,6 +59,10 @@ class Papers:
         replacement; all levels in one read, the draws in today's order (pac.papers_levels)."""
         return pac.papers_levels(carries, uniform, widths, self.gen)
 
+    def candidates_ahead(self, tree) -> "PapersAhead":
+        """SJD-PAC's next candidates for every end of the walk of `tree` about to start (pac.LevelsAhead)."""
+        return PapersAhead(self.gen, tree)
+
     def chain(self, q, p, x, accept_fn, n: int, bonus_ok: bool, tokens, lossless: bool):
         """verify.verify_chain (lazy) of drafts x at positions n, n + 1, ..."""
         return verify_chain(q, p, x, accept_fn, self.gen, bonus_ok, lazy=True)
@@ -98,8 +103,11 @@ class Keyed:
         return self.noise.order(pos, law, k)
 
     def candidate_levels(self, pos, carries, uniform, widths):
-        laws = [uniform if c is None or c.law is None else c.law for c in carries]
+        laws = _laws(carries, uniform)
         return list(zip(self.noise.orders(pos, torch.stack(laws), widths), laws)) if laws else []
+
+    def candidates_ahead(self, tree):
+        return KeyedAhead(self.noise)
 
     def chain(self, q, p, x, accept_fn, n, bonus_ok, tokens, lossless):
         return keyed_chain(q, p, x, accept_fn, self.noise, n, bonus_ok, lazy=True, tokens=tokens, lossless=lossless)
@@ -109,6 +117,54 @@ class Keyed:
 
     def target_sample(self, token):
         return token                                 # the race's x*
+
+
+class PapersAhead:
+    """The papers' stream of SJD-PAC's next candidates, for a walk (treewalk.verify_tree) about to start: the walk
+    ending at node v has used `walked(v)` uniforms, and the next propose's draw from there on (pac.levels_t) with the
+    uniforms it needs. The stream is drawn once here, the generator rewound (the walk, then `levels_of`, advance it
+    by what they use)."""
+
+    def __init__(self, gen: torch.Generator, tree):
+        self.gen, self.tree, self.off = gen, tree, uniform_offsets(tree)
+        self.state, self.stream = gen.get_state(), torch.zeros(0)
+
+    def walked(self, v: int) -> int:
+        """Uniforms the walk uses when it ends at v: v's level rejects every kid (its kids + 1: the resample's), or v
+        is a leaf accepted with a bonus token (its own + 1)."""
+        kids = self.tree.children[v]
+        return self.off[v] + (len(kids) if kids else 0) + 1
+
+    def levels_t(self, v: int, pos: int, carries: list, uniform: torch.Tensor, widths: list) -> torch.Tensor:
+        start = self.walked(v)
+        end = start + sum(pac.uniforms_needed(c, w) for c, w in zip(carries, widths))
+        if len(self.stream) < end:                        # drawn once a step at the longest end asked for so far
+            now = self.gen.get_state()
+            self.gen.set_state(self.state)
+            self.stream = torch.rand(end, generator=self.gen)
+            self.gen.set_state(now)
+        return pac.levels_t(carries, uniform, widths, self.stream[start:end])
+
+    def levels_of(self, vals: list, pos: int, carries: list, uniform: torch.Tensor, widths: list) -> list:
+        """levels_t's values read back, once the walk has ended at its v: the generator advanced by what they used."""
+        return pac.levels_of(vals, carries, uniform, widths, self.gen)
+
+
+class KeyedAhead:
+    """The keyed SJD-PAC's next candidates (Noise.orders_t at the next position), for any end of a walk."""
+
+    def __init__(self, noise):
+        self.noise = noise
+
+    def levels_t(self, v, pos, carries, uniform, widths):
+        return self.noise.orders_t(pos, torch.stack(_laws(carries, uniform)), widths)
+
+    def levels_of(self, vals, pos, carries, uniform, widths):
+        return list(zip(keyed_noise.orders_of(vals, widths), _laws(carries, uniform)))
+
+
+def _laws(carries: list, uniform: torch.Tensor) -> list:
+    return [uniform if c is None or c.law is None else c.law for c in carries]
 
 
 KINDS = {"papers": Papers, "keyed": Keyed}          # the noise knob's value -> its randomness

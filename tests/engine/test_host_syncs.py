@@ -4,8 +4,9 @@
 bound holds for every later step. AR and the Jacobi family read at most 2 values a step: the accepted count, then
 one packed record (tokens, events, next drafts). The tree walks without CASCADE's budget read at most twice a step:
 the root's level, then every level of the subtree the walk goes into at once (levelpack.Ahead in treewalk._ahead,
-keyed._keyed_ahead); SJD-PAC adds one read for its drafter's candidates of every level (pac.papers_levels,
-noise.orders), so a step whose walk goes below the root reads 3 times.
+keyed._keyed_ahead); SJD-PAC's next candidates ride in those reads (pac.LevelsAhead, for every end of the walk the
+read decides), so its propose reads nothing after the first step and a step reads at most twice, checked on the 6x6
+stub and at Lumina-mGPT's vocabulary and codebook width, with steps whose walk goes below the root.
 CASCADE reads once for its group cosines, then once per walked level: the level's numbers at s = 1, its budget
 test (levelpack.fit_part) and its siblings' Sibling masses (levelpack.member_masses) together; only a level the
 budget must scale reads again, once per fit build (verify.fit_level). Its ceilings are the mean counts of
@@ -24,9 +25,8 @@ from tests.support.toy import toy
 
 TARGET = 2.0
 TREE_CEILING = {   # (method, noise) -> mean reads per step measured on 2026-12-06: CASCADE 3.21 / 3.38 at 23:00 UTC
-    # (6.22 / 6.54 before); SJD-PAC 3 on a step whose walk goes below the root (its drafter's read, then the walk's
-    # two: one read of every level cost 2.4-5x its engine time, docs/benchmarks.md)
-    ("cascade", "papers"): 3.22, ("cascade", "keyed"): 3.39, ("sjdpac", "papers"): 2.07, ("sjdpac", "keyed"): 2.11,
+    # (6.22 / 6.54 before)
+    ("cascade", "papers"): 3.22, ("cascade", "keyed"): 3.39,
 }
 WALKS = (("sd", "papers"), ("sd", "keyed"), ("lantern", "papers"), ("lantern", "keyed"))   # walks without groups
 
@@ -141,6 +141,32 @@ def grouped_and_proactive_reads_within_ceiling():
 
 def test_grouped_and_proactive_reads_within_ceiling():
     grouped_and_proactive_reads_within_ceiling()
+
+
+LUMINA_CODES = dict(vocab=8192, dims=256)     # Lumina-mGPT's 8,192 image codes and 256-dim codebook vectors
+
+
+def pac_reads_within_two():
+    """The mutation check's detector (tests/mutation/mutants_pac_ahead.py): SJD-PAC under both noises, on the 6x6
+    stub and at Lumina-mGPT's codes, reads at most twice in every step after the first, steps whose walk goes below
+    the root's level (more than one token committed; 3 reads before its candidates rode in the walk's reads)
+    included."""
+    for shape in (dict(grid=(6, 6)), dict(LUMINA_CODES, grid=(6, 6))):
+        for noise in ("papers", "keyed"):
+            gen = decode(StubTarget(shape.get("vocab", 64), shape["grid"], dims=shape.get("dims", 8)),
+                         RunConfig(method="sjdpac", prompt="stub", noise=noise), stub_factory)
+            next(gen)
+            done, seen = 1, []
+            while (step := _counted(gen)) is not None:
+                seen.append((step[0], len(step[1].tokens) - done))
+                done = len(step[1].tokens)
+            later = seen[1:]
+            assert len(later) >= 5 and max(r for r, _ in later) <= TARGET, (shape, noise, seen)
+            assert any(t > 1 for _, t in later), (shape, noise, seen)          # walks below the root
+
+
+def test_pac_reads_within_two():
+    pac_reads_within_two()
 
 
 def test_tree_walks_read_at_most_twice_a_step():

@@ -65,13 +65,22 @@ def uniforms_needed(carry, width: int) -> int:
 def papers_levels(carries: list, uniform: torch.Tensor, widths: list[int],
                   gen: torch.Generator) -> list[tuple[list[int], torch.Tensor]]:
     """Every level's (candidates, law) of one propose in ONE read, with today's stream: the uniforms the levels can
-    need drawn in one batch, applied in order where the laws live (a level whose law runs out of mass uses fewer,
-    counted without a read), then the generator rewound and advanced by exactly what was used. Level d: candidate 0
-    from first_candidate's cases, then widths[d] - 1 more without replacement (draw_candidates)."""
+    need drawn in one batch, applied in order where the laws live (levels_t: a level whose law runs out of mass uses
+    fewer, counted without a read), then the generator rewound and advanced by exactly what was used."""
     state = gen.get_state()
+    us = torch.rand(sum(uniforms_needed(c, w) for c, w in zip(carries, widths)), generator=gen)
+    vals = levels_t(carries, uniform, widths, us).tolist()                   # the propose's one read
+    gen.set_state(state)
+    return levels_of(vals, carries, uniform, widths, gen)
+
+
+def levels_t(carries: list, uniform: torch.Tensor, widths: list[int], us: torch.Tensor) -> torch.Tensor:
+    """papers_levels' draws with its uniforms us given, left where the laws live: [uniforms used, then widths[d]
+    tokens of each level d (-1: none, its law out of mass)] as one long vector. Level d: candidate 0 from
+    first_candidate's cases, then widths[d] - 1 more without replacement (draw_candidates)."""
     dev = uniform.device
-    us = torch.rand(sum(uniforms_needed(c, w) for c, w in zip(carries, widths)), generator=gen).to(dev)
-    off, cols, laws = torch.zeros((), dtype=torch.long, device=dev), [], []
+    us = us.to(dev)
+    off, cols = torch.zeros((), dtype=torch.long, device=dev), []
     for c, w in zip(carries, widths):
         law = uniform if c is None or c.law is None else c.law
         if c is not None and c.law is not None and c.x >= 0:
@@ -91,13 +100,17 @@ def papers_levels(carries: list, uniform: torch.Tensor, widths: list[int],
             rest.index_put_((t.view(1),), rest[t].view(1) * ~alive)          # rest[t] = 0 where drawn, no copy
             off = off + alive.long()
         cols.append(torch.stack(toks))
-        laws.append(law)
-    vals = torch.cat([off.view(1)] + cols).tolist() if cols else [0]             # the propose's one read
-    gen.set_state(state)
+    return torch.cat([off.view(1)] + cols)
+
+
+def levels_of(vals: list, carries: list, uniform: torch.Tensor, widths: list[int],
+              gen: torch.Generator) -> list[tuple[list[int], torch.Tensor]]:
+    """levels_t's values read back as each level's (candidates, law), the generator (where the levels' uniforms
+    start) advanced by the uniforms they used."""
     torch.rand(int(vals[0]), generator=gen)
     out, at = [], 1
-    for w, law in zip(widths, laws):
-        out.append(([t for t in vals[at:at + w] if t >= 0], law))
+    for c, w in zip(carries, widths):
+        out.append(([int(t) for t in vals[at:at + w] if t >= 0], uniform if c is None or c.law is None else c.law))
         at += w
     return out
 
@@ -167,6 +180,49 @@ def continuation(tree: DraftTree, main: list[int], path: list[int], q: torch.Ten
     return out
 
 
+class LevelsAhead:
+    """The next propose's candidates for every way this step's walk can end, drawn where q lives and read with the
+    walk's level reads (DraftTree.rider, levelpack.Ahead), so the propose itself reads nothing. A walk ends at node v
+    when v's level rejects every kid (a resampled token follows v) or v is a leaf accepted with a bonus token; both
+    are decided on the level of v or of v's parent, so node's level carries the ends at node and at its leaf kids.
+    The next step then starts at n + depth(v) + 1 with the carries continuation(tree, main, [.., v], q) gives; `src`
+    (randomness: PapersAhead, KeyedAhead) draws them as the propose would (levels_t) and reads them back
+    (levels_of)."""
+
+    def __init__(self, drafter: "PACDrafter", tree: DraftTree, q: torch.Tensor, n: int, src):
+        self.d, self.tree, self.q, self.n, self.src = drafter, tree, q, n, src
+        self.got: dict = {}                                  # end node -> (next n, carries, widths, values)
+        self.plans: dict = {}                                # level node -> [(end node, next n, carries, widths)]
+
+    def pack(self, node: int) -> torch.Tensor | None:
+        """The candidates of the next steps after the walk's ends decided on node's level, one float64 vector."""
+        ends = [node] + [c for c in self.tree.children[node] if not self.tree.children[c]]
+        plans, parts = [], []
+        for v in ends:
+            n_next = self.n + self.tree.depths[v] + 1
+            carries, widths = self.d.plan(continuation(self.tree, self.d.main, [v], self.q), n_next)
+            if widths:
+                parts.append(self.src.levels_t(v, n_next, carries, self.d.uniform, widths).reshape(-1))
+                plans.append((v, n_next, carries, widths, parts[-1].numel()))
+        self.plans[node] = plans
+        return torch.cat(parts).to(self.q.device, torch.float64) if parts else None
+
+    def take(self, node: int, vals: list) -> None:
+        """pack(node)'s values read back, kept by end node."""
+        at = 0
+        for v, n_next, carries, widths, size in self.plans[node]:
+            self.got[v] = (n_next, carries, widths, vals[at:at + size])
+            at += size
+
+    def after(self, end: int) -> tuple | None:
+        """(next n, levels_of -> the next propose's levels) of the walk ended at `end`; None when not drawn."""
+        if end not in self.got:
+            return None
+        n_next, carries, widths, vals = self.got[end]
+        src, uniform = self.src, self.d.uniform                  # not self: the drafter keeps no cycle through it
+        return n_next, lambda: src.levels_of(vals, n_next, carries, uniform, widths)
+
+
 class PACDrafter:
     """SJD-PAC's drafter (protocols.ProactiveDrafter): builds its proactive tree as a TreeDrafter does, but learns
     from the forward's laws (`carry_on`, the adaptive continuation), not from committed features. families.SJDPAC
@@ -179,14 +235,23 @@ class PACDrafter:
         self.uniform = torch.full((vocab,), 1.0 / vocab)
         self.carry: list[Carry] = []
         self.main: list[int] = []                                    # the last tree's first-candidate path
+        self.ready: tuple | None = None                              # LevelsAhead.after of the last walk's end
 
     def propose(self, n: int) -> list[tuple[list[int], list[torch.Tensor]]]:
         """Candidates (tokens, laws) for positions n, n+1, ... (at most M-1 of them)."""
+        ready, self.ready = self.ready, None
+        if ready is not None and ready[0] == n:
+            levels = ready[1]()                             # read with the last walk (LevelsAhead)
+        else:
+            carries, widths = self.plan(self.carry, n)
+            levels = self.rnd.candidate_levels(n, carries, self.uniform, widths)
+        return [(toks, sibling_laws(law, toks)) for toks, law in levels]
+
+    def plan(self, carry: list, n: int) -> tuple[list, list[int]]:
+        """The carries and widths of the levels a propose at n draws (at most M-1, none past the image)."""
         k = min(self.m - 1, self.n_pos - n)
-        carries = [self.carry[d] if d < len(self.carry) else None for d in range(k)]
-        widths = [self.width if d < self.depth - 1 else 1 for d in range(k)]
-        return [(toks, sibling_laws(law, toks)) for toks, law in self.rnd.candidate_levels(n, carries, self.uniform,
-                                                                                            widths)]
+        return [carry[d] if d < len(carry) else None for d in range(k)], [self.width if d < self.depth - 1 else 1
+                                                                           for d in range(k)]
 
     def build(self, root_token: int, root_pos: int) -> DraftTree:
         tree, self.main = build_tree(root_token, self.propose(root_pos + 1))
@@ -195,3 +260,10 @@ class PACDrafter:
     def carry_on(self, tree: DraftTree, path: list[int], q: torch.Tensor) -> None:
         """After the walk (path: accepted node ids) over this drafter's last tree, with the forward's laws q (N, V)."""
         self.carry = continuation(tree, self.main, path, q)
+        self.ready = tree.rider.after(path[-1]) if isinstance(tree.rider, LevelsAhead) else None
+        tree.rider = None                                            # read: the tree and its q need not outlive it
+
+    def ride(self, tree: DraftTree, q: torch.Tensor, n: int) -> None:
+        """Before the walk of this drafter's last tree (root at n - 1) over the forward's laws q: its level reads
+        carry the next candidates of every end (LevelsAhead)."""
+        tree.rider = LevelsAhead(self, tree, q, n, self.rnd.candidates_ahead(tree))

@@ -42,6 +42,10 @@ class TreeDrafter(TreeBuilder, Protocol):
 
 
 class ProactiveDrafter(TreeBuilder, Protocol):
+    def ride(self, tree: DraftTree, q: torch.Tensor, n: int) -> None:
+        """After the forward, before the walk of its last tree (root at n - 1): what the walk's reads carry for it."""
+        ...
+
     def carry_on(self, tree: DraftTree, path: list[int], q: torch.Tensor) -> None:
         """After the walk (path: accepted node ids) over this drafter's last tree, with the forward's laws q (N, V)."""
         ...
