@@ -176,7 +176,8 @@ class SJDPAC(TreeSteps):
 
     def __init__(self, ctx: Ctx, drafter_factory: DrafterFactory | None = None):
         super().__init__(ctx)
-        self.drafter: PACDrafter = PACDrafter(ctx.cfg, ctx.model.codebook_size, ctx.n_pos, ctx.rnd)
+        self.drafter: PACDrafter = PACDrafter(ctx.cfg, ctx.model.codebook_size, ctx.n_pos, ctx.rnd,
+                                              getattr(ctx.model, "device", "cpu"))   # the toy models: CPU only
 
     def before_walk(self, tree, q, n):
         self.drafter.ride(tree, q, n)

@@ -3,12 +3,16 @@ same runs as drawing them in the propose's own read (randomness.candidate_levels
 record, under both noises: walks that end at the root's level, deeper (rejections below the root, leaves accepted
 with a bonus), levels whose law runs out of mass (top-k below the width), at the image's end, and two tree shapes.
 The propose reads on its own only in the first step (no walk before it)."""
+from types import SimpleNamespace
+
 import pytest
+import torch
 
 from specviz.engine import families, randomness
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode, drain
 from specviz.engine.drafters import pac
+from specviz.engine.registry import get
 from specviz.engine.stub import StubTarget
 
 CASES = (   # (stub rows, sharpness, top_k, pac_width, pac_depth, window): few rows and sharp laws walk deep
@@ -71,3 +75,13 @@ def pac_ahead_equals_own_reads():
 
 def test_pac_ahead_equals_own_reads():
     pac_ahead_equals_own_reads()
+
+
+def test_the_drafter_draws_where_the_model_lives():
+    """SJD-PAC's uniform law (a position without a stale law) is made on the model's device, so its levels (levels_t:
+    coupling with the carried laws, draws) run where the forward's laws are; before, it was always made on the CPU
+    (a CUDA model's carried laws met a CPU uniform). A 'meta' model stands in for a GPU one."""
+    cfg = RunConfig(method="sjdpac", prompt="stub")
+    model = SimpleNamespace(codebook_size=64, device=torch.device("meta"))
+    ctx = families.Ctx(model, cfg, get("sjdpac"), randomness.Papers(0, 64), None, 36, False)
+    assert families.SJDPAC(ctx).drafter.uniform.device.type == "meta"

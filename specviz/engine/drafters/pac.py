@@ -228,11 +228,11 @@ class PACDrafter:
     from the forward's laws (`carry_on`, the adaptive continuation), not from committed features. families.SJDPAC
     runs it through the tree step it shares with TreeFamily."""
 
-    def __init__(self, cfg, vocab: int, n_pos: int, rnd):
+    def __init__(self, cfg, vocab: int, n_pos: int, rnd, device: str | torch.device = "cpu"):
         self.width, self.depth = cfg.pac_width, cfg.pac_depth
         self.m = path_length(cfg.window, self.width, self.depth)
         self.n_pos, self.rnd = n_pos, rnd                            # rnd: the run's randomness (randomness.py)
-        self.uniform = torch.full((vocab,), 1.0 / vocab)
+        self.uniform = torch.full((vocab,), 1.0 / vocab, device=device)   # where the model's laws live (levels_t)
         self.carry: list[Carry] = []
         self.main: list[int] = []                                    # the last tree's first-candidate path
         self.ready: tuple | None = None                              # LevelsAhead.after of the last walk's end
