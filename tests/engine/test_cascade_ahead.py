@@ -1,9 +1,9 @@
 """CASCADE's two-read walk (engine/budgetwalk.py): its groups formed where the cosines live (groups.Groups.masks) are
 the host's groups (groups.Groups.__call__) at every threshold, ties included; and its walks, papers' and keyed,
 equal the level-by-level walk (each level read as it is reached, its groups asked on the host, its budget test
-against what the host's walk has spent): the same path, tokens, decisions, numbers, groups, Sibling masses and
-generator, bit for bit, on point-mass and sampled trees, both readings, budgets that scale levels and wide groups.
-Plain functions without fixtures: tests/mutation/mutants_cascade_ahead.py uses them as detectors."""
+against the host's float of what the walk has spent): the same path, tokens, decisions, numbers, groups, Sibling
+masses and generator, bit for bit, on point-mass and sampled trees, both readings, budgets that scale levels and
+wide groups. Plain functions without fixtures: tests/mutation/mutants_cascade_ahead.py uses them as detectors."""
 import math
 from types import SimpleNamespace
 
@@ -64,7 +64,8 @@ def _walks(tree, q, hidden, conf, budget, seed, noise):
         fn = groups.cascade_groups(tree, hidden, conf)
         mp = pytest.MonkeyPatch()
         if reference:
-            mp.setattr(budgetwalk, "walkable", lambda t, node=0: [node])       # one level a read
+            mp.setattr(budgetwalk, "walkable", lambda t, node=0: [node])       # one level a read, tested
+            mp.setattr(budgetwalk, "path_lefts", lambda t, nodes, budget, used, *_: {nodes[0]: budget - used})
             fn = (lambda f: lambda n, kids: f(n, kids))(fn)                     # groups asked on the host
         gen = torch.Generator().manual_seed(seed)
         try:

@@ -177,7 +177,7 @@ def expected_cascade_reads(scaled: list, exact: bool) -> int:
     return reads
 
 
-CASCADE_RUNS = (dict(), dict(tau_pos=0.3, tau_seq=0.3), dict(cascade_budget=0.05))   # fitting, wide groups, scaled
+CASCADE_RUNS = (dict(), dict(cascade_budget=0.05, tau_pos=0.3, tau_seq=0.3))   # fitting; wide groups, scaled levels
 
 
 def cascade_reads_exactly():
@@ -185,7 +185,7 @@ def cascade_reads_exactly():
     exactly expected_cascade_reads of its walked levels (the recorded events: one level per judged parent, scaled
     when its events carry a scale below 1) and of the root's Groups.exact (spied); at the stub's defaults a step
     reads once when its walk ends at the root's level and twice however deep it goes, under both noises; the runs
-    cover walks of three levels, wide root groups and scaled levels."""
+    cover walks of three levels, wide root groups, scaled levels and walks that go on below one."""
     seen, spy, mp = [], [], pytest.MonkeyPatch()
     real = groups.Groups.exact
     mp.setattr(groups.Groups, "exact", lambda self, kids: spy.append(real(self, kids)) or spy[-1])
@@ -214,6 +214,7 @@ def cascade_reads_exactly():
     plain = [(got, len(sc)) for _, kw, got, _, sc, _ in seen if not kw]
     assert all(got == min(levels, 2) for got, levels in plain) and max(lv for _, lv in plain) >= 3, plain
     assert any(not ex for *_, ex in seen) and any(any(sc[1:]) for *_, sc, _ in seen), seen
+    assert any(any(sc[:-1]) for *_, sc, _ in seen), seen                     # walks that go on below a scaled level
 
 
 def _counted(gen):
