@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from specviz.core.sampling import exact_at
 from specviz.engine import rules
 
 READINGS = {
@@ -84,28 +85,21 @@ class Groups:
         tests compared in float64 as the host compares the read values; nothing read."""
         tree, cfg, dev = self.tree, self.cfg, self.cos_t.device
         toks = sorted(set(tree.tokens))
-        at = {t: i for i, t in enumerate(toks)}
-        n, kt = len(tree.tokens), torch.tensor(kids, device=dev)
-        c64 = self.cos_t.double()
-        rows = c64[kt]                                                                  # (k, N)
-        own = torch.zeros(len(kids), n, dtype=torch.bool, device=dev)
-        own[torch.arange(len(kids), device=dev), kt] = True
-        depth = torch.tensor(tree.depths, device=dev)
+        at, n, k = {t: i for i, t in enumerate(toks)}, len(tree.tokens), len(kids)
+        rows = self.cos_t[torch.tensor(kids, device=dev)].double()                    # (k, N)
         if cfg.cascade_sets == "paper":
-            d = tree.depths[kids[0]]
-            member = (((depth == d) & ~own & (rows >= cfg.tau_pos)) |
-                      (((depth - d).abs() == 1) & (rows >= cfg.tau_seq)))
+            d, depth = tree.depths[kids[0]], tree.depths
+            same = torch.tensor([[depth[m] == d and m != c for m in range(n)] for c in kids], device=dev)
+            adj = torch.tensor([abs(depth[m] - d) == 1 for m in range(n)], device=dev)
+            member = (same & (rows >= cfg.tau_pos)) | (adj & (rows >= cfg.tau_seq))
         else:
-            sib = torch.zeros(n, dtype=torch.bool, device=dev)
-            sib[kt] = True
-            cc = torch.full((len(kids), n), -1.0, dtype=torch.float64, device=dev)
-            cc[:, kt] = _child_cos(tree, kids, c64)
-            member = sib & ~own & ((rows >= cfg.tau_pos) | ((cc > -1.0) & (cc >= cfg.tau_seq)))
-        onehot = torch.zeros(n, len(toks), device=dev)
-        onehot[torch.arange(n, device=dev), torch.tensor([at[t] for t in tree.tokens], device=dev)] = 1.0
-        mask = (member.float() @ onehot) > 0
-        mask[torch.arange(len(kids), device=dev), torch.tensor([at[tree.tokens[c]] for c in kids], device=dev)] = False
-        return torch.tensor(toks, device=dev), mask.float()
+            sib = torch.tensor([[m in kids and m != c for m in range(n)] for c in kids], device=dev)
+            cc = torch.full((k, n), -1.0, dtype=torch.float64, device=dev)
+            cc[:, kids] = _child_cos(tree, kids, self.cos_t.double())
+            member = sib & ((rows >= cfg.tau_pos) | ((cc > -1.0) & (cc >= cfg.tau_seq)))
+        onehot = torch.tensor([[float(at[t] == i) for i in range(len(toks))] for t in tree.tokens], device=dev)
+        other = torch.tensor([[float(t != tree.tokens[c]) for t in toks] for c in kids], device=dev)
+        return torch.tensor(toks, device=dev), ((member.float() @ onehot) > 0) * other
 
     def exact(self, kids: list) -> bool:
         """Whether `masks`' level has the bits of the host groups' (cascade_masked): every kid's group (read) holds
@@ -138,10 +132,13 @@ def cascade_masked(r: torch.Tensor, p: torch.Tensor, x: int, cand: torch.Tensor,
     tokens `cand` (Groups.masks: no read): the extra mass s·Σ_t mask(t)·r(t) is the host groups' sum to the same bits
     whenever the group holds at most two such tokens (Groups.exact). -> (a, extra 0-d where r lives)."""
     extra = scale * (r[cand] * mask).sum()
-    a = rules.lossless(r[[x]][None], p[[x]][None])[0] if cell else rules.lossless(r[None], p[None])[0]
-    i = 0 if cell else x
-    a[i] = torch.where((extra > 0) & (p[x] > 0), ((r[x] + extra) / p[x]).clamp(max=1.0), a[i])
-    return (a[0] if cell else a), extra
+    rx, px = r[x], p[x]
+    a = exact_at(px, rx, off=1.0) if cell else rules.lossless(r[None], p[None])[0]      # lossless: exact_at's cells
+    new = torch.where((extra > 0) & (px > 0), ((rx + extra) / px).clamp(max=1.0), a if cell else a[x])
+    if cell:
+        return new, extra
+    a[x] = new
+    return a, extra
 
 
 def cascade_sets(sets: str, level: int, cands, tau_pos: float, tau_seq: float) -> tuple[list, list]:
