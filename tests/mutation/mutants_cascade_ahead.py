@@ -7,6 +7,7 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
+import torch
 
 from specviz.engine import budgetwalk, groups, treewalk
 from tests.engine.test_cascade_ahead import (
@@ -45,6 +46,13 @@ def _thresholds(shift):
         finally:
             self.cfg = real_cfg
     return masks
+
+
+def _own_token_kept(self, kids):
+    """Wrong: a kid's device group keeps its own token's column (its own mass added to its extra)."""
+    cand, mask = _masks(self, kids)
+    own = (cand[None] == torch.tensor([self.tree.tokens[c] for c in kids])[:, None]).float()
+    return cand, torch.maximum(mask, own)
 
 
 def _three_tokens_exact(self, kids):
@@ -95,6 +103,9 @@ VARIANTS = [
            (device_groups_equal_host_groups,)),
     Mutant("CASCADE's device groups: cosines compared with τ in float32",
            lambda mp: mp.setattr(groups.Groups, "masks", _thresholds(lambda t: float(np.float32(t)))),
+           (device_groups_equal_host_groups,)),
+    Mutant("CASCADE's device groups: a kid's own token kept in its group",
+           lambda mp: mp.setattr(groups.Groups, "masks", _own_token_kept),
            (device_groups_equal_host_groups,)),
     Mutant("CASCADE's device groups: three other tokens counted exact",
            lambda mp: mp.setattr(groups.Groups, "exact", _three_tokens_exact),
