@@ -18,9 +18,10 @@ from specviz.core import sampling
 from specviz.core.noise import Noise
 from specviz.core.sampling import change_prob, coupled_accept, entropy, normalised_entropy, relax_excess, tv
 from specviz.engine import rules
+from specviz.engine.budgetwalk import BudgetLevels
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
-from specviz.engine.levelpack import Ahead, bonus_part, bonus_values, cascade_full, fit_part, member_masses
+from specviz.engine.levelpack import Ahead, bonus_part, bonus_values, cascade_full
 from specviz.engine.pointlevel import point_coupled, point_tvs, points
 from specviz.engine.verify import (
     ChainResult,
@@ -132,29 +133,29 @@ def keyed_tensors(q: torch.Tensor, laws: list, xs: list, accept, residual=None) 
     return _level(q, laws, xs, (torch.stack([r[0] for r in rows]), [r[1] for r in rows]))
 
 
-def _budget_level(tree, cur, q, accept_fn, group_fn, left, leaves, noise, pos, norm, masses: dict) -> tuple:
-    """treewalk._budget_level under keyed noise: the level at s = 1 packed with its fit test and Sibling masses, one
-    read while it fits; else keyed_level fits it (a read per build) and it is packed again. -> (KeyedValues, Level,
-    groups)."""
-    kids, q_cur = tree.children[cur], q[cur]
-    laws, k = kid_laws(tree, kids, q.shape[1]), len(kids)
-    if not kids:
-        return KeyedValues(keyed_pack(tree, kids, q, q_cur, laws, None, leaves, noise, pos, norm).tolist(), 0,
-                           len(leaves)), None, []
-    groups = [group_fn(c, kids) for c in kids]
-    lvl = cascade_full(q_cur, laws, [tree.tokens[c] for c in kids], [[tree.tokens[m] for m in g.members]
-                                                                     for g in groups], keyed_tensors, None,
-                       points(tree, kids))
-    pack = keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm)
-    keys, mq = member_masses(tree, cur, groups, q_cur)
-    vals, n = torch.cat([pack, fit_part(lvl, left), mq]).tolist(), pack.numel()
-    masses.update(zip(keys, vals[n + k + 1:]))
-    if vals[n + k]:
-        lvl = replace(lvl, extras=vals[n:n + k])
-    else:                                                     # the budget binds: scale the level (reads), pack again
+def _levels(tree, q, accept_fn, group_fn, budget, bonus_ok, noise, root_pos, norm, masses: dict) -> BudgetLevels:
+    """treewalk._levels under keyed noise (budgetwalk.BudgetLevels): a level at s = 1 packed (keyed_pack); a level
+    the budget must scale fitted by keyed_level (a read per build) and packed again; no uniforms from a stream."""
+    def parts(cur):
+        kids = tree.children[cur]
+        leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
+        return kids, q[cur], kid_laws(tree, kids, q.shape[1]), leaves, root_pos + tree.depths[cur] + 1
+
+    def build(cur, groups, u, masks):
+        kids, q_cur, laws, leaves, pos = parts(cur)
+        lvl = cascade_full(q_cur, laws, [tree.tokens[c] for c in kids], [[tree.tokens[m] for m in g.members]
+                                                                        for g in groups], keyed_tensors, None,
+                           points(tree, kids), masks) if kids else None
+        return keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm), lvl
+
+    def refit(cur, left, u):
+        kids, q_cur, laws, leaves, pos = parts(cur)
         lvl, groups = keyed_level(tree, kids, q_cur, laws, accept_fn, group_fn, left)
-        vals = keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm).tolist()
-    return KeyedValues(vals[:n], k, len(leaves)), lvl, groups
+        return KeyedValues(keyed_pack(tree, kids, q, q_cur, laws, lvl, leaves, noise, pos, norm).tolist(), len(kids),
+                           len(leaves)), lvl, groups
+    return BudgetLevels(tree, q, group_fn, budget, build,
+                        lambda cur, vals: KeyedValues(vals, len(tree.children[cur]), len(parts(cur)[3])), refit,
+                        lambda nodes: dict.fromkeys(nodes), masses)
 
 
 def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_pos: int, group_fn, budget: float,
@@ -162,17 +163,20 @@ def keyed_tree(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root_p
     """verify_tree under keyed noise: at each node walk into the child equal to x* (the race of q at the children's
     position); a relaxed rule, when no child equals x*, accepts the first sibling whose keyed uniform is below its c.
     Without CASCADE's budget at most two reads (_keyed_ahead: the root's level, then the subtree the walk goes
-    into; reads=1: all in one, levelpack.Ahead); CASCADE reads once per level walked (keyed_pack); norm: the run's
+    into; reads=1: all in one, levelpack.Ahead); CASCADE too while its levels fit (_levels, budgetwalk); norm: the run's
     entropy normalisation for the events."""
     path, steps, used, ent, masses = [0], [], 0.0, {}, {} if group_fn is not None else None
     ahead = _keyed_ahead(tree, q, accept_fn, noise, root_pos, bonus_ok, norm, reads) if group_fn is None else None
+    levels = (_levels(tree, q, accept_fn, group_fn, budget, bonus_ok, noise, root_pos, norm, masses)
+              if ahead is None else None)
     while True:
         cur = path[-1]
-        kids, pos = tree.children[cur], root_pos + tree.depths[cur] + 1
+        kids = tree.children[cur]
         left = budget - used
         leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
         if ahead is None:
-            v, lvl, groups = _budget_level(tree, cur, q, accept_fn, group_fn, left, leaves, noise, pos, norm, masses)
+            v, lvl, groups, extras = levels.at(cur, used)
+            lvl = replace(lvl, extras=extras) if lvl is not None else None
         else:
             (v, lvl), groups = ahead.at(cur), [CandidateGroup() for _ in kids]
         if group_fn is not None and lvl is not None:

@@ -7,6 +7,7 @@ import torch
 
 from specviz.core.sampling import draw, entropy, normalised_entropy
 from specviz.engine import rules
+from specviz.engine.groups import cascade_masked
 from specviz.engine.pointlevel import cascade_cell
 from specviz.engine.verify import Level, level_tensors, point_tensors
 
@@ -140,24 +141,29 @@ def read_ahead(packs: dict) -> dict:
     return out
 
 
-def cascade_full(q: torch.Tensor, laws: list, xs: list, members: list, walk=None, residual=None,
-                 cells: bool = False) -> Level:
+def cascade_full(q: torch.Tensor, laws: list, xs: list, members: list | None, walk=None, residual=None,
+                 cells: bool = False, masks: tuple | None = None) -> Level:
     """verify.cascade_fit's first build, the level at s = 1, with its numbers left where q lives (nothing read): a walk
     packs it with fit_part and reads both at once, and fits (cascade_fit) only a level fit_part says must be scaled.
     walk: an unread builder (q, laws, xs, accept, residual) -> Level (keyed noise: keyed.keyed_tensors); default
-    point_tensors (cells) or level_tensors, what cascade_fit's point_law / level_law read."""
+    point_tensors (cells) or level_tensors, what cascade_fit's point_law / level_law read. masks: (the tree's distinct
+    tokens, (k, C) mask) from groups.Groups.masks in place of the members' tokens (groups.cascade_masked)."""
     cells = cells and residual is None
     rule = cascade_cell if cells else rules.cascade
     walk = walk or ((lambda *a: point_tensors(*a, cell=a[3])) if cells else level_tensors)
-    lvl = walk(q, laws, xs, lambda j, r, p: rule(r, p, xs[j], members[j], 1.0), residual)
+    if masks is None:
+        accept = lambda j, r, p: rule(r, p, xs[j], members[j], 1.0)                              # noqa: E731
+    else:
+        accept = lambda j, r, p: cascade_masked(r, p, xs[j], masks[0], masks[1][j], 1.0, cells)   # noqa: E731
+    lvl = walk(q, laws, xs, accept, residual)
     lvl.scale = 1.0
     return lvl
 
 
-def fit_part(lvl: Level, left: float) -> torch.Tensor:
+def fit_part(lvl: Level, left) -> torch.Tensor:
     """[the extras (k,), fits] as float64 where q lives, of a level at s = 1 (cascade_full): fits = 1.0 when
     verify.fit_level keeps it (TV(o, q) <= left, or no sibling adds mass), else 0.0, compared in float64 as
-    fit_level compares the read values."""
+    fit_level compares the read values; left: a float, or a float64 0-d tensor (budgetwalk.path_lefts)."""
     dev = lvl.end.device
     ex = torch.stack([torch.as_tensor(e, dtype=torch.float64, device=dev) for e in lvl.extras]) if lvl.extras else \
         torch.zeros(0, dtype=torch.float64, device=dev)

@@ -1,23 +1,22 @@
 """The papers' tree walk (P3: siblings in order against the running residual, level by level), on the level laws of
 verify.py: a level's numbers, its uniforms and every token the walk could sample there are packed where q lives
 (levelpack.level_pack) and read at once. Without CASCADE's budget a step reads at most twice (`_ahead`: the root's
-level, then every level of the subtree the walk goes into); CASCADE, whose budget left depends on the levels
-walked, reads once per level."""
+level, then every level of the subtree the walk goes into); CASCADE reads so too while its levels fit its budget
+unscaled (`_levels`, engine/budgetwalk.py: each level's budget test against its own path's spending)."""
 from __future__ import annotations
 
 from typing import Callable
 
 import torch
 
+from specviz.engine.budgetwalk import BudgetLevels
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.groups import CandidateGroup
 from specviz.engine.levelpack import (
     Ahead,
     LevelValues,
     cascade_full,
-    fit_part,
     level_pack,
-    member_masses,
     uniform_offsets,
     walkable,
 )
@@ -42,21 +41,20 @@ def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torc
     TV(o_level, q_level) (CASCADE only). A level's numbers, its uniforms (drawn from `gen` in today's order, the
     generator then advanced by exactly what the walk used) and every token the walk could sample there are packed
     where q lives (level_pack). Without a budget at most two reads (`_ahead`: the root's level, then every level
-    of the subtree the walk goes into); CASCADE, whose budget left depends on the levels walked, reads once per
-    level walked. norm: the run's entropy normalisation for the events; reads: levelpack.Ahead's."""
+    of the subtree the walk goes into); CASCADE too while its levels fit unscaled (`_levels`: a level the budget
+    must scale reads once per fit build, engine/budgetwalk.py). norm: the run's entropy normalisation for the
+    events; reads: levelpack.Ahead's."""
     path, steps, used, ent, masses = [0], [], 0.0, {}, {} if group_fn is not None else None
     ahead = _ahead(tree, q, accept_fn, gen, bonus_ok, norm, reads) if group_fn is None else None
+    levels = _levels(tree, q, accept_fn, gen, group_fn, budget, bonus_ok, norm, masses) if ahead is None else None
     while True:
         cur = path[-1]
         kids = tree.children[cur]
         left = budget - used
         leaves = _leaves(tree, kids, bonus_ok)
         if ahead is None:
-            state = gen.get_state()
-            u = torch.rand(len(kids) + 1, generator=gen)
-            gen.set_state(state)                              # the uniforms the walk used, no more (below)
-            v, groups, scale, extras = _budget_level(tree, cur, q, accept_fn, group_fn, left, leaves, u, norm, masses)
-            used = used + v.cost
+            v, lvl, groups, extras = levels.at(cur, used)
+            scale, used = lvl.scale, used + v.cost
         else:
             v, groups, scale, extras = ahead.at(cur), [CandidateGroup() for _ in kids], 1.0, None
         ent[cur] = v.h
@@ -86,25 +84,38 @@ def verify_tree(tree: DraftTree, q: torch.Tensor, accept_fn: AcceptFn, gen: torc
         torch.rand(chosen + 1, generator=gen)
 
 
-def _budget_level(tree, cur, q, accept_fn, group_fn, left, leaves, u, norm, masses: dict) -> tuple:
-    """A CASCADE level in one read while it fits: the level at s = 1 (levelpack.cascade_full) packed with its fit test
-    (fit_part) and its siblings' Sibling masses (member_masses, added to `masses`); a level the budget must scale is
-    fitted as before (judge_level: one read per build) and packed again. -> (LevelValues, groups, scale, extras)."""
-    kids, q_cur = tree.children[cur], q[cur]
-    laws, xs = kid_laws(tree, kids, q.shape[1]), [tree.tokens[c] for c in kids]
-    groups = [group_fn(c, kids) for c in kids]
-    lvl = cascade_full(q_cur, laws, xs, [[tree.tokens[m] for m in g.members] for g in groups],
-                       residual=getattr(accept_fn, "residual", None), cells=points(tree, kids))
-    pack = _pack(tree, kids, q, q_cur, laws, lvl, leaves, u, norm)
-    keys, mq = member_masses(tree, cur, groups, q_cur)
-    vals = torch.cat([pack, fit_part(lvl, left), mq]).tolist()
-    n, k = pack.numel(), len(kids)
-    extras = vals[n:n + k]
-    masses.update(zip(keys, vals[n + k + 1:]))
-    if not vals[n + k]:                                       # the budget binds: scale the level (reads), pack again
+def _levels(tree, q, accept_fn, gen, group_fn, budget, bonus_ok, norm, masses: dict) -> BudgetLevels:
+    """CASCADE's levels of the walk (budgetwalk.BudgetLevels: two reads while they fit): a level at s = 1
+    (levelpack.cascade_full) packed (_pack); a level the budget must scale fitted as before (judge_level: one read per
+    build) and packed again; the uniforms of a subtree's levels drawn in one batch from `gen` and rewound, each level's
+    slice where the walk would be in the stream on arriving there (levelpack.uniform_offsets)."""
+    off, residual = uniform_offsets(tree), getattr(accept_fn, "residual", None)
+
+    def parts(cur):
+        kids = tree.children[cur]
+        return kids, q[cur], kid_laws(tree, kids, q.shape[1]), _leaves(tree, kids, bonus_ok)
+
+    def build(cur, groups, u, masks):
+        kids, q_cur, laws, leaves = parts(cur)
+        lvl = cascade_full(q_cur, laws, [tree.tokens[c] for c in kids], [[tree.tokens[m] for m in g.members]
+                                                                        for g in groups], residual=residual,
+                           cells=points(tree, kids), masks=masks)
+        return _pack(tree, kids, q, q_cur, laws, lvl, leaves, u, norm), lvl
+
+    def refit(cur, left, u):
+        kids, q_cur, laws, leaves = parts(cur)
         lvl, groups = judge_level(tree, kids, q_cur, accept_fn, group_fn, left, laws)
-        vals, extras = _pack(tree, kids, q, q_cur, laws, lvl, leaves, u, norm).tolist(), lvl.extras
-    return LevelValues(vals[:n], k, len(leaves)), groups, lvl.scale, extras
+        return LevelValues(_pack(tree, kids, q, q_cur, laws, lvl, leaves, u, norm).tolist(), len(kids),
+                           len(leaves)), lvl, groups
+
+    def uniforms(nodes):
+        s, state = off[nodes[0]], gen.get_state()
+        u = torch.rand(max(off[c] - s + len(tree.children[c]) + 1 for c in nodes), generator=gen)
+        gen.set_state(state)                              # the uniforms the walk used, no more (verify_tree)
+        return {c: u[off[c] - s:off[c] - s + len(tree.children[c]) + 1] for c in nodes}
+    return BudgetLevels(tree, q, group_fn, budget, build,
+                        lambda cur, vals: LevelValues(vals, len(tree.children[cur]), len(parts(cur)[3])), refit,
+                        uniforms, masses)
 
 
 def _leaves(tree: DraftTree, kids: list, bonus_ok: Callable[[int], bool]) -> list:

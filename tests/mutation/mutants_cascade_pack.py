@@ -8,7 +8,7 @@ import json
 
 import torch
 
-from specviz.engine import keyed, levelpack, treewalk
+from specviz.engine import budgetwalk, levelpack
 from tests.engine import test_tree_level_laws as T
 from tests.engine.test_golden import GOLDEN, test_traces_equal_golden
 from tests.support.mutants import Mutant
@@ -40,7 +40,7 @@ def _masses_at_the_node(tree, cur, groups, q_cur):
 
 
 def _both(name, fn):
-    return lambda mp: (mp.setattr(treewalk, name, fn), mp.setattr(keyed, name, fn))
+    return lambda mp: mp.setattr(budgetwalk, name, fn)
 
 
 VARIANTS = [

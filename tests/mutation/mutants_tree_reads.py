@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import torch
 
-from specviz.engine import keyed, levelpack, treewalk, verify
+from specviz.engine import budgetwalk, keyed, levelpack, treewalk, verify
 from specviz.engine.drafters import pac
 from tests.engine.test_host_syncs import (
-    cascade_reads_once_per_walked_level,
+    cascade_reads_exactly,
     grouped_and_proactive_reads_within_ceiling,
     row_level_walks_read_at_most_twice,
     test_tree_walks_read_at_most_twice_a_step,
@@ -102,13 +102,11 @@ VARIANTS += [
     Mutant("SJD-PAC's candidates read each drawn token on the host (planted int())",
            lambda mp: mp.setattr(pac, "draw", _draw_reading(pac.draw)), (grouped_and_proactive_reads_within_ceiling,)),
     Mutant("CASCADE's Sibling masses read q once per member",
-           lambda mp: (mp.setattr(treewalk, "member_masses", _member_masses_one_by_one),
-                       mp.setattr(keyed, "member_masses", _member_masses_one_by_one)),
-           (grouped_and_proactive_reads_within_ceiling, cascade_reads_once_per_walked_level)),
+           lambda mp: (mp.setattr(budgetwalk, "member_masses", _member_masses_one_by_one),),
+           (grouped_and_proactive_reads_within_ceiling, cascade_reads_exactly)),
     Mutant("CASCADE's budget test read apart from the level's numbers",
-           lambda mp: (mp.setattr(treewalk, "fit_part", _fit_read_apart(levelpack.fit_part)),
-                       mp.setattr(keyed, "fit_part", _fit_read_apart(levelpack.fit_part))),
-           (grouped_and_proactive_reads_within_ceiling, cascade_reads_once_per_walked_level)),
+           lambda mp: (mp.setattr(budgetwalk, "fit_part", _fit_read_apart(levelpack.fit_part)),),
+           (grouped_and_proactive_reads_within_ceiling, cascade_reads_exactly)),
     Mutant("SJD-PAC's generator advanced past the whole batch of uniforms, not by what the levels used",
            lambda mp: mp.setattr(pac, "papers_levels", _rewinds_past_the_batch(pac.papers_levels)),
            (_papers_levels_cases,)),
