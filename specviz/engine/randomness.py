@@ -103,7 +103,7 @@ class Keyed:
         return self.noise.order(pos, law, k)
 
     def candidate_levels(self, pos, carries, uniform, widths):
-        laws = _laws(carries, uniform)
+        laws = pac.carried_laws(carries, uniform)
         return list(zip(self.noise.orders(pos, torch.stack(laws), widths), laws)) if laws else []
 
     def candidates_ahead(self, tree):
@@ -157,14 +157,10 @@ class KeyedAhead:
         self.noise = noise
 
     def levels_t(self, v, pos, carries, uniform, widths):
-        return self.noise.orders_t(pos, torch.stack(_laws(carries, uniform)), widths)
+        return self.noise.orders_t(pos, torch.stack(pac.carried_laws(carries, uniform)), widths)
 
     def levels_of(self, vals, pos, carries, uniform, widths):
-        return list(zip(keyed_noise.orders_of(vals, widths), _laws(carries, uniform)))
-
-
-def _laws(carries: list, uniform: torch.Tensor) -> list:
-    return [uniform if c is None or c.law is None else c.law for c in carries]
+        return list(zip(keyed_noise.orders_of(vals, widths), pac.carried_laws(carries, uniform)))
 
 
 KINDS = {"papers": Papers, "keyed": Keyed}          # the noise knob's value -> its randomness

@@ -113,9 +113,10 @@ def _levels(tree, q, accept_fn, gen, group_fn, budget, bonus_ok, norm, masses: d
         u = torch.rand(max(off[c] - s + len(tree.children[c]) + 1 for c in nodes), generator=gen)
         gen.set_state(state)                              # the uniforms the walk used, no more (verify_tree)
         return {c: u[off[c] - s:off[c] - s + len(tree.children[c]) + 1] for c in nodes}
-    return BudgetLevels(tree, q, group_fn, budget, build,
-                        lambda cur, vals: LevelValues(vals, len(tree.children[cur]), len(parts(cur)[3])), refit,
-                        uniforms, masses)
+    def value(cur, vals):
+        kids = tree.children[cur]
+        return LevelValues(vals, len(kids), len(_leaves(tree, kids, bonus_ok)))
+    return BudgetLevels(tree, q, group_fn, budget, build, value, refit, uniforms, masses)
 
 
 def _leaves(tree: DraftTree, kids: list, bonus_ok: Callable[[int], bool]) -> list:

@@ -74,6 +74,11 @@ def papers_levels(carries: list, uniform: torch.Tensor, widths: list[int],
     return levels_of(vals, carries, uniform, widths, gen)
 
 
+def carried_laws(carries: list, uniform: torch.Tensor) -> list:
+    """Each level's law: its carry's stale target law, or the uniform law where none was carried."""
+    return [uniform if c is None or c.law is None else c.law for c in carries]
+
+
 def levels_t(carries: list, uniform: torch.Tensor, widths: list[int], us: torch.Tensor) -> torch.Tensor:
     """papers_levels' draws with its uniforms us given, left where the laws live: [uniforms used, then widths[d]
     tokens of each level d (-1: none, its law out of mass)] as one long vector. Level d: candidate 0 from
@@ -81,8 +86,7 @@ def levels_t(carries: list, uniform: torch.Tensor, widths: list[int], us: torch.
     dev = uniform.device
     us = us.to(dev)
     off, cols = torch.zeros((), dtype=torch.long, device=dev), []
-    for c, w in zip(carries, widths):
-        law = uniform if c is None or c.law is None else c.law
+    for c, w, law in zip(carries, widths, carried_laws(carries, uniform)):
         if c is not None and c.law is not None and c.x >= 0:
             x = torch.tensor([c.x], device=dev)
             keep, fallback = jacobi.coupling(x, c.pi[None].to(dev), law[None])
@@ -109,8 +113,8 @@ def levels_of(vals: list, carries: list, uniform: torch.Tensor, widths: list[int
     start) advanced by the uniforms they used."""
     torch.rand(int(vals[0]), generator=gen)
     out, at = [], 1
-    for c, w in zip(carries, widths):
-        out.append(([int(t) for t in vals[at:at + w] if t >= 0], uniform if c is None or c.law is None else c.law))
+    for w, law in zip(widths, carried_laws(carries, uniform)):
+        out.append(([int(t) for t in vals[at:at + w] if t >= 0], law))
         at += w
     return out
 
