@@ -43,9 +43,9 @@ def chain_pack(x: torch.Tensor, p: torch.Tensor, q: torch.Tensor, res, cfg) -> t
     parts = [new.to(q.device, torch.float64).view(1), x.to(torch.float64)]
     k = res.judged
     if cfg is not None and k:
-        rows, xs, qk, pk, j = torch.arange(k, device=q.device), x[:k], q[:k], p[:k], res.j
+        qk, pk, j = q[:k], p[:k], res.j
         h = entropy(qk)
-        fields = [pk[rows, xs], qk[rows, xs], j.accept_prob[:k], j.exact_prob[:k], j.tv_cost[:k], j.relaxed[:k],
+        fields = [j.p_x[:k], j.q_x[:k], j.accept_prob[:k], j.exact_prob[:k], j.tv_cost[:k], j.relaxed[:k],
                   res.u[:k], h, normalised_entropy(h, qk, cfg.h_norm), tv(pk, qk)]
         if res.coupled is not None:
             fields += [res.coupled[:k], res.target[:k]]

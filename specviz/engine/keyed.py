@@ -47,7 +47,8 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
         return res if lazy else settled(res)
     a, b = rules.accept_at(accept_fn, q[:k], p, x)
     rows = torch.arange(k, device=q.device)
-    e = sampling.exact_at(p[rows, x], q[rows, x])
+    px, qx = p[rows, x], q[rows, x]
+    e = sampling.exact_at(px, qx)
     c = relax_excess(b, e)
     star_all = noise.races(n, q)                   # every row at once: the bonus slot, and the refined drafts'
     star = star_all[:k]                            # races (Keyed.refine) after this, from memory (core/rowmemo.py)
@@ -64,7 +65,7 @@ def keyed_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn, no
     else:
         aj = accept_fn(q[:j], p[:j]) if a is None else a[:j]
         cost, _ = change_prob(p[:j], q[:j], relax_excess(aj, rules.lossless(q[:j], p[:j])))
-    jd = rules.Judgement(b, e, ok, ok & ~hit, cost, q[:k], torch.zeros(k, dtype=torch.bool, device=q.device))
+    jd = rules.Judgement(b, e, ok, ok & ~hit, cost, q[:k], torch.zeros(k, dtype=torch.bool, device=q.device), px, qx)
     extra = (coupled_accept(p[:j], q[:j], x[:j]), star)
     if m < k:
         res = ChainResult(m, star[m], False, m + 1, jd, u, *extra)

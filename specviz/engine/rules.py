@@ -244,15 +244,18 @@ class Judgement:
     tv_cost: torch.Tensor           # (L,) TV(o, q) of the slot's output law o
     residual: torch.Tensor          # (L, V) the normalised residual law, q where empty
     empty_residual: torch.Tensor    # (L,) bool
+    p_x: torch.Tensor | None = None    # (L,) p(x) and q(x) at the drafts, for the step's record (not gathered again)
+    q_x: torch.Tensor | None = None
 
 
 def judge(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x: torch.Tensor,
-          u: torch.Tensor, residual: Residual | None = None) -> Judgement:
+          u: torch.Tensor, residual: Residual | None = None, b: torch.Tensor | None = None) -> Judgement:
     """Decide L drafts x (L,) with uniforms u (L,) under acceptance functions accept (L, V) (§1.2).
     residual: None for the TV-optimal [q - p·a]+, whose cost TV(o, q) = Σ [p·a - q]+ (P4); else a callable
-    (q, p, a, x) -> (L, V) unnormalised mass, and the cost is TV(o, q) of o = p·a + (1 - Σ p·a)·norm(residual)."""
+    (q, p, a, x) -> (L, V) unnormalised mass, and the cost is TV(o, q) of o = p·a + (1 - Σ p·a)·norm(residual).
+    b: accept at the drafts when the caller has it (a rule's `at`: the same bits), else read off accept's rows."""
     rows = torch.arange(len(x), device=x.device)
-    b = accept[rows, x]
+    b = accept[rows, x] if b is None else b
     px, qx = p_draft[rows, x], p_target[rows, x]
     exact = exact_at(px, qx)
     ok = u < b
@@ -263,7 +266,7 @@ def judge(p_target: torch.Tensor, p_draft: torch.Tensor, accept: torch.Tensor, x
     else:
         res, empty = safe_norm(residual(p_target, p_draft, accept, x), p_target)
         cost = tv(pa + rejected_mass(p_target, p_draft, accept, x, residual, res), p_target)
-    return Judgement(b, exact, ok, ok & (u >= exact), cost, res, empty)
+    return Judgement(b, exact, ok, ok & (u >= exact), cost, res, empty, px, qx)
 
 
 def rejected_mass(q, p, a, x, residual: Residual, res: torch.Tensor) -> torch.Tensor:

@@ -59,7 +59,7 @@ def verify_chain(q: torch.Tensor, p: torch.Tensor, x: torch.Tensor, accept_fn: A
     m = int((u < b).long().cumprod(0).sum())
     j = min(m + 1, k)                       # the judged slots: only they need a full row, a residual and a cost
     jd = rules.judge(q[:j], p[:j], accept_fn(q[:j], p[:j]) if a is None else a[:j], x[:j], u[:j],
-                     getattr(accept_fn, "residual", None))
+                     getattr(accept_fn, "residual", None), b[:j])
     if m < k:
         res = ChainResult(m, sample(jd.residual[m], gen), False, m + 1, jd, u)
     else:
