@@ -138,7 +138,7 @@ class Noise:
     # ------------------------------------------------------------------ shared by the readings
     def rows(self, pos: int, k: int, device=None) -> torch.Tensor:
         """(k, V) race rows at positions pos .. pos + k - 1 on `device` (a view into the kept window)."""
-        dev = torch.device(device or "cpu")
+        dev = device if isinstance(device, torch.device) else torch.device(device or "cpu")    # the object asked
         buf = self._buf
         if buf is None or buf.device != dev or pos < self._b0 or pos + k > self._b0 + len(buf):
             self._move(pos, k, dev)

@@ -137,7 +137,7 @@ def released_d2(vectors, order, rows, r, pos, inside, chunk_floats: int, block: 
     norms = torch.einsum("vd,vd->v", vectors, vectors)
     band = int(((pos - r[:, None]).abs() * inside).max()) + 1
     V = order.shape[1]
-    out = torch.empty(pos.shape)
+    out = torch.empty(pos.shape, device=pos.device)
     for row in rows.unique().tolist():
         sel = (rows == row).nonzero().squeeze(-1)
         rs, ps = r[sel], pos[sel]

@@ -140,7 +140,7 @@ def _levels(tree, q, accept_fn, group_fn, budget, bonus_ok, noise, root_pos, nor
     def parts(cur):
         kids = tree.children[cur]
         leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
-        return kids, q[cur], kid_laws(tree, kids, q.shape[1]), leaves, root_pos + tree.depths[cur] + 1
+        return kids, q[cur], kid_laws(tree, kids, q.shape[1], q.device), leaves, root_pos + tree.depths[cur] + 1
 
     def build(cur, groups, u, masks):
         kids, q_cur, laws, leaves, pos = parts(cur)
@@ -221,7 +221,7 @@ def _keyed_ahead(tree: DraftTree, q: torch.Tensor, accept_fn, noise: Noise, root
 
     def pack(cur):
         kids, pos = tree.children[cur], root_pos + tree.depths[cur] + 1
-        q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1])
+        q_cur, laws = q[cur], kid_laws(tree, kids, q.shape[1], q.device)
         leaves = [j for j, c in enumerate(kids) if not tree.children[c] and bonus_ok(tree.depths[c])]
         lvls[cur] = keyed_level(tree, kids, q_cur, laws, accept_fn, None, 0.0)[0] if kids else None
         sizes[cur] = (len(kids), len(leaves))

@@ -50,6 +50,7 @@ def _lantern_builder(plus: bool):
     def build(cfg, model):
         k, lam = cfg.lantern_k, (cfg.lanternpp_lambda if plus else None)
         nbrs = neighbour_table(model, min(k + 1, model.codebook_size - 1))
+        nbrs = nbrs.to(getattr(model, "device", "cpu"))      # once, where the laws live (the toy models: the CPU)
 
         def budget(q):
             return rules.lantern_budget(q, cfg.lantern_delta, lam)

@@ -99,11 +99,11 @@ def gsd(p_target: torch.Tensor, p_draft: torch.Tensor, vectors: torch.Tensor, gr
     if mode == "ours" and len(rows) * _SORTED_FROM >= L * V:
         return ours_sorted(p_target, p_draft, vectors.float(), group, gap, dist)     # most cells judged: vectorised
     order = p_target.argsort(dim=-1, descending=(mode == "ours"), stable=True)           # (L, V) ids by rank
-    rank = torch.empty_like(order).scatter_(-1, order, torch.arange(V).expand(L, V))
+    rank = torch.empty_like(order).scatter_(-1, order, torch.arange(V, device=order.device).expand(L, V))
     r = rank[rows, ys]
     lo, hi = _gsd_window(r, V, group, mode)                                          # (n,) each
     width = min(group, V) if mode == "ours" else max(1, int((hi - lo).max()))       # ours: every window's width
-    pos = lo[:, None] + torch.arange(width)                                           # (n, W) sorted positions
+    pos = lo[:, None] + torch.arange(width, device=lo.device)                         # (n, W) sorted positions
     inside = pos < hi[:, None]
     pos = pos.clamp(max=V - 1)
     d2 = (member_d2(vectors.float(), order, rows, r, pos, _CHUNK_FLOATS) if mode == "ours" else
@@ -201,9 +201,9 @@ def lantern_residual(neighbours: torch.Tensor, k: int, budget_fn: Callable, vari
     An all-zero result becomes uniform over the vocabulary (ones), as released. The result depends on x
     (`residual.per_draft`), so judge's cost sums the output law over every draft the law could have drawn."""
     def residual(q: torch.Tensor, p: torch.Tensor, a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        rows = torch.arange(len(x))
+        rows = torch.arange(len(x), device=q.device)
         b = budget_fn(q)
-        bx = b[rows, x] if torch.is_tensor(b) else torch.full((len(x),), float(b))
+        bx = b[rows, x] if torch.is_tensor(b) else torch.full((len(x),), float(b), device=q.device)
         nbr = neighbours[x, :k + 1]                                                  # (L, k+1)
         agg = q[rows, neighbours[x, 0]] <= bx                                        # (L,)
         drop = torch.zeros_like(q, dtype=torch.bool).index_put_((rows[:, None], nbr), agg[:, None])

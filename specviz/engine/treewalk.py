@@ -93,7 +93,7 @@ def _levels(tree, q, accept_fn, gen, group_fn, budget, bonus_ok, norm, masses: d
 
     def parts(cur):
         kids = tree.children[cur]
-        return kids, q[cur], kid_laws(tree, kids, q.shape[1]), _leaves(tree, kids, bonus_ok)
+        return kids, q[cur], kid_laws(tree, kids, q.shape[1], q.device), _leaves(tree, kids, bonus_ok)
 
     def build(cur, groups, u, masks):
         kids, q_cur, laws, leaves = parts(cur)
@@ -150,7 +150,7 @@ def _ahead(tree, q, accept_fn, gen, bonus_ok, norm, reads: int = 2) -> Ahead:
 
     def pack(cur):
         kids = tree.children[cur]
-        q_cur, laws, leaves = q[cur], kid_laws(tree, kids, q.shape[1]), _leaves(tree, kids, bonus_ok)
+        q_cur, laws, leaves = q[cur], kid_laws(tree, kids, q.shape[1], q.device), _leaves(tree, kids, bonus_ok)
         xs = [tree.tokens[c] for c in kids]
         accept = lambda j, r, p: (accept_fn(r[None], p[None])[0], 0.0)                       # noqa: E731
         if points(tree, kids):                      # a rule's `at`: its value at the sibling's cell alone

@@ -242,10 +242,11 @@ def fit_level(build: Callable[[float], Level], left: float, iters: int = 16) -> 
 GroupFn = Callable[[int, list], CandidateGroup]      # (node, sibling order) -> the node's group
 
 
-def kid_laws(tree: DraftTree, kids: list, vocab: int) -> list:
-    """The draft law (V,) of each kid: its recorded law, or a point mass at its token (one one-hot for all)."""
+def kid_laws(tree: DraftTree, kids: list, vocab: int, device=None) -> list:
+    """The draft law (V,) of each kid: its recorded law, or a point mass at its token (one one-hot for all, made on
+    `device`: where the target's laws it meets live)."""
     pm = [c for c in kids if tree.laws[c] is None]
-    one = torch.zeros(len(pm), vocab)                          # rules.point_mass's rows, 1.0 put at each token
+    one = torch.zeros(len(pm), vocab, device=device)          # rules.point_mass's rows, 1.0 put at each token
     one[torch.arange(len(pm)), torch.tensor([tree.tokens[c] for c in pm], dtype=torch.long)] = 1.0
     rows = dict(zip(pm, one))
     return [tree.laws[c] if tree.laws[c] is not None else rows[c] for c in kids]
@@ -256,7 +257,7 @@ def judge_level(tree: DraftTree, kids: list, q_node: torch.Tensor, accept_fn: Ac
     """The level law of `kids` (children of one node, in order) under the method's rule; CASCADE (group_fn) fits
     the level into `left`. laws: the kids' draft laws (kid_laws) when the caller has them. Returns (Level, per-kid
     CandidateGroup)."""
-    laws = kid_laws(tree, kids, q_node.shape[0]) if laws is None else laws
+    laws = kid_laws(tree, kids, q_node.shape[0], q_node.device) if laws is None else laws
     xs = [tree.tokens[c] for c in kids]
     residual = getattr(accept_fn, "residual", None)
     if group_fn is None:

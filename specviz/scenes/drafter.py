@@ -44,7 +44,8 @@ class DraftHead(nn.Module):
     def new_cache(self, rows: int = 1):
         d = self.fc.out_features
         shape = (rows, self.heads, self.positions + 192, d // self.heads)
-        return (torch.zeros(shape), torch.zeros(shape))
+        dev = self.fc.weight.device                     # the cache lives with the head's weights
+        return (torch.zeros(shape, device=dev), torch.zeros(shape, device=dev))
 
 
 def head_for(target) -> DraftHead:

@@ -21,12 +21,21 @@ FLAT = dict(codes=4, grid=2, sharpen=0.4)
 
 def toy(codes=3, grid=2, seed=0, sharpen=3.0):
     model = tiny(codes=codes, grid=grid, seed=seed, sharpen=sharpen)
+    return model, head_factory(toy_head(model, grid, seed))
+
+
+def toy_head(model, grid: int, seed: int = 0) -> DraftHead:
+    """The toy's random EAGLE head."""
     torch.manual_seed(seed + 1)
     head = DraftHead(model.hidden_size, 2, grid * grid)
     for p in head.parameters():
         if p.dim() > 1:
             torch.nn.init.normal_(p, std=0.5)
-    return model, DrafterFactory(lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen), "")    # unnamed: no drafter line
+    return head
+
+
+def head_factory(head: DraftHead) -> DrafterFactory:
+    return DrafterFactory(lambda m, cfg, gen: HeadDrafter(head, m, cfg, gen), "")    # unnamed: no drafter line
 
 
 class OnePrefill:

@@ -22,7 +22,9 @@ class HeadDrafter:
     def __init__(self, head, model, cfg, rnd):
         self.head, self.model, self.cfg, self.rnd = head.eval(), model, cfg, rnd    # rnd: engine/randomness.py
         self.cache = head.new_cache()
-        self._tril = torch.ones(self.cache[0].shape[2], self.cache[0].shape[2], dtype=torch.bool).tril()
+        self.dev = self.cache[0].device                  # the head's: its inputs, masks and tables are made there
+        n = self.cache[0].shape[2]
+        self._tril = torch.ones(n, n, dtype=torch.bool, device=self.dev).tril()
         self.length = 0
         self.pending: list[tuple[int, int, torch.Tensor]] = []     # (token, pos, feature before it)
         self.vocab = model.codebook_size
@@ -48,7 +50,8 @@ class HeadDrafter:
         # 1. commit the pending pairs (the last one is the root) into the head's cache (causal over them)
         n, t = len(self.pending), self.length
         toks, pos, feats = zip(*self.pending)
-        out = self._feed(torch.tensor(toks), torch.tensor(pos), torch.stack(feats), self._tril[t:t + n, :t + n], t)
+        out = self._feed(torch.tensor(toks, device=self.dev), torch.tensor(pos, device=self.dev), torch.stack(feats),
+                         self._tril[t:t + n, :t + n], t)
         self.length += n
         self.pending = []
         # 2. grow the tree in the scratch region after the cache, one head forward per depth for the whole frontier
@@ -105,9 +108,10 @@ class HeadDrafter:
                 j = parents[j]
             row[base + r] = True
             rows.append(row)
-        mask = torch.cat([self._tril[:len(frontier), :1].expand(-1, self.length), torch.tensor(rows)], 1)
-        toks = torch.tensor([tokens[i] for i in frontier])
-        pos = torch.tensor([root_pos + depths[i] for i in frontier])
+        mask = torch.cat([self._tril[:len(frontier), :1].expand(-1, self.length), torch.tensor(rows, device=self.dev)],
+                         1)
+        toks = torch.tensor([tokens[i] for i in frontier], device=self.dev)
+        pos = torch.tensor([root_pos + depths[i] for i in frontier], device=self.dev)
         feats = torch.stack([feat_of[parents[i]] for i in frontier])
         out = self._feed(toks, pos, feats, mask, self.length + base)
         for r, nid in enumerate(frontier):
