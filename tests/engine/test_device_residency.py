@@ -130,3 +130,21 @@ def test_the_eagle_head_drafter_keeps_to_the_device(method, noise):
             except StopIteration:
                 break
     assert mode.mixes == []
+
+
+def tree_kids_stay_on_device():
+    """The mutation check's detector (tests/mutation/mutants_device.py): the point-mass tree methods."""
+    for method in ("sd", "cascade"):
+        assert mixes(method, "papers") == []
+
+
+def lantern_stays_on_device():
+    """The mutation check's detector: LANTERN with its neighbour table and its released residual."""
+    assert mixes("lantern", "papers") == []
+    assert mixes("lantern", "papers", lantern_residual="lumina") == []
+
+
+def gsd_stays_on_device():
+    """The mutation check's detector: GSD's per-cell path and its released reading."""
+    assert mixes("gsd", "papers") == []
+    assert mixes("gsd", "papers", gsd_mode="released", model={"hidden": 160}) == []
