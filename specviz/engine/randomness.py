@@ -46,8 +46,9 @@ class Papers:
         return sample(rest, self.gen)
 
     def children(self, pos: int, law: torch.Tensor, k: int) -> list[int]:
-        """k draws without replacement from law (V,) (at most its support), one multinomial draw at a time."""
-        law, out = law.clone(), []
+        """k draws without replacement from law (V,) (at most its support), one multinomial draw at a time, on the
+        host where the generator is (a copy of the law: one read, as each drawn token is)."""
+        law, out = law.to("cpu", copy=True), []
         for _ in range(min(k, int((law > 0).sum()))):
             out.append(int(torch.multinomial(law, 1, generator=self.gen)))
             law[out[-1]] = 0

@@ -249,7 +249,7 @@ def kid_laws(tree: DraftTree, kids: list, vocab: int, device=None) -> list:
     one = torch.zeros(len(pm), vocab, device=device)          # rules.point_mass's rows, 1.0 put at each token
     one[torch.arange(len(pm)), torch.tensor([tree.tokens[c] for c in pm], dtype=torch.long)] = 1.0
     rows = dict(zip(pm, one))
-    return [tree.laws[c] if tree.laws[c] is not None else rows[c] for c in kids]
+    return [tree.laws[c].to(device or tree.laws[c].device) if tree.laws[c] is not None else rows[c] for c in kids]
 
 
 def judge_level(tree: DraftTree, kids: list, q_node: torch.Tensor, accept_fn: AcceptFn, group_fn: GroupFn | None,

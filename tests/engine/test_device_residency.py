@@ -9,6 +9,8 @@ from specviz.core import noise as noise_mod
 from specviz.engine import registry
 from specviz.engine.config import RunConfig
 from specviz.engine.decode import decode
+from specviz.engine.drafters.model import ModelDrafter
+from specviz.engine.drafters.protocols import DrafterFactory
 from specviz.engine.stub import StubTarget, stub_factory
 from specviz.models.scenes import tiny
 from tests.support.fakedevice import OnDevice
@@ -148,3 +150,30 @@ def gsd_stays_on_device():
     """The mutation check's detector: GSD's per-cell path and its released reading."""
     assert mixes("gsd", "papers") == []
     assert mixes("gsd", "papers", gsd_mode="released", model={"hidden": 160}) == []
+
+
+@pytest.mark.parametrize("noise", ["papers", "keyed"])
+@pytest.mark.parametrize("drafter,sampling", [("head", "sample"), ("model", "topk"), ("model", "sample")])
+def test_tree_drafters_keep_to_the_device(drafter, sampling, noise):
+    """SD's sampled trees (EAGLE-1, exact by P3) from the EAGLE head, and a draft model's trees (drafters/model.py,
+    e.g. Janus-Pro-1B for 7B) point-mass and sampled: the kid laws meet the target's laws on its device; the papers'
+    draws without replacement happen on the host, where their generator is."""
+    noise_mod._CODES.clear()
+    mode = OnDevice()
+    model = tiny(codes=3, grid=2, seed=0, sharpen=3.0)
+    if drafter == "head":
+        head = toy_head(model, 2)
+        mode.mark(*head.parameters())
+        factory = head_factory(head)
+    else:
+        draft = OnModelDevice(tiny(codes=3, grid=2, seed=1, sharpen=3.0), mode)
+        factory = DrafterFactory(lambda m, cfg, rnd: ModelDrafter(draft, cfg, rnd), "")
+    cfg = RunConfig(method="sd", prompt="red house", seed=0, noise=noise, tree_sampling=sampling)
+    with mode:
+        gen = decode(OnModelDevice(model, mode), cfg, factory)
+        for _ in range(4):
+            try:
+                next(gen)
+            except StopIteration:
+                break
+    assert mode.mixes == []

@@ -90,9 +90,10 @@ class OnDevice(TorchFunctionMode):
         tagged = [t for t in ins if self.on(t)]
         if name in _HOST:
             return out
+        if name == "to":
+            return self._moved(args, kwargs, out)
         device_arg = self._device_tag(kwargs.get("device")) or any(self._device_tag(a) for a in args[1:])
-        onto = (name in _TO_DEVICE or (name == "to" and (device_arg or any(self.on(a) for a in args[1:]
-                                                                         if isinstance(a, torch.Tensor)))))
+        onto = name in _TO_DEVICE
         own = bool(args) and isinstance(args[0], torch.Tensor) and self.on(args[0]) and (
             name.startswith("new_") or name.endswith("_like"))
         if tagged and not onto and self._refused(name, args, kwargs, ins):
@@ -101,6 +102,20 @@ class OnDevice(TorchFunctionMode):
             self.mark(out)
         return out
 
+
+    def _moved(self, args, kwargs, out):
+        """`.to(...)`: where a device or tensor argument says (a host one: the host), else where it was."""
+        dest = [a for a in list(args[1:]) + [kwargs.get("device")] if isinstance(a, (torch.device, str))]
+        like = [a for a in args[1:] if isinstance(a, torch.Tensor)]
+        if dest or like:
+            on = self._device_tag(dest[0]) if dest else self.on(like[0])
+        else:
+            on = self.on(args[0])                                 # a dtype only: it stays where it was
+        if on:
+            self.mark(out)
+        elif out is not args[0]:
+            self.tagged.pop(id(out), None)
+        return out
 
     def device(self) -> torch.device:
         """A device object that names the model's device (a backend's `device` attribute)."""

@@ -24,9 +24,10 @@ class ModelDrafter:
         self.pending += list(zip(tokens, positions))
 
     def _law(self, logits: torch.Tensor) -> torch.Tensor:
-        """Draft law on the host (the verifier's laws, generator and rules live there; the draft may be on CUDA)."""
+        """Draft law where the draft model put it (a sampled kid keeps it as its law; the rules meet it with the
+        target's laws on the target's device: verify.kid_laws moves it there when the two differ)."""
         c = self.cfg
-        return target_probs(logits.float().cpu(), c.temperature, c.top_k, c.top_p)
+        return target_probs(logits.float(), c.temperature, c.top_k, c.top_p)
 
     def _children(self, law: torch.Tensor, width: int, pos: int) -> list[tuple[int, torch.Tensor | None]]:
         return pick_children(law, law, width, self.cfg, self.rnd, pos)
