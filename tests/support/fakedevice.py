@@ -50,6 +50,7 @@ class OnDevice(TorchFunctionMode):
         self.tagged: dict[int, weakref.ref] = {}     # id -> a weak reference (tensors compare elementwise)
         self.mixes: list[tuple[str, str]] = []
         self.devices: dict[int, tuple] = {}   # id -> (torch.device, names the model's device), objects kept
+        self.on_device = 0            # operations seen with a device input (a check that saw none saw nothing)
         self.off = 0                  # > 0 inside `paused()`: the backend's own work, not checked
 
     @contextlib.contextmanager
@@ -96,6 +97,7 @@ class OnDevice(TorchFunctionMode):
         onto = name in _TO_DEVICE
         own = bool(args) and isinstance(args[0], torch.Tensor) and self.on(args[0]) and (
             name.startswith("new_") or name.endswith("_like"))
+        self.on_device += bool(tagged)
         if tagged and not onto and self._refused(name, args, kwargs, ins):
             self.mixes.append((name, _where()))
         if tagged or onto or own or device_arg:
@@ -154,3 +156,23 @@ def _where() -> str:
     """The innermost specviz frame of the refused call."""
     frames = [f for f in traceback.extract_stack() if "/specviz/" in f.filename]
     return f"{frames[-1].filename.split('/specviz/')[-1]}:{frames[-1].lineno}" if frames else "?"
+
+
+def model_tensors(obj, seen: set | None = None, depth: int = 0) -> list:
+    """Every tensor a backend holds (its modules' parameters, buffers and tensor attributes, and those of the
+    objects it keeps): what lives on its device."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen or depth > 6:
+        return []
+    seen.add(id(obj))
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, torch.nn.Module):
+        return [*obj.parameters(), *obj.buffers(),
+                *(v for m in obj.modules() for v in vars(m).values() if isinstance(v, torch.Tensor))]
+    if isinstance(obj, (list, tuple, dict)):
+        items = obj.values() if isinstance(obj, dict) else obj
+        return [t for o in items for t in model_tensors(o, seen, depth + 1)]
+    if hasattr(obj, "__dict__") and type(obj).__module__.startswith(("specviz", "transformers")):
+        return [t for o in vars(obj).values() for t in model_tensors(o, seen, depth + 1)]
+    return []
