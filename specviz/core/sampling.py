@@ -193,15 +193,13 @@ def coupled_accept(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor) -> torch.T
     rows = torch.arange(len(x), device=x.device)
     px, qx = p[rows, x], q[rows, x]
     s = torch.maximum(p / px.clamp_min(1e-38)[:, None], q / qx.clamp_min(1e-38)[:, None]).sum(-1)
-    ok = (px > 0) & (qx > 0)
-    return torch.where(ok, (1.0 / (s * px.clamp_min(1e-38))).clamp(max=1.0), torch.zeros_like(px))
+    return (1.0 / (s * px.clamp_min(1e-38))).clamp_(max=1.0).masked_fill_((px <= 0) | (qx <= 0), 0.0)
 
 
 def relax_excess(b: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
     """(b - e) / (1 - e) in [0, 1], 0 where e = 1: the chance a relaxed rule accepts a draft that is not the
     target's race sample under the keyed reading (b: the rule's acceptance, e = min(1, q/p) its lossless part)."""
-    open_ = e < 1
-    return torch.where(open_, ((b - e) / (1 - e).clamp_min(1e-30)).clamp_(0.0, 1.0), 0.0)
+    return ((b - e) / (1 - e).clamp_min(1e-30)).clamp_(0.0, 1.0).masked_fill_(e >= 1, 0.0)    # a where's values
 
 
 _JOINT_FLOATS = 1 << 20               # change_prob: exact J_v for the heaviest v while |S| x V stays below this

@@ -57,7 +57,7 @@ def csd(p_target: torch.Tensor, p_draft: torch.Tensor, relax: torch.Tensor, tv_p
     """CSD (§3): a(y) = min(1, q(y)/p(y) + relax) where TV(p, q) < delta, else lossless.
     relax (L,) = lambda * g(H(q)) is computed by the caller (entropy normalisation and g are options)."""
     gate = (tv_pq < delta).float() * relax                                            # (L,)
-    return torch.where(p_draft > 0, (p_target / p_draft.clamp_min(1e-30) + gate[:, None]).clamp_(max=1.0), 1.0)
+    return (p_target / p_draft.clamp_min(1e-30) + gate[:, None]).clamp_(max=1.0).masked_fill_(p_draft <= 0, 1.0)
 
 
 def csd_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor, relax: torch.Tensor, tv_pq: torch.Tensor,
@@ -66,7 +66,7 @@ def csd_at(p_target: torch.Tensor, p_draft: torch.Tensor, x: torch.Tensor, relax
     rows = torch.arange(len(x), device=x.device)
     px, qx = p_draft[rows, x], p_target[rows, x]
     gate = (tv_pq < delta).float() * relax
-    return torch.where(px > 0, (qx / px.clamp_min(1e-30) + gate).clamp_(max=1.0), 1.0)
+    return (qx / px.clamp_min(1e-30) + gate).clamp_(max=1.0).masked_fill_(px <= 0, 1.0)
 
 
 def csd_g(h_norm, shape: str):
