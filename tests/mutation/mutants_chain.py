@@ -120,7 +120,7 @@ class _NoResidualRules:
     """verify_chain forgetting the rule's residual."""
     def __getattr__(self, name):
         if name == "judge":
-            return lambda q, p, a, x, u, residual=None: rules.judge(q, p, a, x, u)
+            return lambda q, p, a, x, u, residual=None, b=None: rules.judge(q, p, a, x, u, None, b)
         return getattr(rules, name)
 
 
