@@ -15,6 +15,8 @@ from tests.browser.test_browser import ARGS, CHROMIUM, RUN_MS
 from tests.support.apptools import module_gradio_tmp, tiny_backend  # noqa: F401 (fixture: one cache dir for the server)
 from tests.support.cases import one
 
+FPS = "shipped"     # app.build_demo's own frame rate (`served` below): every test here reads after runs
+
 VIEWS = {"1920x1080": (1920, 1080, 1.0), "1440x900": (1440, 900, 1.0), "1920x1080@150%": (1280, 720, 1.5)}
 NO_CLIP = ".sv-lane-title, .sv-lane, #inspector .html-container, #inspector .sv-insp, #inspector .sv-t"
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
