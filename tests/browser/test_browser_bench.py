@@ -14,6 +14,8 @@ from tests.browser.test_browser import RUN_MS
 from tests.browser.test_browser_present import VIEWS, clipped, in_view, page_trace, save, served  # noqa: F401
 from tests.support.cases import diagonal
 
+FPS = "shipped"     # app.build_demo's own frame rate (tests/browser/test_browser_present.served): read after runs
+
 COUNTS = {1: ["csd"], 4: ["ar", "sjd", "mcsjd", "csd"], 10: list(METHODS)}
 RESULTS = ("#status", "#lanes", "#sv-outcome")
 

@@ -12,6 +12,8 @@ from tests.browser.test_browser import RUN_MS
 from tests.browser.test_browser_present import in_view, page_trace, save, served  # noqa: F401 (fixture)
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: one cache dir for the server)
 
+FPS = "shipped"     # app.build_demo's own frame rate (tests/browser/test_browser_present.served): read after runs
+
 
 def keyed_race(browser, url):
     page = browser.new_page(viewport={"width": 1920, "height": 1080})

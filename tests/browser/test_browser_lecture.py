@@ -19,6 +19,8 @@ from tests.browser.test_browser_bench import COUNTS, after_run
 from tests.browser.test_browser_present import NO_CLIP, VIEWS, clipped, in_view, label_px, save, served  # noqa: F401
 from tests.support.cases import diagonal
 
+FPS = "shipped"     # app.build_demo's own frame rate (tests/browser/test_browser_present.served): read after runs
+
 GRID = 12                                          # the served fixture: tiny_backend(codes=16, grid=12)
 TEXTS = ".sv-lane-title, .sv-verdict, #inspector .sv-t td, #inspector .sv-t th, .sv-lane"
 

@@ -15,18 +15,27 @@ from tests.browser.test_browser import ARGS, CHROMIUM, RUN_MS
 from tests.support.apptools import module_gradio_tmp, tiny_backend  # noqa: F401 (fixture: one cache dir for the server)
 from tests.support.cases import one
 
+FPS = "shipped"     # app.build_demo's own frame rate (`served` below): every test here reads after runs
+
 VIEWS = {"1920x1080": (1920, 1080, 1.0), "1440x900": (1440, 900, 1.0), "1920x1080@150%": (1280, 720, 1.5)}
 NO_CLIP = ".sv-lane-title, .sv-lane, #inspector .html-container, #inspector .sv-insp, #inspector .sv-t"
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
+def served(tmp_path_factory, request):
+    """(browser, url) of the app on tiny_backend(codes=16, grid=12), streaming 20 race frames a second, or at the
+    using module's FPS: "shipped" (app.build_demo's own rate, 8) for a module whose every assertion reads the page
+    after a run is done, as each frame of twelve lanes costs the server and Chromium CPU that no assertion sees
+    (a 12-method run at 1280x720 @ 1.5, server + Chromium: 47-50 CPU s at 20 frames a second, 36-41 at 8;
+    2026-12-07, the 2-core CI machine)."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
     sync = pytest.importorskip("playwright.sync_api", reason="playwright is not installed").sync_playwright
     backend, _, _ = tiny_backend(codes=16, grid=12)
-    demo = app.build_demo(backend, fps=20, export_root=str(tmp_path_factory.mktemp("exports")))
+    fps = getattr(request.module, "FPS", 20)
+    demo = app.build_demo(backend, **({} if fps == "shipped" else {"fps": fps}),
+                          export_root=str(tmp_path_factory.mktemp("exports")))
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.STYLE)
     with sync() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

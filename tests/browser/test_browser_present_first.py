@@ -25,6 +25,8 @@ from tests.browser.test_browser_present import VIEWS, in_view, save, served  # n
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
 from tests.support.cases import diagonal
 
+FPS = "shipped"     # app.build_demo's own frame rate (tests/browser/test_browser_present.served): read after runs
+
 GRID, ROW, COL = 12, 6, 9                      # the served fixture's grid (tiny_backend(codes=16, grid=12))
 SLIDERS = ("lam", "delta", "tau_pos", "tau_seq")
 REACHABLE = """(id) => { const e = document.querySelector('#' + id + ' input[type=range]');

@@ -10,6 +10,8 @@ from specviz.app.replay_tab import PAUSE, PLAY
 from tests.browser.test_browser_present import after_run, clipped, save, served  # noqa: F401 (fixture)
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
 
+FPS = "shipped"     # app.build_demo's own frame rate (tests/browser/test_browser_present.served): read after runs
+
 
 def clock(page) -> int:
     return int(float(page.locator("#replay_step input[type=number]").input_value()))

@@ -23,6 +23,8 @@ from tests.render.test_tree_picture import page_traces
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
 from tests.support.cases import diagonal
 
+FPS = "shipped"     # app.build_demo's own frame rate (tests/browser/test_browser_present.served): read after runs
+
 COUNTS = {1: ["cascade"], 4: ["ar", "sjd", "csd", "cascade"], 10: list(METHODS)}
 
 

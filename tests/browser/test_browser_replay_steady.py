@@ -12,6 +12,8 @@ from tests.browser.test_browser_present import VIEWS, save, served  # noqa: F401
 from tests.support.apptools import module_gradio_tmp  # noqa: F401 (fixture: the server outlives single tests)
 from tests.support.cases import one
 
+FPS = "shipped"     # app.build_demo's own frame rate (tests/browser/test_browser_present.served): read after runs
+
 TICKS = 50
 # per clock value: the clock, the picture's and the tree's displayed widths, and any visible progress text (Gradio's
 # status trackers: "processing | 0.1s", eta bars) whose box meets the caption's

@@ -4,9 +4,11 @@ one of its detectors fail. `python -m tests.mutation.test_mutation` prints the r
 survivor."""
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -84,9 +86,36 @@ def detectors(everything: bool) -> list:
         for d in v.detectors:
             if id(d) not in seen:
                 seen.add(id(d))
-                if everything or not collected(d):
+                if everything or not (collected(d) or called_by_a_collected_test(d)):
                     out.append(d)
     return out
+
+
+def first_call(test) -> str | None:
+    """The name `test` calls first thing, with no arguments, as a whole statement of its body (`h()` or `x = h()`,
+    its docstring before it, nothing else): it runs whenever the test runs, and its failure is the test's failure."""
+    try:
+        body = ast.parse(textwrap.dedent(inspect.getsource(test))).body[0].body
+    except (OSError, TypeError, IndexError, AttributeError, SyntaxError):   # no source (a built function): none known
+        return None
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and len(body) > 1:
+        body = body[1:]                                                     # the docstring
+    s = body[0] if body else None
+    if isinstance(s, (ast.Expr, ast.Assign)) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) \
+            and not s.value.args and not s.value.keywords:
+        return s.value.func.id
+    return None
+
+
+def called_by_a_collected_test(d) -> bool:
+    """Whether a test of d's own module that the default run collects (`collected`) calls d first (`first_call`),
+    finding d under that name: that test's pass is d's pass on the real code in the same run (test_plain.py's
+    plain_says_the_recorded_event, say, is the first statement of the test under it)."""
+    mod, name = sys.modules.get(getattr(d, "__module__", "")), getattr(d, "__name__", "")
+    if mod is None or getattr(mod, name, None) is not d:
+        return False
+    return any(callable(t) and collected(t) and t.__globals__.get(name) is d and first_call(t) == name
+               for k, t in vars(mod).items() if k.startswith("test_"))
 
 
 def test_a_detector_that_is_a_collected_test_is_recognised():
@@ -134,6 +163,62 @@ def _fake_module_cases(mod) -> None:
     mod.__file__ = "/elsewhere/test_fake.py"
     del mod.pytestmark
     assert not collected(mod.test_plain)                                       # a test_*.py outside tests/
+
+
+def _helper():
+    assert True
+
+
+def _first(): _helper()                                 # noqa: E704 - each case's source is one line
+
+
+def _assigned():
+    """A docstring."""
+    x = _helper()                                       # noqa: F841 - the call is the case
+    return x
+
+
+def _after_a_skip():
+    pytest.skip("x")
+    _helper()
+
+
+def _with_arguments(): _helper(*())                     # noqa: E704
+
+
+def _nested():
+    if True:
+        _helper()
+
+
+def _with_a_fixture(tmp_path): _helper()                # noqa: E704
+
+
+def test_a_detector_a_collected_test_calls_first_is_recognised():
+    """`called_by_a_collected_test` counts a helper as run by the default run only when a collected test of its module
+    calls it first thing, bare: not after a statement that may skip, not with arguments, not inside a block, not from
+    a test with fixtures or one the default run leaves out."""
+    import types  # noqa: PLC0415 - only this test makes modules
+
+    def case(test, mark=None) -> bool:
+        mod = types.ModuleType(f"tests.fake.test_fake_{test.__name__.strip('_')}")
+        mod.__file__ = str(Path(__file__).resolve().parents[1] / "fake" / f"{mod.__name__.split('.')[-1]}.py")
+        helper = types.FunctionType(_helper.__code__, mod.__dict__, "_helper")
+        helper.__module__ = mod.__name__
+        t = types.FunctionType(test.__code__, mod.__dict__, "test_" + test.__name__.strip("_"))
+        t.__module__ = mod.__name__
+        mod._helper, mod.pytest = helper, pytest
+        setattr(mod, t.__name__, mark(t) if mark else t)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setitem(sys.modules, mod.__name__, mod)
+            return called_by_a_collected_test(helper)
+    got = {f.__name__: case(f) for f in (_first, _assigned, _after_a_skip, _with_arguments, _nested, _with_a_fixture)}
+    assert got == {"_first": True, "_assigned": True, "_after_a_skip": False, "_with_arguments": False,
+                   "_nested": False, "_with_a_fixture": False}
+    assert not case(_first, pytest.mark.extended) and case(_first, pytest.mark.slow)
+    assert not called_by_a_collected_test(_helper)       # this module's tests never call it first
+    from tests.render import test_plain  # noqa: PLC0415 - a real helper the default run calls first thing
+    assert called_by_a_collected_test(test_plain.plain_says_the_recorded_event)
 
 
 def test_the_check_has_its_variants():
