@@ -37,12 +37,24 @@ def path_length(window: int, width: int, depth: int) -> int:
 
 def sibling_laws(base: torch.Tensor, tokens: list[int]) -> list[torch.Tensor]:
     """Laws of candidates drawn without replacement from base (V,): law_j = norm(base with tokens[:j] zeroed)."""
-    out, b = [], base.clone()
-    for t in tokens:
-        out.append(b / b.sum())
-        b = b.clone()
-        b[t] = 0.0
-    return out
+    return level_laws([(tokens, base)])[0]
+
+
+def level_laws(levels: list) -> list[list[torch.Tensor]]:
+    """sibling_laws of every level (tokens, base law (V,)) at once, to the same bits: one row per candidate, the
+    earlier candidates' cells zeroed in one write, each row divided by its own sum (rows of one (k, V) tensor)."""
+    bases, rows, cols, at = [law for toks, law in levels for _ in toks], [], [], 0
+    for toks, _ in levels:
+        for j in range(1, len(toks)):
+            rows, cols = rows + [at + j] * j, cols + list(toks[:j])
+        at += len(toks)
+    if not bases:
+        return [[] for _ in levels]
+    b = torch.stack(bases)
+    if rows:
+        b[rows, cols] = 0.0
+    it = iter((b / b.sum(-1, keepdim=True)).unbind(0))
+    return [[next(it) for _ in toks] for toks, _ in levels]
 
 
 def draw_candidates(first: int, base: torch.Tensor, width: int, gen: torch.Generator) -> list[int]:
@@ -249,7 +261,7 @@ class PACDrafter:
         else:
             carries, widths = self.plan(self.carry, n)
             levels = self.rnd.candidate_levels(n, carries, self.uniform, widths)
-        return [(toks, sibling_laws(law, toks)) for toks, law in levels]
+        return list(zip([toks for toks, _ in levels], level_laws(levels)))
 
     def plan(self, carry: list, n: int) -> tuple[list, list[int]]:
         """The carries and widths of the levels a propose at n draws (at most M-1, none past the image)."""
