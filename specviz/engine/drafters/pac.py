@@ -16,23 +16,18 @@ so l is candidate 0's law. Positions with no stale law draw uniformly over the c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
 from specviz.core.sampling import draw, sample
 from specviz.engine.drafters import jacobi
 from specviz.engine.drafters.draft_tree import DraftTree
-
-
-def tree_nodes(width: int, depth: int) -> int:
-    """Nodes of the full K-ary part, root included: 1 + K + ... + K^(D-1)."""
-    return sum(width ** i for i in range(depth))
-
-
-def path_length(window: int, width: int, depth: int) -> int:
-    """M = D + (window - tree_nodes): nodes on the longest (first-candidate) path, root included."""
-    return depth + window - tree_nodes(width, depth)
+from specviz.engine.drafters.pactree import (  # noqa: F401  (pac.Carry, pac.build_tree, ... as before)
+    Carry,
+    build_tree,
+    continuation,
+    path_length,
+    tree_nodes,
+)
 
 
 def sibling_laws(base: torch.Tensor, tokens: list[int]) -> list[torch.Tensor]:
@@ -94,29 +89,77 @@ def carried_laws(carries: list, uniform: torch.Tensor) -> list:
 def levels_t(carries: list, uniform: torch.Tensor, widths: list[int], us: torch.Tensor) -> torch.Tensor:
     """papers_levels' draws with its uniforms us given, left where the laws live: [uniforms used, then widths[d]
     tokens of each level d (-1: none, its law out of mass)] as one long vector. Level d: candidate 0 from
-    first_candidate's cases, then widths[d] - 1 more without replacement (draw_candidates)."""
-    dev = uniform.device
-    us = us.to(dev)
-    off, cols = torch.zeros((), dtype=torch.long, device=dev), []
-    for c, w, law in zip(carries, widths, carried_laws(carries, uniform)):
-        if c is not None and c.law is not None and c.x >= 0:
-            x = torch.tensor([c.x], device=dev)
-            keep, fallback = jacobi.coupling(x, c.pi[None].to(dev), law[None])
-            u = us[off + torch.arange(2, device=dev)]
-            first, off = torch.where(u[0] < keep[0], x[0], draw(fallback, u[1:])[0]), off + 2
-        else:
-            first, off = draw(law, us[off]), off + 1
-        toks, rest = [first], law.clone()
-        rest[first] = 0.0
-        for _ in range(w - 1):
-            mass = rest.sum()
-            alive = mass > 1e-9
-            t = draw(rest / torch.where(alive, mass, 1.0), us[off])
-            toks.append(torch.where(alive, t, -1))
-            rest.index_put_((t.view(1),), rest[t].view(1) * ~alive)          # rest[t] = 0 where drawn, no copy
-            off = off + alive.long()
-        cols.append(torch.stack(toks))
-    return torch.cat([off.view(1)] + cols)
+    first_candidate's cases, then widths[d] - 1 more without replacement (draw_candidates): levels_rows' one job."""
+    return levels_rows([(carries, widths, 0)], uniform, us)
+
+
+def levels_rows(jobs: list, uniform: torch.Tensor, us: torch.Tensor) -> torch.Tensor:
+    """levels_t of several jobs (carries, widths, start: where its uniforms begin in us), their vectors one after
+    another, the same values. One row per level of a job; a level's uniforms follow what the job's earlier levels
+    used, known where the laws live only after a wide level's draws (a law out of mass uses fewer), so the rows go
+    in stages that end at a wide level: every row's candidate 0 of a stage in one draw, then its wide rows' further
+    candidates one draw per candidate for all of them (_wide)."""
+    dev, us = uniform.device, us.to(uniform.device)
+    rows = [(j, d, cs[d], ws[d], law) for d in range(max((len(ws) for _, ws, _ in jobs), default=0))
+            for j, (cs, ws, _) in enumerate(jobs) if d < len(ws) for law in carried_laws(cs[d:d + 1], uniform)]
+    if not rows:
+        return torch.zeros(len(jobs), dtype=torch.long, device=dev)
+    wide_levels = {d for _, d, _, w, _ in rows if w > 1}
+    cpl = [int(c is not None and c.law is not None and c.x >= 0) for _, _, c, _, _ in rows]
+    cp = [i for i, k in enumerate(cpl) if k]
+    laws, keep = torch.stack([r[4] for r in rows]), torch.full((len(rows),), -1.0, device=dev)   # -1: never kept
+    xs, firsts = torch.tensor([rows[i][2].x if k else 0 for i, k in enumerate(cpl)], device=dev), laws
+    if cp:                                   # candidate 0 coupled with the old draft: keep it, else the fallback's draw
+        kp, fallback = jacobi.coupling(xs[cp], torch.stack([rows[i][2].pi for i in cp]).to(dev), laws[cp])
+        at = torch.tensor(cp, device=dev)
+        firsts, keep = laws.index_put((at,), fallback), keep.index_put_((at,), kp)
+    off, width = torch.tensor([s for _, _, s in jobs], device=dev), max(w for *_, w, _ in rows)
+    start, vals, where, lo = off, [], {}, 0
+    while lo < len(rows):
+        hi = next(i + 1 for i in range(lo, len(rows)) if i + 1 == len(rows) or rows[i][1] in wide_levels and
+                  rows[i + 1][1] > rows[i][1])                       # the stage ends at a level with a wide row
+        used, cols, wide = [0] * len(jobs), [], []
+        for i in range(lo, hi):
+            j, w = rows[i][0], rows[i][3]
+            cols.append([used[j] + t for t in [0, cpl[i]] + [cpl[i] + 1 + m for m in range(width - 1)]])
+            used[j] += 1 + cpl[i]
+            wide += [i - lo] if w > 1 else []
+        u = us[(off[[r[0] for r in rows[lo:hi]]][:, None] + torch.tensor(cols, device=dev)).clamp_max(len(us) - 1)]
+        first = torch.where(u[:, 0] < keep[lo:hi], xs[lo:hi], draw(firsts[lo:hi], u[:, 1]))
+        vals.append(first)
+        where.update({i: (sum(v.numel() for v in vals[:-1]) + i - lo, None) for i in range(lo, hi)})
+        off = off + torch.tensor(used, device=dev)
+        if wide:
+            toks = _wide(laws[[lo + i for i in wide]], first[wide], u[wide, 2:], [rows[lo + i][3] for i in wide])
+            at = sum(v.numel() for v in vals)
+            where.update({lo + i: (where[lo + i][0], at + k * (width - 1)) for k, i in enumerate(wide)})
+            vals.append(toks.flatten())
+            off = off.index_add(0, torch.tensor([rows[lo + i][0] for i in wide], device=dev), (toks >= 0).sum(1))
+        lo = hi
+    order = []
+    for j in range(len(jobs)):
+        order.append(-len(jobs) + j)
+        for i in (i for i, r in enumerate(rows) if r[0] == j):
+            c0, more = where[i]
+            order += [c0] + ([] if more is None else list(range(more, more + rows[i][3] - 1)))
+    return torch.cat(vals + [off - start])[order]
+
+
+def _wide(rest: torch.Tensor, first: torch.Tensor, u: torch.Tensor, widths: list) -> torch.Tensor:
+    """The further candidates (rows, max width - 1) of wide rows: row i's laws (rest, a copy) without its candidate 0
+    `first`, then widths[i] - 1 draws without replacement with the uniforms u[i] in order (-1: its law out of mass;
+    a law out of mass stays so, so its draws are a prefix and use the first uniforms)."""
+    rows = torch.arange(len(rest), device=rest.device)
+    rest[rows, first] = 0.0
+    toks, masses = [], []
+    for k in range(u.shape[1]):
+        masses.append(rest.sum(-1))
+        toks.append(draw(rest / torch.where(masses[-1] > 1e-9, masses[-1], 1.0)[:, None], u[:, k]))
+        rest[rows, toks[-1]] = 0.0                       # zeroed drawn or not: a law out of mass stays out of it
+    alive = torch.stack(masses, 1) > 1e-9
+    if min(widths) < u.shape[1] + 1:                  # rows narrower than the stage's widest: their draws end early
+        alive &= torch.tensor([[k + 1 < w for k in range(u.shape[1])] for w in widths], device=rest.device)
+    return torch.where(alive, torch.stack(toks, 1), -1)
 
 
 def levels_of(vals: list, carries: list, uniform: torch.Tensor, widths: list[int],
@@ -131,15 +174,6 @@ def levels_of(vals: list, carries: list, uniform: torch.Tensor, widths: list[int
     return out
 
 
-@dataclass
-class Carry:
-    """What the last forward leaves for one upcoming position: the old first-candidate draft x with its law pi
-    (x = -1: none) and the stale target law there (None: none)."""
-    x: int = -1
-    pi: torch.Tensor | None = None
-    law: torch.Tensor | None = None
-
-
 def first_candidate(c: Carry | None, uniform: torch.Tensor, gen: torch.Generator) -> tuple[int, torch.Tensor]:
     """Candidate 0 of a position and its (marginal) law: coupled with the old draft, sampled from the stale law, or
     uniform."""
@@ -149,51 +183,6 @@ def first_candidate(c: Carry | None, uniform: torch.Tensor, gen: torch.Generator
         return int(sample(c.law, gen)), c.law
     x = torch.tensor([c.x])
     return int(jacobi.coupled_draw(x, c.pi[None], c.law[None], gen)[0]), c.law
-
-
-def build_tree(root: int, levels: list[tuple[list[int], list[torch.Tensor]]]) -> tuple[DraftTree, list[int]]:
-    """levels[d-1] = (tokens, laws) of the candidates at depth d. The first min(D-1, ...) levels that hold several
-    candidates branch under every node of the level above; single-candidate levels extend the first-candidate path.
-    Returns the tree and its main path (node ids of the first candidates, root first)."""
-    tokens, parents, depths, laws = [root], [-1], [0], [None]
-    frontier, main = [0], [0]
-    for d, (toks, lws) in enumerate(levels, start=1):
-        under = frontier if len(toks) > 1 or len(frontier) == 1 else [main[-1]]
-        nxt = []
-        for par in under:
-            for j, (t, law) in enumerate(zip(toks, lws)):
-                nxt.append(len(tokens))
-                if par == main[-1] and j == 0:
-                    main.append(len(tokens))
-                tokens.append(t)
-                parents.append(par)
-                depths.append(d)
-                laws.append(law)
-        frontier = nxt if len(toks) > 1 else [main[-1]]
-    return DraftTree(tokens, parents, depths, laws), main
-
-
-def continuation(tree: DraftTree, main: list[int], path: list[int], q: torch.Tensor) -> list[Carry]:
-    """Carries for the positions after the new token, from this step's tree and laws q (N, V).
-    The walk starts at the last accepted node v and follows first children (v's first child is the rejected or
-    untested candidate 0 at the new token's position), jumping to the main path when a branch ends; position i
-    past the new token gets the walk's node there as its old draft and q at the node before it as its stale law."""
-    chain, node = [path[-1]], path[-1]
-    while True:
-        kids = tree.children[node]
-        level = tree.depths[node] + 1
-        node = kids[0] if kids else (main[level] if level < len(main) else -1)
-        if node < 0:
-            break
-        chain.append(node)
-    out = []
-    for i in range(2, len(chain) + 1):                   # chain[1] sits at the new token's position
-        prev = chain[i - 1]
-        if i < len(chain):
-            out.append(Carry(tree.tokens[chain[i]], tree.laws[chain[i]], q[prev]))
-        else:
-            out.append(Carry(law=q[prev]))
-    return out
 
 
 class LevelsAhead:
@@ -211,17 +200,21 @@ class LevelsAhead:
         self.plans: dict = {}                                # level node -> [(end node, next n, carries, widths)]
 
     def pack(self, node: int) -> torch.Tensor | None:
-        """The candidates of the next steps after the walk's ends decided on node's level, one float64 vector."""
+        """The candidates of the next steps after the walk's ends decided on node's level, one float64 vector (every
+        end's draws at once: src.levels_ends)."""
         ends = [node] + [c for c in self.tree.children[node] if not self.tree.children[c]]
-        plans, parts = [], []
+        jobs = []
         for v in ends:
             n_next = self.n + self.tree.depths[v] + 1
             carries, widths = self.d.plan(continuation(self.tree, self.d.main, [v], self.q), n_next)
             if widths:
-                parts.append(self.src.levels_t(v, n_next, carries, self.d.uniform, widths).reshape(-1))
-                plans.append((v, n_next, carries, widths, parts[-1].numel()))
-        self.plans[node] = plans
-        return torch.cat(parts).to(self.q.device, torch.float64) if parts else None
+                jobs.append((v, n_next, carries, widths))
+        if not jobs:
+            self.plans[node] = []
+            return None
+        vals, sizes = self.src.levels_ends(jobs, self.d.uniform)
+        self.plans[node] = [job + (size,) for job, size in zip(jobs, sizes)]
+        return vals.to(self.q.device, torch.float64)
 
     def take(self, node: int, vals: list) -> None:
         """pack(node)'s values read back, kept by end node."""
