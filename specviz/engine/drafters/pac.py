@@ -197,11 +197,13 @@ class LevelsAhead:
     def __init__(self, drafter: "PACDrafter", tree: DraftTree, q: torch.Tensor, n: int, src):
         self.d, self.tree, self.q, self.n, self.src = drafter, tree, q, n, src
         self.got: dict = {}                                  # end node -> (next n, carries, widths, values)
-        self.plans: dict = {}                                # level node -> [(end node, next n, carries, widths)]
+        self.plans: dict = {}                                # level node -> [(end node, next n, carries, widths, size)]
+        self.jobs: dict = {}                                 # level node -> its ends' jobs, planned, not drawn yet
+        self.blank = q.new_empty(0, dtype=torch.float64)     # pack's stand-in until `drawn`
 
     def pack(self, node: int) -> torch.Tensor | None:
-        """The candidates of the next steps after the walk's ends decided on node's level, one float64 vector (every
-        end's draws at once: src.levels_ends)."""
+        """Plans the candidates of the next steps after the walk's ends decided on node's level (None: none to
+        draw); their float64 vector is `drawn`'s, with every level of the same read (blank until then)."""
         ends = [node] + [c for c in self.tree.children[node] if not self.tree.children[c]]
         jobs = []
         for v in ends:
@@ -209,12 +211,27 @@ class LevelsAhead:
             carries, widths = self.d.plan(continuation(self.tree, self.d.main, [v], self.q), n_next)
             if widths:
                 jobs.append((v, n_next, carries, widths))
-        if not jobs:
-            self.plans[node] = []
-            return None
+        self.plans[node] = []
+        if jobs:
+            self.jobs[node] = jobs
+        return self.blank if jobs else None
+
+    def drawn(self, rides: dict) -> dict:
+        """{(node,): pack(node)} of one read -> the same with every planned level's vector: all their ends drawn at
+        once (src.levels_ends), each level's part a slice of one float64 vector where q lives."""
+        nodes = [c for (c,) in rides if c in self.jobs]
+        if not nodes:
+            return rides
+        counts = [len(self.jobs[c]) for c in nodes]
+        jobs = [job for c in nodes for job in self.jobs.pop(c)]
         vals, sizes = self.src.levels_ends(jobs, self.d.uniform)
-        self.plans[node] = [job + (size,) for job, size in zip(jobs, sizes)]
-        return vals.to(self.q.device, torch.float64)
+        starts = [sum(counts[:i]) for i in range(len(counts))]
+        parts = vals.to(self.q.device, torch.float64).split([sum(sizes[a:a + k]) for a, k in zip(starts, counts)])
+        out = dict(rides)
+        for c, a, k, part in zip(nodes, starts, counts, parts):
+            self.plans[c] = [job + (size,) for job, size in zip(jobs[a:a + k], sizes[a:a + k])]
+            out[(c,)] = part
+        return out
 
     def take(self, node: int, vals: list) -> None:
         """pack(node)'s values read back, kept by end node."""
