@@ -23,6 +23,7 @@ from specviz.engine.drafters import jacobi
 from specviz.engine.drafters.draft_tree import DraftTree
 from specviz.engine.drafters.pactree import (  # noqa: F401  (pac.Carry, pac.build_tree, ... as before)
     Carry,
+    LevelsAhead,
     build_tree,
     continuation,
     path_length,
@@ -113,28 +114,38 @@ def levels_rows(jobs: list, uniform: torch.Tensor, us: torch.Tensor) -> torch.Te
         kp, fallback = jacobi.coupling(xs[cp], torch.stack([rows[i][2].pi for i in cp]).to(dev), laws[cp])
         at = torch.tensor(cp, device=dev)
         firsts, keep = laws.index_put((at,), fallback), keep.index_put_((at,), kp)
-    off, width = torch.tensor([s for _, _, s in jobs], device=dev), max(w for *_, w, _ in rows)
-    start, vals, where, lo = off, [], {}, 0
+    static, width, n = [s for _, _, s in jobs], max(w for *_, w, _ in rows), len(us)
+    short, vals, where, lo = None, [], {}, 0      # short (jobs,): uniforms left unused by laws out of mass, so far
     while lo < len(rows):
         hi = next(i + 1 for i in range(lo, len(rows)) if i + 1 == len(rows) or rows[i][1] in wide_levels and
                   rows[i + 1][1] > rows[i][1])                       # the stage ends at a level with a wide row
-        used, cols, wide = [0] * len(jobs), [], []
-        for i in range(lo, hi):
+        cols, wide = [], []
+        for i in range(lo, hi):                  # where each row's uniforms would start had no law run out of mass
             j, w = rows[i][0], rows[i][3]
-            cols.append([used[j] + t for t in [0, cpl[i]] + [cpl[i] + 1 + m for m in range(width - 1)]])
-            used[j] += 1 + cpl[i]
+            cols.append([min(static[j] + t, n - 1) for t in [0, cpl[i]] + [cpl[i] + 1 + m for m in range(width - 1)]])
+            static[j] += w + cpl[i]
             wide += [i - lo] if w > 1 else []
-        u = us[(off[[r[0] for r in rows[lo:hi]]][:, None] + torch.tensor(cols, device=dev)).clamp_max(len(us) - 1)]
-        first = torch.where(u[:, 0] < keep[lo:hi], xs[lo:hi], draw(firsts[lo:hi], u[:, 1]))
+        idx = torch.tensor(cols, device=dev)
+        u = us[idx if short is None else idx - short[[r[0] for r in rows[lo:hi]]][:, None]]
+        first = draw(firsts[lo:hi], u[:, 1])
+        if any(cpl[lo:hi]):
+            first = torch.where(u[:, 0] < keep[lo:hi], xs[lo:hi], first)
         vals.append(first)
         where.update({i: (sum(v.numel() for v in vals[:-1]) + i - lo, None) for i in range(lo, hi)})
-        off = off + torch.tensor(used, device=dev)
         if wide:
-            toks = _wide(laws[[lo + i for i in wide]], first[wide], u[wide, 2:], [rows[lo + i][3] for i in wide])
+            pick = slice(wide[0], None) if wide == list(range(wide[0], hi - lo)) else wide
+            toks = _wide(laws[lo:hi][pick], first[pick], u[pick, 2:], [rows[lo + i][3] for i in wide])
             at = sum(v.numel() for v in vals)
             where.update({lo + i: (where[lo + i][0], at + k * (width - 1)) for k, i in enumerate(wide)})
             vals.append(toks.flatten())
-            off = off.index_add(0, torch.tensor([rows[lo + i][0] for i in wide], device=dev), (toks >= 0).sum(1))
+            gone, jt = (toks < 0).sum(1), [rows[lo + i][0] for i in wide]      # out of mass, and past a row's width
+            if any(rows[lo + i][3] < width for i in wide):
+                gone = gone - torch.tensor([width - rows[lo + i][3] for i in wide], device=dev)
+            if jt == list(range(len(jobs))):
+                short = gone if short is None else short + gone
+            else:
+                short = (short if short is not None else torch.zeros(len(jobs), dtype=torch.long, device=dev)
+                         ).index_add(0, torch.tensor(jt, device=dev), gone)
         lo = hi
     order = []
     for j in range(len(jobs)):
@@ -142,7 +153,8 @@ def levels_rows(jobs: list, uniform: torch.Tensor, us: torch.Tensor) -> torch.Te
         for i in (i for i, r in enumerate(rows) if r[0] == j):
             c0, more = where[i]
             order += [c0] + ([] if more is None else list(range(more, more + rows[i][3] - 1)))
-    return torch.cat(vals + [off - start])[order]
+    used = torch.tensor([s - job[2] for s, job in zip(static, jobs)], device=dev)
+    return torch.cat(vals + [used if short is None else used - short])[order]
 
 
 def _wide(rest: torch.Tensor, first: torch.Tensor, u: torch.Tensor, widths: list) -> torch.Tensor:
@@ -153,10 +165,10 @@ def _wide(rest: torch.Tensor, first: torch.Tensor, u: torch.Tensor, widths: list
     rest[rows, first] = 0.0
     toks, masses = [], []
     for k in range(u.shape[1]):
-        masses.append(rest.sum(-1))
-        toks.append(draw(rest / torch.where(masses[-1] > 1e-9, masses[-1], 1.0)[:, None], u[:, k]))
+        masses.append(rest.sum(-1, keepdim=True))
+        toks.append(draw(rest / masses[-1], u[:, k]))   # out of mass (even 0 / 0): a token in range, dropped below
         rest[rows, toks[-1]] = 0.0                       # zeroed drawn or not: a law out of mass stays out of it
-    alive = torch.stack(masses, 1) > 1e-9
+    alive = torch.cat(masses, 1) > 1e-9
     if min(widths) < u.shape[1] + 1:                  # rows narrower than the stage's widest: their draws end early
         alive &= torch.tensor([[k + 1 < w for k in range(u.shape[1])] for w in widths], device=rest.device)
     return torch.where(alive, torch.stack(toks, 1), -1)
@@ -183,70 +195,6 @@ def first_candidate(c: Carry | None, uniform: torch.Tensor, gen: torch.Generator
         return int(sample(c.law, gen)), c.law
     x = torch.tensor([c.x])
     return int(jacobi.coupled_draw(x, c.pi[None], c.law[None], gen)[0]), c.law
-
-
-class LevelsAhead:
-    """The next propose's candidates for every way this step's walk can end, drawn where q lives and read with the
-    walk's level reads (DraftTree.rider, levelpack.Ahead), so the propose itself reads nothing. A walk ends at node v
-    when v's level rejects every kid (a resampled token follows v) or v is a leaf accepted with a bonus token; both
-    are decided on the level of v or of v's parent, so node's level carries the ends at node and at its leaf kids.
-    The next step then starts at n + depth(v) + 1 with the carries continuation(tree, main, [.., v], q) gives; `src`
-    (randomness: PapersAhead, KeyedAhead) draws them as the propose would (levels_t) and reads them back
-    (levels_of)."""
-
-    def __init__(self, drafter: "PACDrafter", tree: DraftTree, q: torch.Tensor, n: int, src):
-        self.d, self.tree, self.q, self.n, self.src = drafter, tree, q, n, src
-        self.got: dict = {}                                  # end node -> (next n, carries, widths, values)
-        self.plans: dict = {}                                # level node -> [(end node, next n, carries, widths, size)]
-        self.jobs: dict = {}                                 # level node -> its ends' jobs, planned, not drawn yet
-        self.blank = q.new_empty(0, dtype=torch.float64)     # pack's stand-in until `drawn`
-
-    def pack(self, node: int) -> torch.Tensor | None:
-        """Plans the candidates of the next steps after the walk's ends decided on node's level (None: none to
-        draw); their float64 vector is `drawn`'s, with every level of the same read (blank until then)."""
-        ends = [node] + [c for c in self.tree.children[node] if not self.tree.children[c]]
-        jobs = []
-        for v in ends:
-            n_next = self.n + self.tree.depths[v] + 1
-            carries, widths = self.d.plan(continuation(self.tree, self.d.main, [v], self.q), n_next)
-            if widths:
-                jobs.append((v, n_next, carries, widths))
-        self.plans[node] = []
-        if jobs:
-            self.jobs[node] = jobs
-        return self.blank if jobs else None
-
-    def drawn(self, rides: dict) -> dict:
-        """{(node,): pack(node)} of one read -> the same with every planned level's vector: all their ends drawn at
-        once (src.levels_ends), each level's part a slice of one float64 vector where q lives."""
-        nodes = [c for (c,) in rides if c in self.jobs]
-        if not nodes:
-            return rides
-        counts = [len(self.jobs[c]) for c in nodes]
-        jobs = [job for c in nodes for job in self.jobs.pop(c)]
-        vals, sizes = self.src.levels_ends(jobs, self.d.uniform)
-        starts = [sum(counts[:i]) for i in range(len(counts))]
-        parts = vals.to(self.q.device, torch.float64).split([sum(sizes[a:a + k]) for a, k in zip(starts, counts)])
-        out = dict(rides)
-        for c, a, k, part in zip(nodes, starts, counts, parts):
-            self.plans[c] = [job + (size,) for job, size in zip(jobs[a:a + k], sizes[a:a + k])]
-            out[(c,)] = part
-        return out
-
-    def take(self, node: int, vals: list) -> None:
-        """pack(node)'s values read back, kept by end node."""
-        at = 0
-        for v, n_next, carries, widths, size in self.plans[node]:
-            self.got[v] = (n_next, carries, widths, vals[at:at + size])
-            at += size
-
-    def after(self, end: int) -> tuple | None:
-        """(next n, levels_of -> the next propose's levels) of the walk ended at `end`; None when not drawn."""
-        if end not in self.got:
-            return None
-        n_next, carries, widths, vals = self.got[end]
-        src, uniform = self.src, self.d.uniform                  # not self: the drafter keeps no cycle through it
-        return n_next, lambda: src.levels_of(vals, n_next, carries, uniform, widths)
 
 
 class PACDrafter:
@@ -285,7 +233,8 @@ class PACDrafter:
 
     def carry_on(self, tree: DraftTree, path: list[int], q: torch.Tensor) -> None:
         """After the walk (path: accepted node ids) over this drafter's last tree, with the forward's laws q (N, V)."""
-        self.carry = continuation(tree, self.main, path, q)
+        rows = tree.rider.rows if isinstance(tree.rider, LevelsAhead) and tree.rider.rows is not None else q
+        self.carry = continuation(tree, self.main, path, rows)
         self.ready = tree.rider.after(path[-1]) if isinstance(tree.rider, LevelsAhead) else None
         tree.rider = None                                            # read: the tree and its q need not outlive it
 

@@ -1,6 +1,7 @@
 """SJD-PAC's tree and its carries (drafters/pac.py): the tree's shape (K-ary part plus the first-candidate chain),
-the tree built from the levels' candidates, and the adaptive continuation's carries after a walk. Structure only: the
-draws are pac.py's."""
+the tree built from the levels' candidates, the adaptive continuation's carries after a walk, and the rider that has
+the next candidates of every end of the walk drawn with its reads (LevelsAhead). No draws here: those are pac.py's
+(levels_rows, through the run's randomness)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -51,8 +52,8 @@ def build_tree(root: int, levels: list[tuple[list[int], list[torch.Tensor]]]) ->
     return DraftTree(tokens, parents, depths, laws), main
 
 
-def continuation(tree: DraftTree, main: list[int], path: list[int], q: torch.Tensor) -> list[Carry]:
-    """Carries for the positions after the new token, from this step's tree and laws q (N, V).
+def continuation(tree: DraftTree, main: list[int], path: list[int], q) -> list[Carry]:
+    """Carries for the positions after the new token, from this step's tree and laws q (N, V), or q's rows.
     The walk starts at the last accepted node v and follows first children (v's first child is the rejected or
     untested candidate 0 at the new token's position), jumping to the main path when a branch ends; position i
     past the new token gets the walk's node there as its old draft and q at the node before it as its stale law."""
@@ -72,3 +73,68 @@ def continuation(tree: DraftTree, main: list[int], path: list[int], q: torch.Ten
         else:
             out.append(Carry(law=q[prev]))
     return out
+
+
+class LevelsAhead:
+    """The next propose's candidates for every way this step's walk can end, drawn where q lives and read with the
+    walk's level reads (DraftTree.rider, levelpack.Ahead), so the propose itself reads nothing. A walk ends at node v
+    when v's level rejects every kid (a resampled token follows v) or v is a leaf accepted with a bonus token; both
+    are decided on the level of v or of v's parent, so node's level carries the ends at node and at its leaf kids.
+    The next step then starts at n + depth(v) + 1 with the carries continuation(tree, main, [.., v], q) gives; `src`
+    (randomness: PapersAhead, KeyedAhead) draws them as the propose would (levels_t) and reads them back
+    (levels_of)."""
+
+    def __init__(self, drafter, tree: DraftTree, q: torch.Tensor, n: int, src):
+        self.d, self.tree, self.q, self.n, self.src = drafter, tree, q, n, src
+        self.got: dict = {}                                  # end node -> (next n, carries, widths, values)
+        self.plans: dict = {}                                # level node -> [(end node, next n, carries, widths, size)]
+        self.jobs: dict = {}                                 # level node -> its ends' jobs, planned, not drawn yet
+        self.blank = q.new_empty(0, dtype=torch.float64)     # pack's stand-in until `drawn`
+        self.rows: tuple | None = None                       # q's rows (one unbind, not a select per carry)
+
+    def pack(self, node: int) -> torch.Tensor | None:
+        """Plans the candidates of the next steps after the walk's ends decided on node's level (None: none to
+        draw); their float64 vector is `drawn`'s, with every level of the same read (blank until then)."""
+        ends = [node] + [c for c in self.tree.children[node] if not self.tree.children[c]]
+        jobs, self.rows = [], self.q.unbind(0) if self.rows is None else self.rows
+        for v in ends:
+            n_next = self.n + self.tree.depths[v] + 1
+            carries, widths = self.d.plan(continuation(self.tree, self.d.main, [v], self.rows), n_next)
+            if widths:
+                jobs.append((v, n_next, carries, widths))
+        self.plans[node] = []
+        if jobs:
+            self.jobs[node] = jobs
+        return self.blank if jobs else None
+
+    def drawn(self, rides: dict) -> dict:
+        """{(node,): pack(node)} of one read -> the same with every planned level's vector: all their ends drawn at
+        once (src.levels_ends), each level's part a slice of one float64 vector where q lives."""
+        nodes = [c for (c,) in rides if c in self.jobs]
+        if not nodes:
+            return rides
+        counts = [len(self.jobs[c]) for c in nodes]
+        jobs = [job for c in nodes for job in self.jobs.pop(c)]
+        vals, sizes = self.src.levels_ends(jobs, self.d.uniform)
+        starts = [sum(counts[:i]) for i in range(len(counts))]
+        parts = vals.to(self.q.device, torch.float64).split([sum(sizes[a:a + k]) for a, k in zip(starts, counts)])
+        out = dict(rides)
+        for c, a, k, part in zip(nodes, starts, counts, parts):
+            self.plans[c] = [job + (size,) for job, size in zip(jobs[a:a + k], sizes[a:a + k])]
+            out[(c,)] = part
+        return out
+
+    def take(self, node: int, vals: list) -> None:
+        """pack(node)'s values read back, kept by end node."""
+        at = 0
+        for v, n_next, carries, widths, size in self.plans[node]:
+            self.got[v] = (n_next, carries, widths, vals[at:at + size])
+            at += size
+
+    def after(self, end: int) -> tuple | None:
+        """(next n, levels_of -> the next propose's levels) of the walk ended at `end`; None when not drawn."""
+        if end not in self.got:
+            return None
+        n_next, carries, widths, vals = self.got[end]
+        src, uniform = self.src, self.d.uniform                  # not self: the drafter keeps no cycle through it
+        return n_next, lambda: src.levels_of(vals, n_next, carries, uniform, widths)
