@@ -26,9 +26,17 @@ from specviz.engine.drafters.pactree import (  # noqa: F401  (pac.Carry, pac.bui
     LevelsAhead,
     build_tree,
     continuation,
-    path_length,
-    tree_nodes,
 )
+
+
+def tree_nodes(width: int, depth: int) -> int:
+    """Nodes of the full K-ary part, root included: 1 + K + ... + K^(D-1)."""
+    return sum(width ** i for i in range(depth))
+
+
+def path_length(window: int, width: int, depth: int) -> int:
+    """M = D + (window - tree_nodes): nodes on the longest (first-candidate) path, root included."""
+    return depth + window - tree_nodes(width, depth)
 
 
 def sibling_laws(base: torch.Tensor, tokens: list[int]) -> list[torch.Tensor]:

@@ -1,5 +1,5 @@
-"""SJD-PAC's tree and its carries (drafters/pac.py): the tree's shape (K-ary part plus the first-candidate chain),
-the tree built from the levels' candidates, the adaptive continuation's carries after a walk, and the rider that has
+"""SJD-PAC's tree and its carries (drafters/pac.py): the tree built from the levels' candidates (the K-ary part plus
+the first-candidate chain), the adaptive continuation's carries after a walk, and the rider that has
 the next candidates of every end of the walk drawn with its reads (LevelsAhead). No draws here: those are pac.py's
 (levels_rows, through the run's randomness)."""
 from __future__ import annotations
@@ -9,16 +9,6 @@ from dataclasses import dataclass
 import torch
 
 from specviz.engine.drafters.draft_tree import DraftTree
-
-
-def tree_nodes(width: int, depth: int) -> int:
-    """Nodes of the full K-ary part, root included: 1 + K + ... + K^(D-1)."""
-    return sum(width ** i for i in range(depth))
-
-
-def path_length(window: int, width: int, depth: int) -> int:
-    """M = D + (window - tree_nodes): nodes on the longest (first-candidate) path, root included."""
-    return depth + window - tree_nodes(width, depth)
 
 
 @dataclass
