@@ -113,7 +113,7 @@ class Ahead:
     (walkable) at once, so no later level needs a read; reads=1: every level the walk can reach in the first read
     (a caller with another read in its step). pack(node) -> the level's float64 vector where q lives; value(node,
     list) -> its values read back. The tree's rider (DraftTree.rider) packs its numbers for each level read here into
-    the same read."""
+    the same read (pack per level, then `drawn` makes those of all the read's levels at once)."""
 
     def __init__(self, tree, pack, value, reads: int = 2):
         self.tree, self.pack, self.value, self.values, self.reads = tree, pack, value, {}, reads
@@ -124,6 +124,7 @@ class Ahead:
             packs = {c: self.pack(c) for c in (first if node == 0 else walkable(self.tree, node))}
             ride = self.tree.rider                       # the drafter's numbers for the walk's ends at these levels
             rides = {(c,): t for c in packs if ride is not None and (t := ride.pack(c)) is not None}
+            rides = ride.drawn(rides) if rides else rides        # the rider's numbers of all these levels at once
             vals = read_ahead(packs | rides)
             self.values.update({c: self.value(c, vals[c]) for c in packs})
             for (c,) in rides:

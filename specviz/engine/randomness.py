@@ -137,14 +137,20 @@ class PapersAhead:
         return self.off[v] + (len(kids) if kids else 0) + 1
 
     def levels_t(self, v: int, pos: int, carries: list, uniform: torch.Tensor, widths: list) -> torch.Tensor:
-        start = self.walked(v)
-        end = start + sum(pac.uniforms_needed(c, w) for c, w in zip(carries, widths))
+        return self.levels_ends([(v, pos, carries, widths)], uniform)[0]
+
+    def levels_ends(self, jobs: list, uniform: torch.Tensor) -> tuple[torch.Tensor, list]:
+        """levels_t of several ends [(v, pos, carries, widths)] at once (pac.levels_rows): their vectors one after
+        another, and each one's size."""
+        starts = [self.walked(v) for v, *_ in jobs]
+        end = max(s + sum(pac.uniforms_needed(c, w) for c, w in zip(cs, ws)) for s, (_, _, cs, ws) in zip(starts, jobs))
         if len(self.stream) < end:                        # drawn once a step at the longest end asked for so far
             now = self.gen.get_state()
             self.gen.set_state(self.state)
             self.stream = torch.rand(end, generator=self.gen)
             self.gen.set_state(now)
-        return pac.levels_t(carries, uniform, widths, self.stream[start:end])
+        return pac.levels_rows([(cs, ws, s) for s, (_, _, cs, ws) in zip(starts, jobs)], uniform, self.stream), \
+            [1 + sum(ws) for *_, ws in jobs]
 
     def levels_of(self, vals: list, pos: int, carries: list, uniform: torch.Tensor, widths: list) -> list:
         """levels_t's values read back, once the walk has ended at its v: the generator advanced by what they used."""
@@ -159,6 +165,10 @@ class KeyedAhead:
 
     def levels_t(self, v, pos, carries, uniform, widths):
         return self.noise.orders_t(pos, torch.stack(pac.carried_laws(carries, uniform)), widths)
+
+    def levels_ends(self, jobs, uniform):
+        parts = [self.levels_t(v, pos, carries, uniform, widths).reshape(-1) for v, pos, carries, widths in jobs]
+        return torch.cat(parts), [t.numel() for t in parts]
 
     def levels_of(self, vals, pos, carries, uniform, widths):
         return list(zip(keyed_noise.orders_of(vals, widths), pac.carried_laws(carries, uniform)))

@@ -18,7 +18,8 @@ class DraftTree:
     laws: list                        # per node: (V,) law the node was drawn from, or None for a point mass
     children: list = field(default_factory=list)
     # what the walk's level reads carry for the drafter (levelpack.Ahead): rider.pack(node) -> a float64 vector where
-    # q lives, or None, read with node's level; rider.take(node, values) gets it back (pac.LevelsAhead); None: nothing
+    # q lives, or None, read with node's level; rider.drawn({(node,): pack}) -> the same with the vectors of all the
+    # read's levels made at once; rider.take(node, values) gets it back (pac.LevelsAhead); None: nothing
     rider: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):

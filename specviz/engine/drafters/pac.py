@@ -16,13 +16,17 @@ so l is candidate 0's law. Positions with no stale law draw uniformly over the c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
 from specviz.core.sampling import draw, sample
 from specviz.engine.drafters import jacobi
 from specviz.engine.drafters.draft_tree import DraftTree
+from specviz.engine.drafters.pactree import (  # noqa: F401  (pac.Carry, pac.build_tree, ... as before)
+    Carry,
+    LevelsAhead,
+    build_tree,
+    continuation,
+)
 
 
 def tree_nodes(width: int, depth: int) -> int:
@@ -37,12 +41,24 @@ def path_length(window: int, width: int, depth: int) -> int:
 
 def sibling_laws(base: torch.Tensor, tokens: list[int]) -> list[torch.Tensor]:
     """Laws of candidates drawn without replacement from base (V,): law_j = norm(base with tokens[:j] zeroed)."""
-    out, b = [], base.clone()
-    for t in tokens:
-        out.append(b / b.sum())
-        b = b.clone()
-        b[t] = 0.0
-    return out
+    return level_laws([(tokens, base)])[0]
+
+
+def level_laws(levels: list) -> list[list[torch.Tensor]]:
+    """sibling_laws of every level (tokens, base law (V,)) at once, to the same bits: one row per candidate, the
+    earlier candidates' cells zeroed in one write, each row divided by its own sum (rows of one (k, V) tensor)."""
+    bases, rows, cols, at = [law for toks, law in levels for _ in toks], [], [], 0
+    for toks, _ in levels:
+        for j in range(1, len(toks)):
+            rows, cols = rows + [at + j] * j, cols + list(toks[:j])
+        at += len(toks)
+    if not bases:
+        return [[] for _ in levels]
+    b = torch.stack(bases)
+    if rows:
+        b[rows, cols] = 0.0
+    it = iter((b / b.sum(-1, keepdim=True)).unbind(0))
+    return [[next(it) for _ in toks] for toks, _ in levels]
 
 
 def draw_candidates(first: int, base: torch.Tensor, width: int, gen: torch.Generator) -> list[int]:
@@ -82,29 +98,88 @@ def carried_laws(carries: list, uniform: torch.Tensor) -> list:
 def levels_t(carries: list, uniform: torch.Tensor, widths: list[int], us: torch.Tensor) -> torch.Tensor:
     """papers_levels' draws with its uniforms us given, left where the laws live: [uniforms used, then widths[d]
     tokens of each level d (-1: none, its law out of mass)] as one long vector. Level d: candidate 0 from
-    first_candidate's cases, then widths[d] - 1 more without replacement (draw_candidates)."""
-    dev = uniform.device
-    us = us.to(dev)
-    off, cols = torch.zeros((), dtype=torch.long, device=dev), []
-    for c, w, law in zip(carries, widths, carried_laws(carries, uniform)):
-        if c is not None and c.law is not None and c.x >= 0:
-            x = torch.tensor([c.x], device=dev)
-            keep, fallback = jacobi.coupling(x, c.pi[None].to(dev), law[None])
-            u = us[off + torch.arange(2, device=dev)]
-            first, off = torch.where(u[0] < keep[0], x[0], draw(fallback, u[1:])[0]), off + 2
-        else:
-            first, off = draw(law, us[off]), off + 1
-        toks, rest = [first], law.clone()
-        rest[first] = 0.0
-        for _ in range(w - 1):
-            mass = rest.sum()
-            alive = mass > 1e-9
-            t = draw(rest / torch.where(alive, mass, 1.0), us[off])
-            toks.append(torch.where(alive, t, -1))
-            rest.index_put_((t.view(1),), rest[t].view(1) * ~alive)          # rest[t] = 0 where drawn, no copy
-            off = off + alive.long()
-        cols.append(torch.stack(toks))
-    return torch.cat([off.view(1)] + cols)
+    first_candidate's cases, then widths[d] - 1 more without replacement (draw_candidates): levels_rows' one job."""
+    return levels_rows([(carries, widths, 0)], uniform, us)
+
+
+def levels_rows(jobs: list, uniform: torch.Tensor, us: torch.Tensor) -> torch.Tensor:
+    """levels_t of several jobs (carries, widths, start: where its uniforms begin in us), their vectors one after
+    another, the same values. One row per level of a job; a level's uniforms follow what the job's earlier levels
+    used, known where the laws live only after a wide level's draws (a law out of mass uses fewer), so the rows go
+    in stages that end at a wide level: every row's candidate 0 of a stage in one draw, then its wide rows' further
+    candidates one draw per candidate for all of them (_wide)."""
+    dev, us = uniform.device, us.to(uniform.device)
+    rows = [(j, d, cs[d], ws[d], law) for d in range(max((len(ws) for _, ws, _ in jobs), default=0))
+            for j, (cs, ws, _) in enumerate(jobs) if d < len(ws) for law in carried_laws(cs[d:d + 1], uniform)]
+    if not rows:
+        return torch.zeros(len(jobs), dtype=torch.long, device=dev)
+    wide_levels = {d for _, d, _, w, _ in rows if w > 1}
+    cpl = [int(c is not None and c.law is not None and c.x >= 0) for _, _, c, _, _ in rows]
+    cp = [i for i, k in enumerate(cpl) if k]
+    laws, keep = torch.stack([r[4] for r in rows]), torch.full((len(rows),), -1.0, device=dev)   # -1: never kept
+    xs, firsts = torch.tensor([rows[i][2].x if k else 0 for i, k in enumerate(cpl)], device=dev), laws
+    if cp:                                   # candidate 0 coupled with the old draft: keep it, else the fallback's draw
+        kp, fallback = jacobi.coupling(xs[cp], torch.stack([rows[i][2].pi for i in cp]).to(dev), laws[cp])
+        at = torch.tensor(cp, device=dev)
+        firsts, keep = laws.index_put((at,), fallback), keep.index_put_((at,), kp)
+    static, width, n = [s for _, _, s in jobs], max(w for *_, w, _ in rows), len(us)
+    short, vals, where, lo = None, [], {}, 0      # short (jobs,): uniforms left unused by laws out of mass, so far
+    while lo < len(rows):
+        hi = next(i + 1 for i in range(lo, len(rows)) if i + 1 == len(rows) or rows[i][1] in wide_levels and
+                  rows[i + 1][1] > rows[i][1])                       # the stage ends at a level with a wide row
+        cols, wide = [], []
+        for i in range(lo, hi):                  # where each row's uniforms would start had no law run out of mass
+            j, w = rows[i][0], rows[i][3]
+            cols.append([min(static[j] + t, n - 1) for t in [0, cpl[i]] + [cpl[i] + 1 + m for m in range(width - 1)]])
+            static[j] += w + cpl[i]
+            wide += [i - lo] if w > 1 else []
+        idx = torch.tensor(cols, device=dev)
+        u = us[idx if short is None else idx - short[[r[0] for r in rows[lo:hi]]][:, None]]
+        first = draw(firsts[lo:hi], u[:, 1])
+        if any(cpl[lo:hi]):
+            first = torch.where(u[:, 0] < keep[lo:hi], xs[lo:hi], first)
+        vals.append(first)
+        where.update({i: (sum(v.numel() for v in vals[:-1]) + i - lo, None) for i in range(lo, hi)})
+        if wide:
+            pick = slice(wide[0], None) if wide == list(range(wide[0], hi - lo)) else wide
+            toks = _wide(laws[lo:hi][pick], first[pick], u[pick, 2:], [rows[lo + i][3] for i in wide])
+            at = sum(v.numel() for v in vals)
+            where.update({lo + i: (where[lo + i][0], at + k * (width - 1)) for k, i in enumerate(wide)})
+            vals.append(toks.flatten())
+            gone, jt = (toks < 0).sum(1), [rows[lo + i][0] for i in wide]      # out of mass, and past a row's width
+            if any(rows[lo + i][3] < width for i in wide):
+                gone = gone - torch.tensor([width - rows[lo + i][3] for i in wide], device=dev)
+            if jt == list(range(len(jobs))):
+                short = gone if short is None else short + gone
+            else:
+                short = (short if short is not None else torch.zeros(len(jobs), dtype=torch.long, device=dev)
+                         ).index_add(0, torch.tensor(jt, device=dev), gone)
+        lo = hi
+    order = []
+    for j in range(len(jobs)):
+        order.append(-len(jobs) + j)
+        for i in (i for i, r in enumerate(rows) if r[0] == j):
+            c0, more = where[i]
+            order += [c0] + ([] if more is None else list(range(more, more + rows[i][3] - 1)))
+    used = torch.tensor([s - job[2] for s, job in zip(static, jobs)], device=dev)
+    return torch.cat(vals + [used if short is None else used - short])[order]
+
+
+def _wide(rest: torch.Tensor, first: torch.Tensor, u: torch.Tensor, widths: list) -> torch.Tensor:
+    """The further candidates (rows, max width - 1) of wide rows: row i's laws (rest, a copy) without its candidate 0
+    `first`, then widths[i] - 1 draws without replacement with the uniforms u[i] in order (-1: its law out of mass;
+    a law out of mass stays so, so its draws are a prefix and use the first uniforms)."""
+    rows = torch.arange(len(rest), device=rest.device)
+    rest[rows, first] = 0.0
+    toks, masses = [], []
+    for k in range(u.shape[1]):
+        masses.append(rest.sum(-1, keepdim=True))
+        toks.append(draw(rest / masses[-1], u[:, k]))   # out of mass (even 0 / 0): a token in range, dropped below
+        rest[rows, toks[-1]] = 0.0                       # zeroed drawn or not: a law out of mass stays out of it
+    alive = torch.cat(masses, 1) > 1e-9
+    if min(widths) < u.shape[1] + 1:                  # rows narrower than the stage's widest: their draws end early
+        alive &= torch.tensor([[k + 1 < w for k in range(u.shape[1])] for w in widths], device=rest.device)
+    return torch.where(alive, torch.stack(toks, 1), -1)
 
 
 def levels_of(vals: list, carries: list, uniform: torch.Tensor, widths: list[int],
@@ -119,15 +194,6 @@ def levels_of(vals: list, carries: list, uniform: torch.Tensor, widths: list[int
     return out
 
 
-@dataclass
-class Carry:
-    """What the last forward leaves for one upcoming position: the old first-candidate draft x with its law pi
-    (x = -1: none) and the stale target law there (None: none)."""
-    x: int = -1
-    pi: torch.Tensor | None = None
-    law: torch.Tensor | None = None
-
-
 def first_candidate(c: Carry | None, uniform: torch.Tensor, gen: torch.Generator) -> tuple[int, torch.Tensor]:
     """Candidate 0 of a position and its (marginal) law: coupled with the old draft, sampled from the stale law, or
     uniform."""
@@ -137,94 +203,6 @@ def first_candidate(c: Carry | None, uniform: torch.Tensor, gen: torch.Generator
         return int(sample(c.law, gen)), c.law
     x = torch.tensor([c.x])
     return int(jacobi.coupled_draw(x, c.pi[None], c.law[None], gen)[0]), c.law
-
-
-def build_tree(root: int, levels: list[tuple[list[int], list[torch.Tensor]]]) -> tuple[DraftTree, list[int]]:
-    """levels[d-1] = (tokens, laws) of the candidates at depth d. The first min(D-1, ...) levels that hold several
-    candidates branch under every node of the level above; single-candidate levels extend the first-candidate path.
-    Returns the tree and its main path (node ids of the first candidates, root first)."""
-    tokens, parents, depths, laws = [root], [-1], [0], [None]
-    frontier, main = [0], [0]
-    for d, (toks, lws) in enumerate(levels, start=1):
-        under = frontier if len(toks) > 1 or len(frontier) == 1 else [main[-1]]
-        nxt = []
-        for par in under:
-            for j, (t, law) in enumerate(zip(toks, lws)):
-                nxt.append(len(tokens))
-                if par == main[-1] and j == 0:
-                    main.append(len(tokens))
-                tokens.append(t)
-                parents.append(par)
-                depths.append(d)
-                laws.append(law)
-        frontier = nxt if len(toks) > 1 else [main[-1]]
-    return DraftTree(tokens, parents, depths, laws), main
-
-
-def continuation(tree: DraftTree, main: list[int], path: list[int], q: torch.Tensor) -> list[Carry]:
-    """Carries for the positions after the new token, from this step's tree and laws q (N, V).
-    The walk starts at the last accepted node v and follows first children (v's first child is the rejected or
-    untested candidate 0 at the new token's position), jumping to the main path when a branch ends; position i
-    past the new token gets the walk's node there as its old draft and q at the node before it as its stale law."""
-    chain, node = [path[-1]], path[-1]
-    while True:
-        kids = tree.children[node]
-        level = tree.depths[node] + 1
-        node = kids[0] if kids else (main[level] if level < len(main) else -1)
-        if node < 0:
-            break
-        chain.append(node)
-    out = []
-    for i in range(2, len(chain) + 1):                   # chain[1] sits at the new token's position
-        prev = chain[i - 1]
-        if i < len(chain):
-            out.append(Carry(tree.tokens[chain[i]], tree.laws[chain[i]], q[prev]))
-        else:
-            out.append(Carry(law=q[prev]))
-    return out
-
-
-class LevelsAhead:
-    """The next propose's candidates for every way this step's walk can end, drawn where q lives and read with the
-    walk's level reads (DraftTree.rider, levelpack.Ahead), so the propose itself reads nothing. A walk ends at node v
-    when v's level rejects every kid (a resampled token follows v) or v is a leaf accepted with a bonus token; both
-    are decided on the level of v or of v's parent, so node's level carries the ends at node and at its leaf kids.
-    The next step then starts at n + depth(v) + 1 with the carries continuation(tree, main, [.., v], q) gives; `src`
-    (randomness: PapersAhead, KeyedAhead) draws them as the propose would (levels_t) and reads them back
-    (levels_of)."""
-
-    def __init__(self, drafter: "PACDrafter", tree: DraftTree, q: torch.Tensor, n: int, src):
-        self.d, self.tree, self.q, self.n, self.src = drafter, tree, q, n, src
-        self.got: dict = {}                                  # end node -> (next n, carries, widths, values)
-        self.plans: dict = {}                                # level node -> [(end node, next n, carries, widths)]
-
-    def pack(self, node: int) -> torch.Tensor | None:
-        """The candidates of the next steps after the walk's ends decided on node's level, one float64 vector."""
-        ends = [node] + [c for c in self.tree.children[node] if not self.tree.children[c]]
-        plans, parts = [], []
-        for v in ends:
-            n_next = self.n + self.tree.depths[v] + 1
-            carries, widths = self.d.plan(continuation(self.tree, self.d.main, [v], self.q), n_next)
-            if widths:
-                parts.append(self.src.levels_t(v, n_next, carries, self.d.uniform, widths).reshape(-1))
-                plans.append((v, n_next, carries, widths, parts[-1].numel()))
-        self.plans[node] = plans
-        return torch.cat(parts).to(self.q.device, torch.float64) if parts else None
-
-    def take(self, node: int, vals: list) -> None:
-        """pack(node)'s values read back, kept by end node."""
-        at = 0
-        for v, n_next, carries, widths, size in self.plans[node]:
-            self.got[v] = (n_next, carries, widths, vals[at:at + size])
-            at += size
-
-    def after(self, end: int) -> tuple | None:
-        """(next n, levels_of -> the next propose's levels) of the walk ended at `end`; None when not drawn."""
-        if end not in self.got:
-            return None
-        n_next, carries, widths, vals = self.got[end]
-        src, uniform = self.src, self.d.uniform                  # not self: the drafter keeps no cycle through it
-        return n_next, lambda: src.levels_of(vals, n_next, carries, uniform, widths)
 
 
 class PACDrafter:
@@ -249,7 +227,7 @@ class PACDrafter:
         else:
             carries, widths = self.plan(self.carry, n)
             levels = self.rnd.candidate_levels(n, carries, self.uniform, widths)
-        return [(toks, sibling_laws(law, toks)) for toks, law in levels]
+        return list(zip([toks for toks, _ in levels], level_laws(levels)))
 
     def plan(self, carry: list, n: int) -> tuple[list, list[int]]:
         """The carries and widths of the levels a propose at n draws (at most M-1, none past the image)."""
@@ -263,7 +241,8 @@ class PACDrafter:
 
     def carry_on(self, tree: DraftTree, path: list[int], q: torch.Tensor) -> None:
         """After the walk (path: accepted node ids) over this drafter's last tree, with the forward's laws q (N, V)."""
-        self.carry = continuation(tree, self.main, path, q)
+        rows = tree.rider.rows if isinstance(tree.rider, LevelsAhead) and tree.rider.rows is not None else q
+        self.carry = continuation(tree, self.main, path, rows)
         self.ready = tree.rider.after(path[-1]) if isinstance(tree.rider, LevelsAhead) else None
         tree.rider = None                                            # read: the tree and its q need not outlive it
 
