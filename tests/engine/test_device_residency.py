@@ -38,18 +38,27 @@ class DeviceStub(StubTarget):
         return out
 
 
-def mixes(method: str, noise: str, steps: int = 6, model: dict | None = None, **over) -> list:
-    noise_mod._CODES.clear()          # per-device tables kept across runs were made outside this run's mode
-    mode = OnDevice()
-    model = DeviceStub(mode, 64, (6, 6), **{"dims": 8, "seed": 0, **(model or {})})
+def drain(mode: OnDevice, model, cfg: RunConfig, factory, steps: int) -> list:
+    """Up to `steps` verification steps of decode() under `mode`: the refused mixes."""
     with mode:
-        gen = decode(model, RunConfig(method=method, prompt="stub", seed=0, noise=noise, **over), stub_factory)
+        gen = decode(model, cfg, factory)
         for _ in range(steps):
             try:
                 next(gen)
             except StopIteration:
                 break
     return mode.mixes
+
+
+def fresh_mode() -> OnDevice:
+    noise_mod._CODES.clear()          # per-device tables kept across runs were made outside this run's mode
+    return OnDevice()
+
+
+def mixes(method: str, noise: str, steps: int = 6, model: dict | None = None, **over) -> list:
+    mode = fresh_mode()
+    stub = DeviceStub(mode, 64, (6, 6), **{"dims": 8, "seed": 0, **(model or {})})
+    return drain(mode, stub, RunConfig(method=method, prompt="stub", seed=0, noise=noise, **over), stub_factory, steps)
 
 
 @pytest.mark.parametrize("noise", ["papers", "keyed"])
@@ -118,20 +127,12 @@ class OnModelDevice:
 def test_the_eagle_head_drafter_keeps_to_the_device(method, noise):
     """The tree methods with the scenes toy's EAGLE head (drafters/tree.HeadDrafter): its weights on the model's
     device with the target's, every draft law and tree made from them stays there."""
-    noise_mod._CODES.clear()
-    mode = OnDevice()
+    mode = fresh_mode()
     model = tiny(codes=3, grid=2, seed=0, sharpen=3.0)
     head = toy_head(model, 2)
     mode.mark(*head.parameters())                              # the head's weights: on the model's device
-    with mode:
-        gen = decode(OnModelDevice(model, mode), RunConfig(method=method, prompt="red house", seed=0, noise=noise),
-                     head_factory(head))
-        for _ in range(4):
-            try:
-                next(gen)
-            except StopIteration:
-                break
-    assert mode.mixes == []
+    cfg = RunConfig(method=method, prompt="red house", seed=0, noise=noise)
+    assert drain(mode, OnModelDevice(model, mode), cfg, head_factory(head), 4) == []
 
 
 def tree_kids_stay_on_device():
@@ -158,8 +159,7 @@ def test_tree_drafters_keep_to_the_device(drafter, sampling, noise):
     """SD's sampled trees (EAGLE-1, exact by P3) from the EAGLE head, and a draft model's trees (drafters/model.py,
     e.g. Janus-Pro-1B for 7B) point-mass and sampled: the kid laws meet the target's laws on its device; the papers'
     draws without replacement happen on the host, where their generator is."""
-    noise_mod._CODES.clear()
-    mode = OnDevice()
+    mode = fresh_mode()
     model = tiny(codes=3, grid=2, seed=0, sharpen=3.0)
     if drafter == "head":
         head = toy_head(model, 2)
@@ -169,11 +169,4 @@ def test_tree_drafters_keep_to_the_device(drafter, sampling, noise):
         draft = OnModelDevice(tiny(codes=3, grid=2, seed=1, sharpen=3.0), mode)
         factory = DrafterFactory(lambda m, cfg, rnd: ModelDrafter(draft, cfg, rnd), "")
     cfg = RunConfig(method="sd", prompt="red house", seed=0, noise=noise, tree_sampling=sampling)
-    with mode:
-        gen = decode(OnModelDevice(model, mode), cfg, factory)
-        for _ in range(4):
-            try:
-                next(gen)
-            except StopIteration:
-                break
-    assert mode.mixes == []
+    assert drain(mode, OnModelDevice(model, mode), cfg, factory, 4) == []

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from specviz.core import noise as noise_mod
 from specviz.engine.config import RunConfig
-from specviz.engine.decode import decode
 from specviz.engine.drafters import drafter_factory
 from specviz.models import load_model
+from tests.engine.test_device_residency import drain, fresh_mode
 from tests.models.test_keyed_backends import BUILDERS, SMALL
-from tests.support.fakedevice import OnDevice, model_tensors
+from tests.support.fakedevice import model_tensors
 
 CASES = {"ar": {}, "sjd": {}, "csd": {}, "sd": {}, "sd-sampled": dict(tree_sampling="sample"), "cascade": {},
          "sjdpac": {}, "lantern": {}}
@@ -28,17 +27,10 @@ def backend(request, tmp_path_factory):
 def test_backends_keep_to_their_device(backend, noise):
     path, model, draft = backend
     for case, over in CASES.items():
-        noise_mod._CODES.clear()
-        mode = OnDevice()
+        mode = fresh_mode()
         mode.mark(*model_tensors(model), *model_tensors(draft))
         model.device = draft.device = mode.device()
         cfg = RunConfig(method=case.split("-")[0], prompt="a red house", seed=0, noise=noise, model=path, **SMALL,
                         **over)
-        with mode:
-            gen = decode(model, cfg, drafter_factory(model, draft))
-            for _ in range(3):
-                try:
-                    next(gen)
-                except StopIteration:
-                    break
-        assert mode.on_device > 100 and mode.mixes == [], (case, mode.mixes[:5])
+        found = drain(mode, model, cfg, drafter_factory(model, draft), 3)
+        assert mode.on_device > 100 and found == [], (case, found[:5])
