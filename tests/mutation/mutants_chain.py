@@ -31,14 +31,14 @@ def _wrap(mp, module, name, make):
 
 
 def _residual_q(real):
-    def judge(q, p, a, x, u, residual=None):
-        return real(q, p, a, x, u, residual or (lambda q_, p_, a_, x_: q_.clone()))
+    def judge(q, p, a, x, u, residual=None, b=None):
+        return real(q, p, a, x, u, residual or (lambda q_, p_, a_, x_: q_.clone()), b)
     return judge
 
 
 def _cost_ignores_residual(real):
-    def judge(q, p, a, x, u, residual=None):
-        j = real(q, p, a, x, u, residual)
+    def judge(q, p, a, x, u, residual=None, b=None):
+        j = real(q, p, a, x, u, residual, b)
         return dataclasses.replace(j, tv_cost=(p * a - q).clamp_min(0).sum(-1))
     return judge
 

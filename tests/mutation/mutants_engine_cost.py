@@ -13,9 +13,9 @@ from tests.support.mutants import Mutant
 
 def _judge_reading_a_value(real):
     """Wrong: a rule that reads one value on the host (a planted .item(), e.g. to log the first acceptance)."""
-    def judge(q, p, a, x, u, residual=None):
+    def judge(q, p, a, x, u, residual=None, b=None):
         a[0, 0].item()
-        return real(q, p, a, x, u, residual)
+        return real(q, p, a, x, u, residual, b)
     return judge
 
 
